@@ -1,0 +1,408 @@
+//! Emits the discriminated unions (requests, notifications, content blocks,
+//! elicitation params), the method enums used for exhaustive dispatch, and the
+//! result enums decoded by the method of the request they answer.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::model::{TaggedUnion, UnionKind};
+use crate::names::{method_const, rust_type};
+
+pub(crate) fn tagged_union(u: &TaggedUnion, const_names: &[(String, String)]) -> TokenStream {
+    let name = format_ident!("{}", rust_type(&u.name));
+    let doc = u
+        .description
+        .clone()
+        .unwrap_or_else(|| format!("One of the `{}` alternatives.", u.name));
+    let tag = &u.tag;
+    let variants: Vec<_> = u
+        .variants
+        .iter()
+        .map(|v| format_ident!("{}", v.name))
+        .collect();
+    let types: Vec<_> = u
+        .variants
+        .iter()
+        .map(|v| format_ident!("{}", rust_type(&v.def)))
+        .collect();
+    let values: Vec<_> = u.variants.iter().map(|v| v.tag_value.clone()).collect();
+    let value_docs: Vec<_> = values.iter().map(|v| format!("`{v}`")).collect();
+    let expected = values
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let unknown = format!(
+        "unknown {} `{tag}` `{{}}`; expected one of {expected}",
+        u.name
+    );
+    let not_string = format!("{} `{tag}` must be a string", u.name);
+    let missing = match u.variants.iter().find(|v| v.tag_optional) {
+        Some(v) => {
+            let variant = format_ident!("{}", v.name);
+            quote! { ::serde_json::from_value(value).map(Self::#variant) }
+        }
+        None => {
+            let msg = format!("{} is missing its `{tag}`", u.name);
+            quote! { Err(<::serde_json::Error as ::serde::de::Error>::custom(#msg)) }
+        }
+    };
+
+    let mut extra = TokenStream::new();
+    if u.kind != UnionKind::Data {
+        extra.extend(method_enum(u, const_names));
+    }
+    if u.kind == UnionKind::Request {
+        extra.extend(request_extras(u));
+    }
+    if u.kind == UnionKind::Notification {
+        extra.extend(notification_extras(u));
+    }
+
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum #name {
+            #( #[doc = #value_docs] #variants(#types), )*
+        }
+
+        impl #name {
+            /// The value of the discriminating property for this alternative.
+            pub fn tag(&self) -> &'static str {
+                match self { #( Self::#variants(_) => #values, )* }
+            }
+
+            /// Decodes from a JSON value, choosing the alternative by its
+            /// discriminating property; errors name what was wrong.
+            pub fn from_value(value: ::serde_json::Value) -> ::std::result::Result<Self, ::serde_json::Error> {
+                match value.get(#tag) {
+                    Some(::serde_json::Value::String(t)) => match t.as_str() {
+                        #( #values => ::serde_json::from_value(value).map(Self::#variants), )*
+                        other => Err(<::serde_json::Error as ::serde::de::Error>::custom(format!(#unknown, other))),
+                    },
+                    Some(_) => Err(<::serde_json::Error as ::serde::de::Error>::custom(#not_string)),
+                    None => #missing,
+                }
+            }
+        }
+
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                match self { #( Self::#variants(v) => v.serialize(serializer), )* }
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let value = ::serde_json::Value::deserialize(deserializer)?;
+                Self::from_value(value).map_err(::serde::de::Error::custom)
+            }
+        }
+
+        #(
+            impl ::std::convert::From<#types> for #name {
+                fn from(value: #types) -> Self { Self::#variants(value) }
+            }
+        )*
+
+        #extra
+    }
+}
+
+fn method_enum_ident(u: &TaggedUnion) -> proc_macro2::Ident {
+    format_ident!("{}Method", rust_type(&u.name))
+}
+
+/// `ClientRequestMethod` and friends: a closed, `Copy` enum of the methods of
+/// one union, for exhaustive `match`es.
+fn method_enum(u: &TaggedUnion, _consts: &[(String, String)]) -> TokenStream {
+    let union = format_ident!("{}", rust_type(&u.name));
+    let ident = method_enum_ident(u);
+    let doc = format!("The methods of [`{union}`], for exhaustive dispatch.");
+    let variants: Vec<_> = u
+        .variants
+        .iter()
+        .map(|v| format_ident!("{}", v.name))
+        .collect();
+    let consts: Vec<_> = u
+        .variants
+        .iter()
+        .map(|v| format_ident!("{}", method_const(&v.tag_value)))
+        .collect();
+    let docs: Vec<_> = u
+        .variants
+        .iter()
+        .map(|v| format!("`{}`", v.tag_value))
+        .collect();
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum #ident {
+            #( #[doc = #docs] #variants, )*
+        }
+
+        impl #ident {
+            /// Every method, in schema order.
+            pub const ALL: &'static [Self] = &[ #( Self::#variants, )* ];
+
+            /// The wire name of the method.
+            pub const fn as_str(self) -> &'static str {
+                match self { #( Self::#variants => methods::#consts, )* }
+            }
+
+            /// Looks a wire name up; `None` when this union has no such method.
+            pub fn from_name(name: &str) -> ::std::option::Option<Self> {
+                match name {
+                    #( methods::#consts => Some(Self::#variants), )*
+                    _ => None,
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for #ident {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl #union {
+            /// The method of this message.
+            pub fn method(&self) -> #ident {
+                match self { #( Self::#variants(_) => #ident::#variants, )* }
+            }
+        }
+    }
+}
+
+/// Decodes `params` into the message's params field.
+fn params_expr(params: &Option<(String, bool)>) -> TokenStream {
+    match params {
+        Some((_, true)) => quote! { required_params(params)? },
+        Some((_, false)) => quote! { optional_params(params)? },
+        None => quote! {},
+    }
+}
+
+fn request_extras(u: &TaggedUnion) -> TokenStream {
+    let union = format_ident!("{}", rust_type(&u.name));
+    let method_enum = method_enum_ident(u);
+    let variants: Vec<_> = u
+        .variants
+        .iter()
+        .map(|v| format_ident!("{}", v.name))
+        .collect();
+    let builds = u.variants.iter().map(|v| {
+        let ty = format_ident!("{}", rust_type(&v.def));
+        let params = params_expr(&v.params);
+        let field = if v.params.is_some() { quote! { params: #params, } } else { quote! {} };
+        quote! { #ty { id, jsonrpc: ::std::default::Default::default(), method: ::std::default::Default::default(), #field } }
+    });
+    quote! {
+        impl #union {
+            /// The request id.
+            pub fn id(&self) -> &RequestId {
+                match self { #( Self::#variants(r) => &r.id, )* }
+            }
+
+            /// Builds the request from its envelope parts, decoding `params`
+            /// into the type this method takes. A decoding error means invalid
+            /// params (JSON-RPC -32602).
+            pub fn from_parts(
+                method: #method_enum,
+                id: RequestId,
+                params: ::std::option::Option<&::serde_json::value::RawValue>,
+            ) -> ::std::result::Result<Self, ::serde_json::Error> {
+                Ok(match method {
+                    #( #method_enum::#variants => Self::#variants(#builds), )*
+                })
+            }
+        }
+
+    }
+}
+
+fn notification_extras(u: &TaggedUnion) -> TokenStream {
+    let union = format_ident!("{}", rust_type(&u.name));
+    let method_enum = method_enum_ident(u);
+    let variants: Vec<_> = u
+        .variants
+        .iter()
+        .map(|v| format_ident!("{}", v.name))
+        .collect();
+    let builds = u.variants.iter().map(|v| {
+        let ty = format_ident!("{}", rust_type(&v.def));
+        let params = params_expr(&v.params);
+        let field = if v.params.is_some() { quote! { params: #params, } } else { quote! {} };
+        quote! { #ty { jsonrpc: ::std::default::Default::default(), method: ::std::default::Default::default(), #field } }
+    });
+    quote! {
+        impl #union {
+            /// Builds the notification from its envelope parts, decoding
+            /// `params` into the type this method takes.
+            pub fn from_parts(
+                method: #method_enum,
+                params: ::std::option::Option<&::serde_json::value::RawValue>,
+            ) -> ::std::result::Result<Self, ::serde_json::Error> {
+                Ok(match method {
+                    #( #method_enum::#variants => Self::#variants(#builds), )*
+                })
+            }
+        }
+
+    }
+}
+
+/// `McpRequest` / `McpNotification` impls, once per message type even when
+/// both sides may send it (ping, progress, cancellation, tasks).
+pub(crate) fn message_traits(unions: &[TaggedUnion]) -> TokenStream {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = TokenStream::new();
+    for u in unions.iter().filter(|u| u.kind != UnionKind::Data) {
+        for v in &u.variants {
+            if !seen.insert(v.def.clone()) {
+                continue;
+            }
+            let ty = format_ident!("{}", rust_type(&v.def));
+            let c = format_ident!("{}", method_const(&v.tag_value));
+            let params = match &v.params {
+                Some((p, true)) => {
+                    let p = format_ident!("{}", p);
+                    quote! { #p }
+                }
+                Some((p, false)) => {
+                    let p = format_ident!("{}", p);
+                    quote! { ::std::option::Option<#p> }
+                }
+                None => quote! { () },
+            };
+            out.extend(if u.kind == UnionKind::Request {
+                let result = format_ident!(
+                    "{}",
+                    rust_type(v.result.as_deref().unwrap_or("EmptyResult"))
+                );
+                quote! {
+                    impl McpRequest for #ty {
+                        const METHOD: &'static str = methods::#c;
+                        type Params = #params;
+                        type Result = #result;
+                    }
+                }
+            } else {
+                quote! {
+                    impl McpNotification for #ty {
+                        const METHOD: &'static str = methods::#c;
+                        type Params = #params;
+                    }
+                }
+            });
+        }
+    }
+    out
+}
+
+/// `ServerResult` / `ClientResult`: one alternative per request method of the
+/// other side, decoded by that method since results carry no discriminator.
+pub(crate) fn result_union(result: &str, requests: &TaggedUnion) -> TokenStream {
+    let name = format_ident!("{}", rust_type(result));
+    let method_enum = method_enum_ident(requests);
+    let doc = format!(
+        "A result answering a [`{}`], decoded by the method of the request it answers.",
+        rust_type(&requests.name)
+    );
+    let variants: Vec<_> = requests
+        .variants
+        .iter()
+        .map(|v| format_ident!("{}", v.name))
+        .collect();
+    let types: Vec<_> = requests
+        .variants
+        .iter()
+        .map(|v| {
+            format_ident!(
+                "{}",
+                rust_type(v.result.as_deref().unwrap_or("EmptyResult"))
+            )
+        })
+        .collect();
+    let docs: Vec<_> = requests
+        .variants
+        .iter()
+        .map(|v| format!("The result of `{}`.", v.tag_value))
+        .collect();
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum #name {
+            #( #[doc = #docs] #variants(#types), )*
+        }
+
+        impl #name {
+            /// The method whose result this is.
+            pub fn method(&self) -> #method_enum {
+                match self { #( Self::#variants(_) => #method_enum::#variants, )* }
+            }
+
+            /// Decodes the result of a request of method `method`.
+            pub fn from_value(method: #method_enum, value: ::serde_json::Value) -> ::std::result::Result<Self, ::serde_json::Error> {
+                Ok(match method {
+                    #( #method_enum::#variants => Self::#variants(::serde_json::from_value(value)?), )*
+                })
+            }
+
+            /// Decodes the result of a request of method `method` from JSON text.
+            pub fn from_json_str(method: #method_enum, json: &str) -> ::std::result::Result<Self, ::serde_json::Error> {
+                Ok(match method {
+                    #( #method_enum::#variants => Self::#variants(::serde_json::from_str(json)?), )*
+                })
+            }
+        }
+
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                match self { #( Self::#variants(v) => v.serialize(serializer), )* }
+            }
+        }
+    }
+}
+
+/// The traits tying a request or notification type to its method, params and
+/// result, plus the params helpers used by `from_parts`.
+pub(crate) fn method_traits() -> TokenStream {
+    quote! {
+        /// A request type: its method name, params and result, written once.
+        pub trait McpRequest: ::serde::Serialize + ::serde::de::DeserializeOwned {
+            /// The wire name of the method.
+            const METHOD: &'static str;
+            /// What `params` holds (`Option<…>` where the schema makes it optional).
+            type Params: ::serde::Serialize + ::serde::de::DeserializeOwned;
+            /// What a successful response's `result` holds.
+            type Result: ::serde::Serialize + ::serde::de::DeserializeOwned;
+        }
+
+        /// A notification type: its method name and params, written once.
+        pub trait McpNotification: ::serde::Serialize + ::serde::de::DeserializeOwned {
+            /// The wire name of the method.
+            const METHOD: &'static str;
+            /// What `params` holds (`Option<…>` where the schema makes it optional).
+            type Params: ::serde::Serialize + ::serde::de::DeserializeOwned;
+        }
+
+        fn required_params<T: ::serde::de::DeserializeOwned>(
+            params: ::std::option::Option<&::serde_json::value::RawValue>,
+        ) -> ::std::result::Result<T, ::serde_json::Error> {
+            match params {
+                Some(raw) => ::serde_json::from_str(raw.get()),
+                None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
+            }
+        }
+
+        fn optional_params<T: ::serde::de::DeserializeOwned>(
+            params: ::std::option::Option<&::serde_json::value::RawValue>,
+        ) -> ::std::result::Result<::std::option::Option<T>, ::serde_json::Error> {
+            match params {
+                Some(raw) => ::serde_json::from_str(raw.get()).map(Some),
+                None => Ok(None),
+            }
+        }
+    }
+}
