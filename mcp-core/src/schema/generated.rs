@@ -7,15 +7,15 @@
 pub struct Annotations {
     /**Describes who the intended audience of this object or data is.
 
-    It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).*/
+It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub audience: ::std::option::Option<::std::vec::Vec<Role>>,
     /**The moment the resource was last modified, as an ISO 8601 formatted string.
 
-    Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").
+Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").
 
-    Examples: last activity timestamp in an open file, timestamp when the resource
-    was attached, etc.*/
+Examples: last activity timestamp in an open file, timestamp when the resource
+was attached, etc.*/
     #[serde(
         rename = "lastModified",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -23,9 +23,9 @@ pub struct Annotations {
     pub last_modified: ::std::option::Option<::std::string::String>,
     /**Describes how important this data is for operating the server.
 
-    A value of 1 means "most important," and indicates that the data is
-    effectively required, while 0 means "least important," and indicates that
-    the data is entirely optional.*/
+A value of 1 means "most important," and indicates that the data is
+effectively required, while 0 means "least important," and indicates that
+the data is entirely optional.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub priority: ::std::option::Option<::serde_json::Number>,
 }
@@ -43,7 +43,9 @@ pub struct AudioContent {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The MIME type of the audio. Different providers may support different audio types.
     #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
@@ -56,11 +58,11 @@ pub struct BaseMetadata {
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    even by those unfamiliar with domain-specific terminology.
+even by those unfamiliar with domain-specific terminology.
 
-    If not provided, the name should be used for display (except for Tool,
-    where `annotations.title` should be given precedence over using `name`,
-    if present).*/
+If not provided, the name should be used for display (except for Tool,
+where `annotations.title` should be given precedence over using `name`,
+if present).*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
@@ -73,7 +75,9 @@ pub struct BaseResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -88,12 +92,11 @@ pub struct BlobResourceContents {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///The URI of this resource.
     pub uri: ::std::string::String,
@@ -123,21 +126,19 @@ pub struct CallToolRequest {
 pub struct CallToolRequestParams {
     ///Arguments to use for the tool call.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    pub arguments: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<CallToolRequestParamsMeta>,
     ///The name of the tool.
     pub name: ::std::string::String,
     /**If specified, the caller is requesting task-augmented execution for this request.
-    The request will return a CreateTaskResult immediately, and the actual result can be
-    retrieved later via tasks/result.
+The request will return a CreateTaskResult immediately, and the actual result can be
+retrieved later via tasks/result.
 
-    Task augmentation is subject to capability negotiation - receivers MUST declare support
-    for task augmentation of specific request types in their capabilities.*/
+Task augmentation is subject to capability negotiation - receivers MUST declare support
+for task augmentation of specific request types in their capabilities.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
 }
@@ -160,20 +161,17 @@ pub struct CallToolResult {
     pub content: ::std::vec::Vec<ContentBlock>,
     /**Whether the tool call ended in an error.
 
-    If not set, this is assumed to be false (the call was successful).
+If not set, this is assumed to be false (the call was successful).
 
-    Any errors that originate from the tool SHOULD be reported inside the result
-    object, with `isError` set to true, _not_ as an MCP protocol-level error
-    response. Otherwise, the LLM would not be able to see that an error occurred
-    and self-correct.
+Any errors that originate from the tool SHOULD be reported inside the result
+object, with `isError` set to true, _not_ as an MCP protocol-level error
+response. Otherwise, the LLM would not be able to see that an error occurred
+and self-correct.
 
-    However, any errors in _finding_ the tool, an error indicating that the
-    server does not support tool calls, or any other exceptional conditions,
-    should be reported as an MCP error response.*/
-    #[serde(
-        rename = "isError",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+However, any errors in _finding_ the tool, an error indicating that the
+server does not support tool calls, or any other exceptional conditions,
+should be reported as an MCP error response.*/
+    #[serde(rename = "isError", skip_serializing_if = "::std::option::Option::is_none")]
     pub is_error: ::std::option::Option<bool>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     #[serde(
@@ -181,15 +179,18 @@ pub struct CallToolResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///An optional JSON object that represents the structured result of the tool call.
     #[serde(
         rename = "structuredContent",
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub structured_content:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub structured_content: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///A request to cancel a task.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -219,7 +220,9 @@ pub struct CancelTaskResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(
         rename = "pollInterval",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -262,15 +265,17 @@ pub struct CancelledNotificationParams {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<::std::string::String>,
     /**The ID of the request to cancel.
 
-    This MUST correspond to the ID of a request previously issued in the same direction.
-    This MUST be provided for cancelling non-task requests.
-    This MUST NOT be used for cancelling tasks (use the `tasks/cancel` request instead).*/
+This MUST correspond to the ID of a request previously issued in the same direction.
+This MUST be provided for cancelling non-task requests.
+This MUST NOT be used for cancelling tasks (use the `tasks/cancel` request instead).*/
     #[serde(
         rename = "requestId",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -301,9 +306,13 @@ pub struct ClientCapabilities {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesElicitation {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub form: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub form: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub url: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub url: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///Present if the client supports listing roots.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -319,24 +328,30 @@ pub struct ClientCapabilitiesRoots {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesSampling {
     /**Whether the client supports context inclusion via includeContext parameter.
-    If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).*/
+If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub context:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub context: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Whether the client supports tool use via tools and toolChoice parameters.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tools: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub tools: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///Present if the client supports task-augmented requests.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesTasks {
     ///Whether this client supports tasks/cancel.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cancel:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub cancel: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Whether this client supports tasks/list.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub list: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub list: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub requests: ::std::option::Option<ClientCapabilitiesTasksRequests>,
 }
@@ -353,8 +368,9 @@ pub struct ClientCapabilitiesTasksRequests {
 pub struct ClientCapabilitiesTasksRequestsElicitation {
     ///Whether the client supports task-augmented elicitation/create requests.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub create:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub create: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///Task support for sampling-related requests.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -365,8 +381,9 @@ pub struct ClientCapabilitiesTasksRequestsSampling {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub create_message:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub create_message: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///A request from the client to the server, to ask for completion options.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -382,10 +399,7 @@ pub struct CompleteRequestParams {
     pub argument: CompleteRequestParamsArgument,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub context: ::std::option::Option<CompleteRequestParamsContext>,
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<CompleteRequestParamsMeta>,
     #[serde(rename = "ref")]
     pub ref_: CompleteRequestParamsRef,
@@ -403,8 +417,9 @@ pub struct CompleteRequestParamsArgument {
 pub struct CompleteRequestParamsContext {
     ///Previously-resolved variables in a URI template or prompt.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments:
-        ::std::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
+    pub arguments: ::std::option::Option<
+        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+    >,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -445,16 +460,15 @@ pub struct CompleteResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///`CompleteResultCompletion`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct CompleteResultCompletion {
     ///Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "hasMore", skip_serializing_if = "::std::option::Option::is_none")]
     pub has_more: ::std::option::Option<bool>,
     ///The total number of completion options available. This can exceed the number of values actually sent in the response.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -474,10 +488,10 @@ pub struct CreateMessageRequest {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct CreateMessageRequestParams {
     /**A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
-    The client MAY ignore this request.
+The client MAY ignore this request.
 
-    Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
-    declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.*/
+Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
+declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.*/
     #[serde(
         rename = "includeContext",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -485,19 +499,17 @@ pub struct CreateMessageRequestParams {
     pub include_context: ::std::option::Option<CreateMessageRequestParamsIncludeContext>,
     /**The requested maximum number of tokens to sample (to prevent runaway completions).
 
-    The client MAY choose to sample fewer tokens than the requested maximum.*/
+The client MAY choose to sample fewer tokens than the requested maximum.*/
     #[serde(rename = "maxTokens")]
     pub max_tokens: i64,
     pub messages: ::std::vec::Vec<SamplingMessage>,
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<CreateMessageRequestParamsMeta>,
     ///Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub metadata:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The server's preferences for which model to select. The client MAY ignore these preferences.
     #[serde(
         rename = "modelPreferences",
@@ -517,25 +529,25 @@ pub struct CreateMessageRequestParams {
     )]
     pub system_prompt: ::std::option::Option<::std::string::String>,
     /**If specified, the caller is requesting task-augmented execution for this request.
-    The request will return a CreateTaskResult immediately, and the actual result can be
-    retrieved later via tasks/result.
+The request will return a CreateTaskResult immediately, and the actual result can be
+retrieved later via tasks/result.
 
-    Task augmentation is subject to capability negotiation - receivers MUST declare support
-    for task augmentation of specific request types in their capabilities.*/
+Task augmentation is subject to capability negotiation - receivers MUST declare support
+for task augmentation of specific request types in their capabilities.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub temperature: ::std::option::Option<::serde_json::Number>,
     /**Controls how the model uses tools.
-    The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.
-    Default is `{ mode: "auto" }`.*/
+The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.
+Default is `{ mode: "auto" }`.*/
     #[serde(
         rename = "toolChoice",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub tool_choice: ::std::option::Option<ToolChoice>,
     /**Tools that the model may use during generation.
-    The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.*/
+The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
 }
@@ -554,7 +566,7 @@ declares ClientCapabilities.sampling.context. These values may be removed in fut
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum CreateMessageRequestParamsIncludeContext {
     #[serde(rename = "allServers")]
@@ -575,7 +587,9 @@ impl ::std::fmt::Display for CreateMessageRequestParamsIncludeContext {
 }
 impl ::std::str::FromStr for CreateMessageRequestParamsIncludeContext {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "allServers" => Ok(Self::AllServers),
             "none" => Ok(Self::None),
@@ -586,11 +600,14 @@ impl ::std::str::FromStr for CreateMessageRequestParamsIncludeContext {
 }
 impl ::std::convert::TryFrom<&str> for CreateMessageRequestParamsIncludeContext {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for CreateMessageRequestParamsIncludeContext {
+impl ::std::convert::TryFrom<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     type Error = self::error::ConversionError;
     fn try_from(
         value: ::std::string::String,
@@ -622,19 +639,21 @@ pub struct CreateMessageResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The name of the model that generated the message.
     pub model: ::std::string::String,
     pub role: Role,
     /**The reason why sampling stopped, if known.
 
-    Standard values:
-    - "endTurn": Natural end of the assistant's turn
-    - "stopSequence": A stop sequence was encountered
-    - "maxTokens": Maximum token limit was reached
-    - "toolUse": The model wants to use one or more tools
+Standard values:
+- "endTurn": Natural end of the assistant's turn
+- "stopSequence": A stop sequence was encountered
+- "maxTokens": Maximum token limit was reached
+- "toolUse": The model wants to use one or more tools
 
-    This field is an open string to allow for provider-specific stop reasons.*/
+This field is an open string to allow for provider-specific stop reasons.*/
     #[serde(
         rename = "stopReason",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -678,8 +697,7 @@ impl ::std::convert::From<ToolResultContent> for CreateMessageResultContent {
     }
 }
 impl ::std::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-    for CreateMessageResultContent
-{
+for CreateMessageResultContent {
     fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
         Self::Array(value)
     }
@@ -693,12 +711,22 @@ pub struct CreateTaskResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     pub task: Task,
 }
 ///An opaque token used to represent a cursor for pagination.
 #[derive(
-    ::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
 )]
 #[serde(transparent)]
 pub struct Cursor(pub ::std::string::String);
@@ -742,10 +770,7 @@ pub struct ElicitRequest {
 pub struct ElicitRequestFormParams {
     ///The message to present to the user describing what information is being requested.
     pub message: ::std::string::String,
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ElicitRequestFormParamsMeta>,
     ///The elicitation mode.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -753,11 +778,11 @@ pub struct ElicitRequestFormParams {
     #[serde(rename = "requestedSchema")]
     pub requested_schema: ElicitRequestFormParamsRequestedSchema,
     /**If specified, the caller is requesting task-augmented execution for this request.
-    The request will return a CreateTaskResult immediately, and the actual result can be
-    retrieved later via tasks/result.
+The request will return a CreateTaskResult immediately, and the actual result can be
+retrieved later via tasks/result.
 
-    Task augmentation is subject to capability negotiation - receivers MUST declare support
-    for task augmentation of specific request types in their capabilities.*/
+Task augmentation is subject to capability negotiation - receivers MUST declare support
+for task augmentation of specific request types in their capabilities.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
 }
@@ -777,13 +802,13 @@ pub struct ElicitRequestFormParamsMeta {
 Only top-level properties are allowed, without nesting.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ElicitRequestFormParamsRequestedSchema {
-    pub properties: ::indexmap::IndexMap<::std::string::String, PrimitiveSchemaDefinition>,
+    pub properties: ::indexmap::IndexMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(
-        rename = "$schema",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "$schema", skip_serializing_if = "::std::option::Option::is_none")]
     pub schema: ::std::option::Option<::std::string::String>,
     #[serde(rename = "type")]
     pub type_: ElicitRequestFormParamsRequestedSchemaType,
@@ -792,24 +817,21 @@ pub struct ElicitRequestFormParamsRequestedSchema {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ElicitRequestUrlParams {
     /**The ID of the elicitation, which must be unique within the context of the server.
-    The client MUST treat this ID as an opaque value.*/
+The client MUST treat this ID as an opaque value.*/
     #[serde(rename = "elicitationId")]
     pub elicitation_id: ::std::string::String,
     ///The message to present to the user explaining why the interaction is needed.
     pub message: ::std::string::String,
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ElicitRequestUrlParamsMeta>,
     ///The elicitation mode.
     pub mode: ElicitRequestUrlParamsMode,
     /**If specified, the caller is requesting task-augmented execution for this request.
-    The request will return a CreateTaskResult immediately, and the actual result can be
-    retrieved later via tasks/result.
+The request will return a CreateTaskResult immediately, and the actual result can be
+retrieved later via tasks/result.
 
-    Task augmentation is subject to capability negotiation - receivers MUST declare support
-    for task augmentation of specific request types in their capabilities.*/
+Task augmentation is subject to capability negotiation - receivers MUST declare support
+for task augmentation of specific request types in their capabilities.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
     ///The URL that the user should navigate to.
@@ -831,13 +853,13 @@ pub struct ElicitRequestUrlParamsMeta {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ElicitResult {
     /**The user action in response to the elicitation.
-    - "accept": User submitted the form/confirmed the action
-    - "decline": User explicitly decline the action
-    - "cancel": User dismissed without making an explicit choice*/
+- "accept": User submitted the form/confirmed the action
+- "decline": User explicitly decline the action
+- "cancel": User dismissed without making an explicit choice*/
     pub action: ElicitResultAction,
     /**The submitted form data, only present when action is "accept" and mode was "form".
-    Contains values matching the requested schema.
-    Omitted for out-of-band mode responses.*/
+Contains values matching the requested schema.
+Omitted for out-of-band mode responses.*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub content: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
@@ -848,7 +870,9 @@ pub struct ElicitResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 /**The user action in response to the elicitation.
 - "accept": User submitted the form/confirmed the action
@@ -864,7 +888,7 @@ pub struct ElicitResult {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum ElicitResultAction {
     #[serde(rename = "accept")]
@@ -885,7 +909,9 @@ impl ::std::fmt::Display for ElicitResultAction {
 }
 impl ::std::str::FromStr for ElicitResultAction {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "accept" => Ok(Self::Accept),
             "cancel" => Ok(Self::Cancel),
@@ -896,7 +922,9 @@ impl ::std::str::FromStr for ElicitResultAction {
 }
 impl ::std::convert::TryFrom<&str> for ElicitResultAction {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -917,7 +945,8 @@ pub enum ElicitResultContentValue {
     JsonNumber(::serde_json::Number),
     Boolean(bool),
 }
-impl ::std::convert::From<::std::vec::Vec<::std::string::String>> for ElicitResultContentValue {
+impl ::std::convert::From<::std::vec::Vec<::std::string::String>>
+for ElicitResultContentValue {
     fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
         Self::Array(value)
     }
@@ -961,7 +990,9 @@ pub struct EmbeddedResource {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     pub resource: EmbeddedResourceResource,
     #[serde(rename = "type")]
     pub type_: EmbeddedResourceType,
@@ -1062,12 +1093,10 @@ pub struct GetPromptRequest {
 pub struct GetPromptRequestParams {
     ///Arguments to use for templating the prompt.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments:
-        ::std::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    pub arguments: ::std::option::Option<
+        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+    >,
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<GetPromptRequestParamsMeta>,
     ///The name of the prompt or prompt template.
     pub name: ::std::string::String,
@@ -1097,7 +1126,9 @@ pub struct GetPromptResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///A request to retrieve the result of a completed task.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1125,7 +1156,9 @@ pub struct GetTaskPayloadResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -1157,7 +1190,9 @@ pub struct GetTaskResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(
         rename = "pollInterval",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1180,32 +1215,29 @@ pub struct GetTaskResult {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Icon {
     /**Optional MIME type override if the source MIME type is missing or generic.
-    For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.*/
-    #[serde(
-        rename = "mimeType",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.*/
+    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     /**Optional array of strings that specify sizes at which the icon can be used.
-    Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
+Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
 
-    If not provided, the client should assume that the icon can be used at any size.*/
+If not provided, the client should assume that the icon can be used at any size.*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub sizes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     /**A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
-    `data:` URI with Base64-encoded image data.
+`data:` URI with Base64-encoded image data.
 
-    Consumers SHOULD takes steps to ensure URLs serving icons are from the
-    same domain as the client/server or a trusted domain.
+Consumers SHOULD takes steps to ensure URLs serving icons are from the
+same domain as the client/server or a trusted domain.
 
-    Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
-    executable JavaScript.*/
+Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
+executable JavaScript.*/
     pub src: ::std::string::String,
     /**Optional specifier for the theme this icon is designed for. `light` indicates
-    the icon is designed to be used with a light background, and `dark` indicates
-    the icon is designed to be used with a dark background.
+the icon is designed to be used with a light background, and `dark` indicates
+the icon is designed to be used with a dark background.
 
-    If not provided, the client should assume the icon can be used with any theme.*/
+If not provided, the client should assume the icon can be used with any theme.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub theme: ::std::option::Option<IconTheme>,
 }
@@ -1224,7 +1256,7 @@ If not provided, the client should assume the icon can be used with any theme.*/
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum IconTheme {
     #[serde(rename = "dark")]
@@ -1242,7 +1274,9 @@ impl ::std::fmt::Display for IconTheme {
 }
 impl ::std::str::FromStr for IconTheme {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "dark" => Ok(Self::Dark),
             "light" => Ok(Self::Light),
@@ -1252,7 +1286,9 @@ impl ::std::str::FromStr for IconTheme {
 }
 impl ::std::convert::TryFrom<&str> for IconTheme {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -1269,13 +1305,13 @@ impl ::std::convert::TryFrom<::std::string::String> for IconTheme {
 pub struct Icons {
     /**Optional set of sized icons that the client can display in a user interface.
 
-    Clients that support rendering icons MUST support at least the following MIME types:
-    - `image/png` - PNG images (safe, universal compatibility)
-    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+Clients that support rendering icons MUST support at least the following MIME types:
+- `image/png` - PNG images (safe, universal compatibility)
+- `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
 
-    Clients that support rendering icons SHOULD also support:
-    - `image/svg+xml` - SVG images (scalable but requires security precautions)
-    - `image/webp` - WebP images (modern, efficient format)*/
+Clients that support rendering icons SHOULD also support:
+- `image/svg+xml` - SVG images (scalable but requires security precautions)
+- `image/webp` - WebP images (modern, efficient format)*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
 }
@@ -1293,7 +1329,9 @@ pub struct ImageContent {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The MIME type of the image. Different providers may support different image types.
     #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
@@ -1305,30 +1343,30 @@ pub struct ImageContent {
 pub struct Implementation {
     /**An optional human-readable description of what this implementation does.
 
-    This can be used by clients or servers to provide context about their purpose
-    and capabilities. For example, a server might describe the types of resources
-    or tools it provides, while a client might describe its intended use case.*/
+This can be used by clients or servers to provide context about their purpose
+and capabilities. For example, a server might describe the types of resources
+or tools it provides, while a client might describe its intended use case.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
-    Clients that support rendering icons MUST support at least the following MIME types:
-    - `image/png` - PNG images (safe, universal compatibility)
-    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+Clients that support rendering icons MUST support at least the following MIME types:
+- `image/png` - PNG images (safe, universal compatibility)
+- `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
 
-    Clients that support rendering icons SHOULD also support:
-    - `image/svg+xml` - SVG images (scalable but requires security precautions)
-    - `image/webp` - WebP images (modern, efficient format)*/
+Clients that support rendering icons SHOULD also support:
+- `image/svg+xml` - SVG images (scalable but requires security precautions)
+- `image/webp` - WebP images (modern, efficient format)*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    even by those unfamiliar with domain-specific terminology.
+even by those unfamiliar with domain-specific terminology.
 
-    If not provided, the name should be used for display (except for Tool,
-    where `annotations.title` should be given precedence over using `name`,
-    if present).*/
+If not provided, the name should be used for display (except for Tool,
+where `annotations.title` should be given precedence over using `name`,
+if present).*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     pub version: ::std::string::String,
@@ -1353,10 +1391,7 @@ pub struct InitializeRequestParams {
     pub capabilities: ClientCapabilities,
     #[serde(rename = "clientInfo")]
     pub client_info: Implementation,
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<InitializeRequestParamsMeta>,
     ///The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
     #[serde(rename = "protocolVersion")]
@@ -1380,7 +1415,7 @@ pub struct InitializeResult {
     pub capabilities: ServerCapabilities,
     /**Instructions describing how to use the server and its features.
 
-    This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt.*/
+This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub instructions: ::std::option::Option<::std::string::String>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1389,7 +1424,9 @@ pub struct InitializeResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The version of the Model Context Protocol that the server wants to use. This may not match the version that the client requested. If the client cannot support this version, it MUST disconnect.
     #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
@@ -1447,8 +1484,9 @@ pub struct JsonrpcNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///A request that expects a response.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1457,8 +1495,9 @@ pub struct JsonrpcRequest {
     pub jsonrpc: JsonRpcVersion,
     pub method: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///A response to a request, containing either the result or error.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1495,7 +1534,7 @@ pub struct LegacyTitledEnumSchema {
     #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
     /**(Legacy) Display names for enum values.
-    Non-standard according to JSON schema 2020-12.*/
+Non-standard according to JSON schema 2020-12.*/
     #[serde(rename = "enumNames")]
     pub enum_names: ::std::vec::Vec<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1521,9 +1560,11 @@ pub struct ListPromptsResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /**An opaque token representing the pagination position after the last returned result.
-    If present, there may be more results available.*/
+If present, there may be more results available.*/
     #[serde(
         rename = "nextCursor",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1549,9 +1590,11 @@ pub struct ListResourceTemplatesResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /**An opaque token representing the pagination position after the last returned result.
-    If present, there may be more results available.*/
+If present, there may be more results available.*/
     #[serde(
         rename = "nextCursor",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1578,9 +1621,11 @@ pub struct ListResourcesResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /**An opaque token representing the pagination position after the last returned result.
-    If present, there may be more results available.*/
+If present, there may be more results available.*/
     #[serde(
         rename = "nextCursor",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1614,7 +1659,9 @@ pub struct ListRootsResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     pub roots: ::std::vec::Vec<Root>,
 }
 ///A request to retrieve a list of tasks.
@@ -1635,9 +1682,11 @@ pub struct ListTasksResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /**An opaque token representing the pagination position after the last returned result.
-    If present, there may be more results available.*/
+If present, there may be more results available.*/
     #[serde(
         rename = "nextCursor",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1663,9 +1712,11 @@ pub struct ListToolsResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /**An opaque token representing the pagination position after the last returned result.
-    If present, there may be more results available.*/
+If present, there may be more results available.*/
     #[serde(
         rename = "nextCursor",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1687,7 +1738,7 @@ https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1*/
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
@@ -1723,7 +1774,9 @@ impl ::std::fmt::Display for LoggingLevel {
 }
 impl ::std::str::FromStr for LoggingLevel {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "alert" => Ok(Self::Alert),
             "critical" => Ok(Self::Critical),
@@ -1739,7 +1792,9 @@ impl ::std::str::FromStr for LoggingLevel {
 }
 impl ::std::convert::TryFrom<&str> for LoggingLevel {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -1774,7 +1829,9 @@ pub struct LoggingMessageNotificationParams {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 /**Hints to use for model selection.
 
@@ -1784,13 +1841,13 @@ to the client to interpret.*/
 pub struct ModelHint {
     /**A hint for a model name.
 
-    The client SHOULD treat this as a substring of a model name; for example:
-     - `claude-3-5-sonnet` should match `claude-3-5-sonnet-20241022`
-     - `sonnet` should match `claude-3-5-sonnet-20241022`, `claude-3-sonnet-20240229`, etc.
-     - `claude` should match any Claude model
+The client SHOULD treat this as a substring of a model name; for example:
+ - `claude-3-5-sonnet` should match `claude-3-5-sonnet-20241022`
+ - `sonnet` should match `claude-3-5-sonnet-20241022`, `claude-3-sonnet-20240229`, etc.
+ - `claude` should match any Claude model
 
-    The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
-     - `gemini-1.5-flash` could match `claude-3-haiku-20240307`*/
+The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
+ - `gemini-1.5-flash` could match `claude-3-haiku-20240307`*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
 }
@@ -1808,8 +1865,8 @@ balance them against other considerations.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct ModelPreferences {
     /**How much to prioritize cost when selecting a model. A value of 0 means cost
-    is not important, while a value of 1 means cost is the most important
-    factor.*/
+is not important, while a value of 1 means cost is the most important
+factor.*/
     #[serde(
         rename = "costPriority",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1817,24 +1874,24 @@ pub struct ModelPreferences {
     pub cost_priority: ::std::option::Option<::serde_json::Number>,
     /**Optional hints to use for model selection.
 
-    If multiple hints are specified, the client MUST evaluate them in order
-    (such that the first match is taken).
+If multiple hints are specified, the client MUST evaluate them in order
+(such that the first match is taken).
 
-    The client SHOULD prioritize these hints over the numeric priorities, but
-    MAY still use the priorities to select from ambiguous matches.*/
+The client SHOULD prioritize these hints over the numeric priorities, but
+MAY still use the priorities to select from ambiguous matches.*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub hints: ::std::option::Option<::std::vec::Vec<ModelHint>>,
     /**How much to prioritize intelligence and capabilities when selecting a
-    model. A value of 0 means intelligence is not important, while a value of 1
-    means intelligence is the most important factor.*/
+model. A value of 0 means intelligence is not important, while a value of 1
+means intelligence is the most important factor.*/
     #[serde(
         rename = "intelligencePriority",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub intelligence_priority: ::std::option::Option<::serde_json::Number>,
     /**How much to prioritize sampling speed (latency) when selecting a model. A
-    value of 0 means speed is not important, while a value of 1 means speed is
-    the most important factor.*/
+value of 0 means speed is not important, while a value of 1 means speed is
+the most important factor.*/
     #[serde(
         rename = "speedPriority",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1863,8 +1920,9 @@ impl ::std::convert::From<UntitledMultiSelectEnumSchema> for MultiSelectEnumSche
 pub struct Notification {
     pub method: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///`NotificationParams`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -1875,7 +1933,9 @@ pub struct NotificationParams {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///`NumberSchema`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1904,7 +1964,7 @@ pub struct NumberSchema {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum NumberSchemaType {
     #[serde(rename = "integer")]
@@ -1922,7 +1982,9 @@ impl ::std::fmt::Display for NumberSchemaType {
 }
 impl ::std::str::FromStr for NumberSchemaType {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "integer" => Ok(Self::Integer),
             "number" => Ok(Self::Number),
@@ -1932,7 +1994,9 @@ impl ::std::str::FromStr for NumberSchemaType {
 }
 impl ::std::convert::TryFrom<&str> for NumberSchemaType {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -1957,13 +2021,10 @@ pub struct PaginatedRequest {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct PaginatedRequestParams {
     /**An opaque token representing the current pagination position.
-    If provided, the server should return results starting after this cursor.*/
+If provided, the server should return results starting after this cursor.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<PaginatedRequestParamsMeta>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1987,9 +2048,11 @@ pub struct PaginatedResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /**An opaque token representing the pagination position after the last returned result.
-    If present, there may be more results available.*/
+If present, there may be more results available.*/
     #[serde(
         rename = "nextCursor",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -2078,7 +2141,9 @@ pub struct ProgressNotificationParams {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The progress thus far. This should increase every time progress is made, even if the total is unknown.
     pub progress: ::serde_json::Number,
     ///The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
@@ -2119,13 +2184,13 @@ pub struct Prompt {
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
-    Clients that support rendering icons MUST support at least the following MIME types:
-    - `image/png` - PNG images (safe, universal compatibility)
-    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+Clients that support rendering icons MUST support at least the following MIME types:
+- `image/png` - PNG images (safe, universal compatibility)
+- `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
 
-    Clients that support rendering icons SHOULD also support:
-    - `image/svg+xml` - SVG images (scalable but requires security precautions)
-    - `image/webp` - WebP images (modern, efficient format)*/
+Clients that support rendering icons SHOULD also support:
+- `image/svg+xml` - SVG images (scalable but requires security precautions)
+- `image/webp` - WebP images (modern, efficient format)*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2134,15 +2199,17 @@ pub struct Prompt {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    even by those unfamiliar with domain-specific terminology.
+even by those unfamiliar with domain-specific terminology.
 
-    If not provided, the name should be used for display (except for Tool,
-    where `annotations.title` should be given precedence over using `name`,
-    if present).*/
+If not provided, the name should be used for display (except for Tool,
+where `annotations.title` should be given precedence over using `name`,
+if present).*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
@@ -2158,11 +2225,11 @@ pub struct PromptArgument {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<bool>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    even by those unfamiliar with domain-specific terminology.
+even by those unfamiliar with domain-specific terminology.
 
-    If not provided, the name should be used for display (except for Tool,
-    where `annotations.title` should be given precedence over using `name`,
-    if present).*/
+If not provided, the name should be used for display (except for Tool,
+where `annotations.title` should be given precedence over using `name`,
+if present).*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
@@ -2189,11 +2256,11 @@ pub struct PromptReference {
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    even by those unfamiliar with domain-specific terminology.
+even by those unfamiliar with domain-specific terminology.
 
-    If not provided, the name should be used for display (except for Tool,
-    where `annotations.title` should be given precedence over using `name`,
-    if present).*/
+If not provided, the name should be used for display (except for Tool,
+where `annotations.title` should be given precedence over using `name`,
+if present).*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     #[serde(rename = "type")]
@@ -2210,10 +2277,7 @@ pub struct ReadResourceRequest {
 ///Parameters for a `resources/read` request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ReadResourceRequestParams {
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ReadResourceRequestParamsMeta>,
     ///The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
@@ -2240,7 +2304,9 @@ pub struct ReadResourceResult {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///`ReadResourceResultContentsItem`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2272,8 +2338,9 @@ pub struct RelatedTaskMetadata {
 pub struct Request {
     pub method: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///A uniquely identifying ID for a request in JSON-RPC.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2298,10 +2365,7 @@ impl ::std::convert::From<i64> for RequestId {
 ///Common params for any request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct RequestParams {
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<RequestParamsMeta>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2324,18 +2388,18 @@ pub struct Resource {
     pub annotations: ::std::option::Option<Annotations>,
     /**A description of what this resource represents.
 
-    This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
+This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
-    Clients that support rendering icons MUST support at least the following MIME types:
-    - `image/png` - PNG images (safe, universal compatibility)
-    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+Clients that support rendering icons MUST support at least the following MIME types:
+- `image/png` - PNG images (safe, universal compatibility)
+- `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
 
-    Clients that support rendering icons SHOULD also support:
-    - `image/svg+xml` - SVG images (scalable but requires security precautions)
-    - `image/webp` - WebP images (modern, efficient format)*/
+Clients that support rendering icons SHOULD also support:
+- `image/svg+xml` - SVG images (scalable but requires security precautions)
+- `image/webp` - WebP images (modern, efficient format)*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2344,26 +2408,25 @@ pub struct Resource {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
-    This can be used by Hosts to display file sizes and estimate context window usage.*/
+This can be used by Hosts to display file sizes and estimate context window usage.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub size: ::std::option::Option<i64>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    even by those unfamiliar with domain-specific terminology.
+even by those unfamiliar with domain-specific terminology.
 
-    If not provided, the name should be used for display (except for Tool,
-    where `annotations.title` should be given precedence over using `name`,
-    if present).*/
+If not provided, the name should be used for display (except for Tool,
+where `annotations.title` should be given precedence over using `name`,
+if present).*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     ///The URI of this resource.
@@ -2378,12 +2441,11 @@ pub struct ResourceContents {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///The URI of this resource.
     pub uri: ::std::string::String,
@@ -2398,18 +2460,18 @@ pub struct ResourceLink {
     pub annotations: ::std::option::Option<Annotations>,
     /**A description of what this resource represents.
 
-    This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
+This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
-    Clients that support rendering icons MUST support at least the following MIME types:
-    - `image/png` - PNG images (safe, universal compatibility)
-    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+Clients that support rendering icons MUST support at least the following MIME types:
+- `image/png` - PNG images (safe, universal compatibility)
+- `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
 
-    Clients that support rendering icons SHOULD also support:
-    - `image/svg+xml` - SVG images (scalable but requires security precautions)
-    - `image/webp` - WebP images (modern, efficient format)*/
+Clients that support rendering icons SHOULD also support:
+- `image/svg+xml` - SVG images (scalable but requires security precautions)
+- `image/webp` - WebP images (modern, efficient format)*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2418,26 +2480,25 @@ pub struct ResourceLink {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
-    This can be used by Hosts to display file sizes and estimate context window usage.*/
+This can be used by Hosts to display file sizes and estimate context window usage.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub size: ::std::option::Option<i64>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    even by those unfamiliar with domain-specific terminology.
+even by those unfamiliar with domain-specific terminology.
 
-    If not provided, the name should be used for display (except for Tool,
-    where `annotations.title` should be given precedence over using `name`,
-    if present).*/
+If not provided, the name should be used for display (except for Tool,
+where `annotations.title` should be given precedence over using `name`,
+if present).*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     #[serde(rename = "type")]
@@ -2456,10 +2517,7 @@ pub struct ResourceListChangedNotification {
 ///Common parameters when working with resources.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ResourceRequestParams {
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResourceRequestParamsMeta>,
     ///The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
@@ -2484,18 +2542,18 @@ pub struct ResourceTemplate {
     pub annotations: ::std::option::Option<Annotations>,
     /**A description of what this template is for.
 
-    This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
+This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
-    Clients that support rendering icons MUST support at least the following MIME types:
-    - `image/png` - PNG images (safe, universal compatibility)
-    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+Clients that support rendering icons MUST support at least the following MIME types:
+- `image/png` - PNG images (safe, universal compatibility)
+- `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
 
-    Clients that support rendering icons SHOULD also support:
-    - `image/svg+xml` - SVG images (scalable but requires security precautions)
-    - `image/webp` - WebP images (modern, efficient format)*/
+Clients that support rendering icons SHOULD also support:
+- `image/svg+xml` - SVG images (scalable but requires security precautions)
+- `image/webp` - WebP images (modern, efficient format)*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2504,21 +2562,20 @@ pub struct ResourceTemplate {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type.
-    #[serde(
-        rename = "mimeType",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    even by those unfamiliar with domain-specific terminology.
+even by those unfamiliar with domain-specific terminology.
 
-    If not provided, the name should be used for display (except for Tool,
-    where `annotations.title` should be given precedence over using `name`,
-    if present).*/
+If not provided, the name should be used for display (except for Tool,
+where `annotations.title` should be given precedence over using `name`,
+if present).*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     ///A URI template (according to RFC 6570) that can be used to construct resource URIs.
@@ -2549,7 +2606,9 @@ pub struct ResourceUpdatedNotificationParams {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
     pub uri: ::std::string::String,
 }
@@ -2564,7 +2623,7 @@ pub struct ResourceUpdatedNotificationParams {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum Role {
     #[serde(rename = "assistant")]
@@ -2582,7 +2641,9 @@ impl ::std::fmt::Display for Role {
 }
 impl ::std::str::FromStr for Role {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "assistant" => Ok(Self::Assistant),
             "user" => Ok(Self::User),
@@ -2592,7 +2653,9 @@ impl ::std::str::FromStr for Role {
 }
 impl ::std::convert::TryFrom<&str> for Role {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -2613,15 +2676,17 @@ pub struct Root {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /**An optional name for the root. This can be used to provide a human-readable
-    identifier for the root, which may be useful for display purposes or for
-    referencing the root in other parts of the application.*/
+identifier for the root, which may be useful for display purposes or for
+referencing the root in other parts of the application.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
     /**The URI identifying the root. This *must* start with file:// for now.
-    This restriction may be relaxed in future versions of the protocol to allow
-    other URI schemes.*/
+This restriction may be relaxed in future versions of the protocol to allow
+other URI schemes.*/
     pub uri: ::std::string::String,
 }
 /**A notification from the client to the server, informing it that the list of roots has changed.
@@ -2644,7 +2709,9 @@ pub struct SamplingMessage {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     pub role: Role,
 }
 ///`SamplingMessageContent`
@@ -2683,7 +2750,8 @@ impl ::std::convert::From<ToolResultContent> for SamplingMessageContent {
         Self::ToolResultContent(value)
     }
 }
-impl ::std::convert::From<::std::vec::Vec<SamplingMessageContentBlock>> for SamplingMessageContent {
+impl ::std::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
+for SamplingMessageContent {
     fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
         Self::Array(value)
     }
@@ -2693,8 +2761,9 @@ impl ::std::convert::From<::std::vec::Vec<SamplingMessageContentBlock>> for Samp
 pub struct ServerCapabilities {
     ///Present if the server supports argument autocompletion suggestions.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub completions:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub completions: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Experimental, non-standard capabilities that the server supports.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub experimental: ::std::option::Option<
@@ -2705,8 +2774,9 @@ pub struct ServerCapabilities {
     >,
     ///Present if the server supports sending log messages to the client.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub logging:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub logging: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub prompts: ::std::option::Option<ServerCapabilitiesPrompts>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2744,11 +2814,14 @@ pub struct ServerCapabilitiesResources {
 pub struct ServerCapabilitiesTasks {
     ///Whether this server supports tasks/cancel.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cancel:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub cancel: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Whether this server supports tasks/list.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub list: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub list: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub requests: ::std::option::Option<ServerCapabilitiesTasksRequests>,
 }
@@ -2763,7 +2836,9 @@ pub struct ServerCapabilitiesTasksRequests {
 pub struct ServerCapabilitiesTasksRequestsTools {
     ///Whether the server supports task-augmented tools/call requests.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub call: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub call: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///Present if the server offers any tools to call.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -2788,10 +2863,7 @@ pub struct SetLevelRequest {
 pub struct SetLevelRequestParams {
     ///The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
     pub level: LoggingLevel,
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<SetLevelRequestParamsMeta>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2858,7 +2930,7 @@ pub struct StringSchema {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum StringSchemaFormat {
     #[serde(rename = "date")]
@@ -2882,7 +2954,9 @@ impl ::std::fmt::Display for StringSchemaFormat {
 }
 impl ::std::str::FromStr for StringSchemaFormat {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "date" => Ok(Self::Date),
             "date-time" => Ok(Self::DateTime),
@@ -2894,7 +2968,9 @@ impl ::std::str::FromStr for StringSchemaFormat {
 }
 impl ::std::convert::TryFrom<&str> for StringSchemaFormat {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -2917,10 +2993,7 @@ pub struct SubscribeRequest {
 ///Parameters for a `resources/subscribe` request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SubscribeRequestParams {
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<SubscribeRequestParamsMeta>,
     ///The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
@@ -2954,10 +3027,10 @@ pub struct Task {
     pub poll_interval: ::std::option::Option<i64>,
     pub status: TaskStatus,
     /**Optional human-readable message describing the current task state.
-    This can provide context for any status, including:
-    - Reasons for "cancelled" status
-    - Summaries for "completed" status
-    - Diagnostic information for "failed" status (e.g., error details, what went wrong)*/
+This can provide context for any status, including:
+- Reasons for "cancelled" status
+- Summaries for "completed" status
+- Diagnostic information for "failed" status (e.g., error details, what went wrong)*/
     #[serde(
         rename = "statusMessage",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -2973,17 +3046,14 @@ pub struct Task {
 ///Common params for any task-augmented request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct TaskAugmentedRequestParams {
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<TaskAugmentedRequestParamsMeta>,
     /**If specified, the caller is requesting task-augmented execution for this request.
-    The request will return a CreateTaskResult immediately, and the actual result can be
-    retrieved later via tasks/result.
+The request will return a CreateTaskResult immediately, and the actual result can be
+retrieved later via tasks/result.
 
-    Task augmentation is subject to capability negotiation - receivers MUST declare support
-    for task augmentation of specific request types in their capabilities.*/
+Task augmentation is subject to capability negotiation - receivers MUST declare support
+for task augmentation of specific request types in their capabilities.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
 }
@@ -3018,7 +3088,7 @@ pub struct TaskMetadata {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum TaskStatus {
     #[serde(rename = "cancelled")]
@@ -3045,7 +3115,9 @@ impl ::std::fmt::Display for TaskStatus {
 }
 impl ::std::str::FromStr for TaskStatus {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "cancelled" => Ok(Self::Cancelled),
             "completed" => Ok(Self::Completed),
@@ -3058,7 +3130,9 @@ impl ::std::str::FromStr for TaskStatus {
 }
 impl ::std::convert::TryFrom<&str> for TaskStatus {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -3092,7 +3166,9 @@ pub struct TaskStatusNotificationParams {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Suggested polling interval in milliseconds.
     #[serde(
         rename = "pollInterval",
@@ -3101,10 +3177,10 @@ pub struct TaskStatusNotificationParams {
     pub poll_interval: ::std::option::Option<i64>,
     pub status: TaskStatus,
     /**Optional human-readable message describing the current task state.
-    This can provide context for any status, including:
-    - Reasons for "cancelled" status
-    - Summaries for "completed" status
-    - Diagnostic information for "failed" status (e.g., error details, what went wrong)*/
+This can provide context for any status, including:
+- Reasons for "cancelled" status
+- Summaries for "completed" status
+- Diagnostic information for "failed" status (e.g., error details, what went wrong)*/
     #[serde(
         rename = "statusMessage",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -3129,7 +3205,9 @@ pub struct TextContent {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The text content of the message.
     pub text: ::std::string::String,
     #[serde(rename = "type")]
@@ -3144,12 +3222,11 @@ pub struct TextResourceContents {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///The text of the item. This must only be set if the item can actually be represented as text (not binary data).
     pub text: ::std::string::String,
@@ -3167,16 +3244,10 @@ pub struct TitledMultiSelectEnumSchema {
     pub description: ::std::option::Option<::std::string::String>,
     pub items: TitledMultiSelectEnumSchemaItems,
     ///Maximum number of items to select.
-    #[serde(
-        rename = "maxItems",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "maxItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub max_items: ::std::option::Option<i64>,
     ///Minimum number of items to select.
-    #[serde(
-        rename = "minItems",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "minItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub min_items: ::std::option::Option<i64>,
     ///Optional title for the enum field.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3222,12 +3293,12 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
 pub struct Tool {
     /**Optional additional tool information.
 
-    Display name precedence order is: title, annotations.title, then name.*/
+Display name precedence order is: title, annotations.title, then name.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<ToolAnnotations>,
     /**A human-readable description of the tool.
 
-    This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.*/
+This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     ///Execution-related properties for this tool.
@@ -3235,13 +3306,13 @@ pub struct Tool {
     pub execution: ::std::option::Option<ToolExecution>,
     /**Optional set of sized icons that the client can display in a user interface.
 
-    Clients that support rendering icons MUST support at least the following MIME types:
-    - `image/png` - PNG images (safe, universal compatibility)
-    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+Clients that support rendering icons MUST support at least the following MIME types:
+- `image/png` - PNG images (safe, universal compatibility)
+- `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
 
-    Clients that support rendering icons SHOULD also support:
-    - `image/svg+xml` - SVG images (scalable but requires security precautions)
-    - `image/webp` - WebP images (modern, efficient format)*/
+Clients that support rendering icons SHOULD also support:
+- `image/svg+xml` - SVG images (scalable but requires security precautions)
+- `image/webp` - WebP images (modern, efficient format)*/
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///A JSON Schema object defining the expected parameters for the tool.
@@ -3253,25 +3324,27 @@ pub struct Tool {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**An optional JSON Schema object defining the structure of the tool's output returned in
-    the structuredContent field of a CallToolResult.
+the structuredContent field of a CallToolResult.
 
-    Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
-    Currently restricted to type: "object" at the root level.*/
+Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
+Currently restricted to type: "object" at the root level.*/
     #[serde(
         rename = "outputSchema",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub output_schema: ::std::option::Option<ObjectSchema>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    even by those unfamiliar with domain-specific terminology.
+even by those unfamiliar with domain-specific terminology.
 
-    If not provided, the name should be used for display (except for Tool,
-    where `annotations.title` should be given precedence over using `name`,
-    if present).*/
+If not provided, the name should be used for display (except for Tool,
+where `annotations.title` should be given precedence over using `name`,
+if present).*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
@@ -3286,33 +3359,33 @@ received from untrusted servers.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct ToolAnnotations {
     /**If true, the tool may perform destructive updates to its environment.
-    If false, the tool performs only additive updates.
+If false, the tool performs only additive updates.
 
-    (This property is meaningful only when `readOnlyHint == false`)
+(This property is meaningful only when `readOnlyHint == false`)
 
-    Default: true*/
+Default: true*/
     #[serde(
         rename = "destructiveHint",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub destructive_hint: ::std::option::Option<bool>,
     /**If true, calling the tool repeatedly with the same arguments
-    will have no additional effect on its environment.
+will have no additional effect on its environment.
 
-    (This property is meaningful only when `readOnlyHint == false`)
+(This property is meaningful only when `readOnlyHint == false`)
 
-    Default: false*/
+Default: false*/
     #[serde(
         rename = "idempotentHint",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub idempotent_hint: ::std::option::Option<bool>,
     /**If true, this tool may interact with an "open world" of external
-    entities. If false, the tool's domain of interaction is closed.
-    For example, the world of a web search tool is open, whereas that
-    of a memory tool is not.
+entities. If false, the tool's domain of interaction is closed.
+For example, the world of a web search tool is open, whereas that
+of a memory tool is not.
 
-    Default: true*/
+Default: true*/
     #[serde(
         rename = "openWorldHint",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -3320,7 +3393,7 @@ pub struct ToolAnnotations {
     pub open_world_hint: ::std::option::Option<bool>,
     /**If true, the tool does not modify its environment.
 
-    Default: false*/
+Default: false*/
     #[serde(
         rename = "readOnlyHint",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -3334,9 +3407,9 @@ pub struct ToolAnnotations {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct ToolChoice {
     /**Controls the tool use ability of the model:
-    - "auto": Model decides whether to use tools (default)
-    - "required": Model MUST use at least one tool before completing
-    - "none": Model MUST NOT use any tools*/
+- "auto": Model decides whether to use tools (default)
+- "required": Model MUST use at least one tool before completing
+- "none": Model MUST NOT use any tools*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<ToolChoiceMode>,
 }
@@ -3354,7 +3427,7 @@ pub struct ToolChoice {
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum ToolChoiceMode {
     #[serde(rename = "auto")]
@@ -3375,7 +3448,9 @@ impl ::std::fmt::Display for ToolChoiceMode {
 }
 impl ::std::str::FromStr for ToolChoiceMode {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "auto" => Ok(Self::Auto),
             "none" => Ok(Self::None),
@@ -3386,7 +3461,9 @@ impl ::std::str::FromStr for ToolChoiceMode {
 }
 impl ::std::convert::TryFrom<&str> for ToolChoiceMode {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -3402,14 +3479,14 @@ impl ::std::convert::TryFrom<::std::string::String> for ToolChoiceMode {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct ToolExecution {
     /**Indicates whether this tool supports task-augmented execution.
-    This allows clients to handle long-running operations through polling
-    the task system.
+This allows clients to handle long-running operations through polling
+the task system.
 
-    - "forbidden": Tool does not support task-augmented execution (default when absent)
-    - "optional": Tool may support task-augmented execution
-    - "required": Tool requires task-augmented execution
+- "forbidden": Tool does not support task-augmented execution (default when absent)
+- "optional": Tool may support task-augmented execution
+- "required": Tool requires task-augmented execution
 
-    Default: "forbidden"*/
+Default: "forbidden"*/
     #[serde(
         rename = "taskSupport",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -3435,7 +3512,7 @@ Default: "forbidden"*/
     Hash,
     Ord,
     PartialEq,
-    PartialOrd,
+    PartialOrd
 )]
 pub enum ToolExecutionTaskSupport {
     #[serde(rename = "forbidden")]
@@ -3456,7 +3533,9 @@ impl ::std::fmt::Display for ToolExecutionTaskSupport {
 }
 impl ::std::str::FromStr for ToolExecutionTaskSupport {
     type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
             "forbidden" => Ok(Self::Forbidden),
             "optional" => Ok(Self::Optional),
@@ -3467,7 +3546,9 @@ impl ::std::str::FromStr for ToolExecutionTaskSupport {
 }
 impl ::std::convert::TryFrom<&str> for ToolExecutionTaskSupport {
     type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
 }
@@ -3492,41 +3573,41 @@ pub struct ToolListChangedNotification {
 pub struct ToolResultContent {
     /**The unstructured result content of the tool use.
 
-    This has the same format as CallToolResult.content and can include text, images,
-    audio, resource links, and embedded resources.*/
+This has the same format as CallToolResult.content and can include text, images,
+audio, resource links, and embedded resources.*/
     pub content: ::std::vec::Vec<ContentBlock>,
     /**Whether the tool use resulted in an error.
 
-    If true, the content typically describes the error that occurred.
-    Default: false*/
-    #[serde(
-        rename = "isError",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+If true, the content typically describes the error that occurred.
+Default: false*/
+    #[serde(rename = "isError", skip_serializing_if = "::std::option::Option::is_none")]
     pub is_error: ::std::option::Option<bool>,
     /**Optional metadata about the tool result. Clients SHOULD preserve this field when
-    including tool results in subsequent sampling requests to enable caching optimizations.
+including tool results in subsequent sampling requests to enable caching optimizations.
 
-    See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.*/
+See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.*/
     #[serde(
         rename = "_meta",
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /**An optional structured result object.
 
-    If the tool defined an outputSchema, this SHOULD conform to that schema.*/
+If the tool defined an outputSchema, this SHOULD conform to that schema.*/
     #[serde(
         rename = "structuredContent",
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub structured_content:
-        ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub structured_content: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /**The ID of the tool use this result corresponds to.
 
-    This MUST match the ID from a previous ToolUseContent.*/
+This MUST match the ID from a previous ToolUseContent.*/
     #[serde(rename = "toolUseId")]
     pub tool_use_id: ::std::string::String,
     #[serde(rename = "type")]
@@ -3537,20 +3618,22 @@ pub struct ToolResultContent {
 pub struct ToolUseContent {
     /**A unique identifier for this tool use.
 
-    This ID is used to match tool results to their corresponding tool uses.*/
+This ID is used to match tool results to their corresponding tool uses.*/
     pub id: ::std::string::String,
     ///The arguments to pass to the tool, conforming to the tool's input schema.
     pub input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /**Optional metadata about the tool use. Clients SHOULD preserve this field when
-    including tool uses in subsequent sampling requests to enable caching optimizations.
+including tool uses in subsequent sampling requests to enable caching optimizations.
 
-    See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.*/
+See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.*/
     #[serde(
         rename = "_meta",
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub meta: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The name of the tool to call.
     pub name: ::std::string::String,
     #[serde(rename = "type")]
@@ -3567,10 +3650,7 @@ pub struct UnsubscribeRequest {
 ///Parameters for a `resources/unsubscribe` request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct UnsubscribeRequestParams {
-    #[serde(
-        rename = "_meta",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<UnsubscribeRequestParamsMeta>,
     ///The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
@@ -3598,16 +3678,10 @@ pub struct UntitledMultiSelectEnumSchema {
     pub description: ::std::option::Option<::std::string::String>,
     pub items: UntitledMultiSelectEnumSchemaItems,
     ///Maximum number of items to select.
-    #[serde(
-        rename = "maxItems",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "maxItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub max_items: ::std::option::Option<i64>,
     ///Minimum number of items to select.
-    #[serde(
-        rename = "minItems",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
+    #[serde(rename = "minItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub min_items: ::std::option::Option<i64>,
     ///Optional title for the enum field.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3675,7 +3749,9 @@ impl ::std::convert::From<UrlElicitationRequiredErrorErrorCode> for i64 {
 }
 impl ::std::convert::TryFrom<i64> for UrlElicitationRequiredErrorErrorCode {
     type Error = self::error::ConversionError;
-    fn try_from(value: i64) -> ::std::result::Result<Self, self::error::ConversionError> {
+    fn try_from(
+        value: i64,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
         if ![-32042_i64].contains(&value) {
             Err("invalid value".into())
         } else {
@@ -3689,7 +3765,7 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorCode {
         D: ::serde::Deserializer<'de>,
     {
         Self::try_from(<i64>::deserialize(deserializer)?)
-            .map_err(|e| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+            .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
     }
 }
 ///`UrlElicitationRequiredErrorErrorData`
@@ -3705,12 +3781,18 @@ pub mod error {
     pub struct ConversionError(::std::borrow::Cow<'static, str>);
     impl ::std::error::Error for ConversionError {}
     impl ::std::fmt::Display for ConversionError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+        fn fmt(
+            &self,
+            f: &mut ::std::fmt::Formatter<'_>,
+        ) -> Result<(), ::std::fmt::Error> {
             ::std::fmt::Display::fmt(&self.0, f)
         }
     }
     impl ::std::fmt::Debug for ConversionError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+        fn fmt(
+            &self,
+            f: &mut ::std::fmt::Formatter<'_>,
+        ) -> Result<(), ::std::fmt::Error> {
             ::std::fmt::Debug::fmt(&self.0, f)
         }
     }
@@ -3830,9 +3912,7 @@ impl<'de> ::serde::Deserialize<'de> for AudioContentType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"boolean"`: it (de)serializes as exactly that value.
@@ -3859,9 +3939,7 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"2.0"`: it (de)serializes as exactly that value.
@@ -3888,9 +3966,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonRpcVersion {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"tools/call"`: it (de)serializes as exactly that value.
@@ -3917,9 +3993,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"tasks/cancel"`: it (de)serializes as exactly that value.
@@ -3946,9 +4020,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/cancelled"`: it (de)serializes as exactly that value.
@@ -3975,9 +4047,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"completion/complete"`: it (de)serializes as exactly that value.
@@ -4004,9 +4074,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"sampling/createMessage"`: it (de)serializes as exactly that value.
@@ -4033,9 +4101,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"elicitation/create"`: it (de)serializes as exactly that value.
@@ -4062,9 +4128,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"form"`: it (de)serializes as exactly that value.
@@ -4091,9 +4155,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsMode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"object"`: it (de)serializes as exactly that value.
@@ -4120,9 +4182,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchemaTy
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"url"`: it (de)serializes as exactly that value.
@@ -4149,9 +4209,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParamsMode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/elicitation/complete"`: it (de)serializes as exactly that value.
@@ -4178,9 +4236,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"resource"`: it (de)serializes as exactly that value.
@@ -4207,9 +4263,7 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"prompts/get"`: it (de)serializes as exactly that value.
@@ -4236,9 +4290,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"tasks/result"`: it (de)serializes as exactly that value.
@@ -4265,9 +4317,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"tasks/get"`: it (de)serializes as exactly that value.
@@ -4294,9 +4344,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"image"`: it (de)serializes as exactly that value.
@@ -4323,9 +4371,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageContentType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"initialize"`: it (de)serializes as exactly that value.
@@ -4352,9 +4398,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/initialized"`: it (de)serializes as exactly that value.
@@ -4381,9 +4425,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializedNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"string"`: it (de)serializes as exactly that value.
@@ -4410,9 +4452,7 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"prompts/list"`: it (de)serializes as exactly that value.
@@ -4439,9 +4479,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"resources/templates/list"`: it (de)serializes as exactly that value.
@@ -4468,9 +4506,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"resources/list"`: it (de)serializes as exactly that value.
@@ -4497,9 +4533,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"roots/list"`: it (de)serializes as exactly that value.
@@ -4526,9 +4560,7 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"tasks/list"`: it (de)serializes as exactly that value.
@@ -4555,9 +4587,7 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"tools/list"`: it (de)serializes as exactly that value.
@@ -4584,9 +4614,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/message"`: it (de)serializes as exactly that value.
@@ -4613,9 +4641,7 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"ping"`: it (de)serializes as exactly that value.
@@ -4642,9 +4668,7 @@ impl<'de> ::serde::Deserialize<'de> for PingRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/progress"`: it (de)serializes as exactly that value.
@@ -4671,9 +4695,7 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/prompts/list_changed"`: it (de)serializes as exactly that value.
@@ -4700,9 +4722,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"ref/prompt"`: it (de)serializes as exactly that value.
@@ -4729,9 +4749,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptReferenceType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"resources/read"`: it (de)serializes as exactly that value.
@@ -4758,9 +4776,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"resource_link"`: it (de)serializes as exactly that value.
@@ -4787,9 +4803,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLinkType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/resources/list_changed"`: it (de)serializes as exactly that value.
@@ -4816,9 +4830,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"ref/resource"`: it (de)serializes as exactly that value.
@@ -4845,9 +4857,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReferenceType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/resources/updated"`: it (de)serializes as exactly that value.
@@ -4874,9 +4884,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/roots/list_changed"`: it (de)serializes as exactly that value.
@@ -4903,9 +4911,7 @@ impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"logging/setLevel"`: it (de)serializes as exactly that value.
@@ -4932,9 +4938,7 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"string"`: it (de)serializes as exactly that value.
@@ -4961,9 +4965,7 @@ impl<'de> ::serde::Deserialize<'de> for StringSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"resources/subscribe"`: it (de)serializes as exactly that value.
@@ -4990,9 +4992,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/tasks/status"`: it (de)serializes as exactly that value.
@@ -5019,9 +5019,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"text"`: it (de)serializes as exactly that value.
@@ -5048,9 +5046,7 @@ impl<'de> ::serde::Deserialize<'de> for TextContentType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"array"`: it (de)serializes as exactly that value.
@@ -5077,9 +5073,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"string"`: it (de)serializes as exactly that value.
@@ -5106,9 +5100,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"object"`: it (de)serializes as exactly that value.
@@ -5135,9 +5127,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"object"`: it (de)serializes as exactly that value.
@@ -5164,9 +5154,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolOutputSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"notifications/tools/list_changed"`: it (de)serializes as exactly that value.
@@ -5193,9 +5181,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotificationMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"tool_result"`: it (de)serializes as exactly that value.
@@ -5222,9 +5208,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContentType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"tool_use"`: it (de)serializes as exactly that value.
@@ -5251,9 +5235,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContentType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"resources/unsubscribe"`: it (de)serializes as exactly that value.
@@ -5280,9 +5262,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestMethod {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"string"`: it (de)serializes as exactly that value.
@@ -5309,9 +5289,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItemsType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"array"`: it (de)serializes as exactly that value.
@@ -5338,9 +5316,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 ///The constant string `"string"`: it (de)serializes as exactly that value.
@@ -5367,9 +5343,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(ConstStrVisitor(Self::VALUE))
-            .map(|()| Self)
+        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
 /// A JSON Schema object kept exactly as given: every keyword, including
@@ -5386,17 +5360,26 @@ impl ObjectSchema {
         match map.get("type") {
             Some(::serde_json::Value::String(t)) if t == "object" => Ok(Self(map)),
             Some(other) => {
-                Err(format!("a tool schema must have \"type\": \"object\", found {other}").into())
+                Err(
+                    format!(
+                        "a tool schema must have \"type\": \"object\", found {other}"
+                    )
+                        .into(),
+                )
             }
             None => Err("a tool schema must have \"type\": \"object\"".into()),
         }
     }
     /// The schema's keywords.
-    pub fn as_map(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub fn as_map(
+        &self,
+    ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
         &self.0
     }
     /// Gives back the schema's keywords.
-    pub fn into_map(self) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
         self.0
     }
 }
@@ -5405,7 +5388,9 @@ impl ::std::convert::TryFrom<::serde_json::Value> for ObjectSchema {
     fn try_from(value: ::serde_json::Value) -> ::std::result::Result<Self, Self::Error> {
         match value {
             ::serde_json::Value::Object(map) => Self::new(map),
-            other => Err(format!("a tool schema must be a JSON object, found {other}").into()),
+            other => {
+                Err(format!("a tool schema must be a JSON object, found {other}").into())
+            }
         }
     }
 }
@@ -5413,9 +5398,10 @@ impl<'de> ::serde::Deserialize<'de> for ObjectSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let map = <::serde_json::Map<::std::string::String, ::serde_json::Value>>::deserialize(
-            deserializer,
-        )?;
+        let map = <::serde_json::Map<
+            ::std::string::String,
+            ::serde_json::Value,
+        >>::deserialize(deserializer)?;
         Self::new(map).map_err(::serde::de::Error::custom)
     }
 }
@@ -5440,9 +5426,7 @@ fn required_params<T: ::serde::de::DeserializeOwned>(
 ) -> ::std::result::Result<T, ::serde_json::Error> {
     match params {
         Some(raw) => ::serde_json::from_str(raw.get()),
-        None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field(
-            "params",
-        )),
+        None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
     }
 }
 fn optional_params<T: ::serde::de::DeserializeOwned>(
@@ -5628,31 +5612,49 @@ impl ClientNotification {
         value: ::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
         match value.get("method") {
-            Some(::serde_json::Value::String(t)) => match t.as_str() {
-                "notifications/cancelled" => ::serde_json::from_value(value).map(Self::Cancelled),
-                "notifications/initialized" => {
-                    ::serde_json::from_value(value).map(Self::Initialized)
+            Some(::serde_json::Value::String(t)) => {
+                match t.as_str() {
+                    "notifications/cancelled" => {
+                        ::serde_json::from_value(value).map(Self::Cancelled)
+                    }
+                    "notifications/initialized" => {
+                        ::serde_json::from_value(value).map(Self::Initialized)
+                    }
+                    "notifications/progress" => {
+                        ::serde_json::from_value(value).map(Self::Progress)
+                    }
+                    "notifications/tasks/status" => {
+                        ::serde_json::from_value(value).map(Self::TaskStatus)
+                    }
+                    "notifications/roots/list_changed" => {
+                        ::serde_json::from_value(value).map(Self::RootsListChanged)
+                    }
+                    other => {
+                        Err(
+                            <::serde_json::Error as ::serde::de::Error>::custom(
+                                format!(
+                                    "unknown ClientNotification `method` `{}`; expected one of `notifications/cancelled`, `notifications/initialized`, `notifications/progress`, `notifications/tasks/status`, `notifications/roots/list_changed`",
+                                    other
+                                ),
+                            ),
+                        )
+                    }
                 }
-                "notifications/progress" => ::serde_json::from_value(value).map(Self::Progress),
-                "notifications/tasks/status" => {
-                    ::serde_json::from_value(value).map(Self::TaskStatus)
-                }
-                "notifications/roots/list_changed" => {
-                    ::serde_json::from_value(value).map(Self::RootsListChanged)
-                }
-                other => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                    format!(
-                        "unknown ClientNotification `method` `{}`; expected one of `notifications/cancelled`, `notifications/initialized`, `notifications/progress`, `notifications/tasks/status`, `notifications/roots/list_changed`",
-                        other
+            }
+            Some(_) => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ClientNotification `method` must be a string",
                     ),
-                )),
-            },
-            Some(_) => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ClientNotification `method` must be a string",
-            )),
-            None => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ClientNotification is missing its `method`",
-            )),
+                )
+            }
+            None => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ClientNotification is missing its `method`",
+                    ),
+                )
+            }
         }
     }
 }
@@ -5772,35 +5774,45 @@ impl ClientNotification {
         method: ClientNotificationMethod,
         params: ::std::option::Option<&::serde_json::value::RawValue>,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
-        Ok(match method {
-            ClientNotificationMethod::Cancelled => Self::Cancelled(CancelledNotification {
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientNotificationMethod::Initialized => Self::Initialized(InitializedNotification {
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: optional_params(params)?,
-            }),
-            ClientNotificationMethod::Progress => Self::Progress(ProgressNotification {
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientNotificationMethod::TaskStatus => Self::TaskStatus(TaskStatusNotification {
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientNotificationMethod::RootsListChanged => {
-                Self::RootsListChanged(RootsListChangedNotification {
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: optional_params(params)?,
-                })
-            }
-        })
+        Ok(
+            match method {
+                ClientNotificationMethod::Cancelled => {
+                    Self::Cancelled(CancelledNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientNotificationMethod::Initialized => {
+                    Self::Initialized(InitializedNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ClientNotificationMethod::Progress => {
+                    Self::Progress(ProgressNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientNotificationMethod::TaskStatus => {
+                    Self::TaskStatus(TaskStatusNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientNotificationMethod::RootsListChanged => {
+                    Self::RootsListChanged(RootsListChangedNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+            },
+        )
     }
 }
 ///One of the `ClientRequest` alternatives.
@@ -5870,39 +5882,71 @@ impl ClientRequest {
         value: ::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
         match value.get("method") {
-            Some(::serde_json::Value::String(t)) => match t.as_str() {
-                "initialize" => ::serde_json::from_value(value).map(Self::Initialize),
-                "ping" => ::serde_json::from_value(value).map(Self::Ping),
-                "resources/list" => ::serde_json::from_value(value).map(Self::ListResources),
-                "resources/templates/list" => {
-                    ::serde_json::from_value(value).map(Self::ListResourceTemplates)
+            Some(::serde_json::Value::String(t)) => {
+                match t.as_str() {
+                    "initialize" => ::serde_json::from_value(value).map(Self::Initialize),
+                    "ping" => ::serde_json::from_value(value).map(Self::Ping),
+                    "resources/list" => {
+                        ::serde_json::from_value(value).map(Self::ListResources)
+                    }
+                    "resources/templates/list" => {
+                        ::serde_json::from_value(value).map(Self::ListResourceTemplates)
+                    }
+                    "resources/read" => {
+                        ::serde_json::from_value(value).map(Self::ReadResource)
+                    }
+                    "resources/subscribe" => {
+                        ::serde_json::from_value(value).map(Self::Subscribe)
+                    }
+                    "resources/unsubscribe" => {
+                        ::serde_json::from_value(value).map(Self::Unsubscribe)
+                    }
+                    "prompts/list" => {
+                        ::serde_json::from_value(value).map(Self::ListPrompts)
+                    }
+                    "prompts/get" => ::serde_json::from_value(value).map(Self::GetPrompt),
+                    "tools/list" => ::serde_json::from_value(value).map(Self::ListTools),
+                    "tools/call" => ::serde_json::from_value(value).map(Self::CallTool),
+                    "tasks/get" => ::serde_json::from_value(value).map(Self::GetTask),
+                    "tasks/result" => {
+                        ::serde_json::from_value(value).map(Self::GetTaskPayload)
+                    }
+                    "tasks/cancel" => {
+                        ::serde_json::from_value(value).map(Self::CancelTask)
+                    }
+                    "tasks/list" => ::serde_json::from_value(value).map(Self::ListTasks),
+                    "logging/setLevel" => {
+                        ::serde_json::from_value(value).map(Self::SetLevel)
+                    }
+                    "completion/complete" => {
+                        ::serde_json::from_value(value).map(Self::Complete)
+                    }
+                    other => {
+                        Err(
+                            <::serde_json::Error as ::serde::de::Error>::custom(
+                                format!(
+                                    "unknown ClientRequest `method` `{}`; expected one of `initialize`, `ping`, `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `prompts/list`, `prompts/get`, `tools/list`, `tools/call`, `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`, `logging/setLevel`, `completion/complete`",
+                                    other
+                                ),
+                            ),
+                        )
+                    }
                 }
-                "resources/read" => ::serde_json::from_value(value).map(Self::ReadResource),
-                "resources/subscribe" => ::serde_json::from_value(value).map(Self::Subscribe),
-                "resources/unsubscribe" => ::serde_json::from_value(value).map(Self::Unsubscribe),
-                "prompts/list" => ::serde_json::from_value(value).map(Self::ListPrompts),
-                "prompts/get" => ::serde_json::from_value(value).map(Self::GetPrompt),
-                "tools/list" => ::serde_json::from_value(value).map(Self::ListTools),
-                "tools/call" => ::serde_json::from_value(value).map(Self::CallTool),
-                "tasks/get" => ::serde_json::from_value(value).map(Self::GetTask),
-                "tasks/result" => ::serde_json::from_value(value).map(Self::GetTaskPayload),
-                "tasks/cancel" => ::serde_json::from_value(value).map(Self::CancelTask),
-                "tasks/list" => ::serde_json::from_value(value).map(Self::ListTasks),
-                "logging/setLevel" => ::serde_json::from_value(value).map(Self::SetLevel),
-                "completion/complete" => ::serde_json::from_value(value).map(Self::Complete),
-                other => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                    format!(
-                        "unknown ClientRequest `method` `{}`; expected one of `initialize`, `ping`, `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `prompts/list`, `prompts/get`, `tools/list`, `tools/call`, `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`, `logging/setLevel`, `completion/complete`",
-                        other
+            }
+            Some(_) => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ClientRequest `method` must be a string",
                     ),
-                )),
-            },
-            Some(_) => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ClientRequest `method` must be a string",
-            )),
-            None => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ClientRequest is missing its `method`",
-            )),
+                )
+            }
+            None => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ClientRequest is missing its `method`",
+                    ),
+                )
+            }
         }
     }
 }
@@ -6190,112 +6234,146 @@ impl ClientRequest {
         id: RequestId,
         params: ::std::option::Option<&::serde_json::value::RawValue>,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
-        Ok(match method {
-            ClientRequestMethod::Initialize => Self::Initialize(InitializeRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientRequestMethod::Ping => Self::Ping(PingRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: optional_params(params)?,
-            }),
-            ClientRequestMethod::ListResources => Self::ListResources(ListResourcesRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: optional_params(params)?,
-            }),
-            ClientRequestMethod::ListResourceTemplates => {
-                Self::ListResourceTemplates(ListResourceTemplatesRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: optional_params(params)?,
-                })
-            }
-            ClientRequestMethod::ReadResource => Self::ReadResource(ReadResourceRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientRequestMethod::Subscribe => Self::Subscribe(SubscribeRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientRequestMethod::Unsubscribe => Self::Unsubscribe(UnsubscribeRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientRequestMethod::ListPrompts => Self::ListPrompts(ListPromptsRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: optional_params(params)?,
-            }),
-            ClientRequestMethod::GetPrompt => Self::GetPrompt(GetPromptRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientRequestMethod::ListTools => Self::ListTools(ListToolsRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: optional_params(params)?,
-            }),
-            ClientRequestMethod::CallTool => Self::CallTool(CallToolRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientRequestMethod::GetTask => Self::GetTask(GetTaskRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientRequestMethod::GetTaskPayload => Self::GetTaskPayload(GetTaskPayloadRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientRequestMethod::CancelTask => Self::CancelTask(CancelTaskRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientRequestMethod::ListTasks => Self::ListTasks(ListTasksRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: optional_params(params)?,
-            }),
-            ClientRequestMethod::SetLevel => Self::SetLevel(SetLevelRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ClientRequestMethod::Complete => Self::Complete(CompleteRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-        })
+        Ok(
+            match method {
+                ClientRequestMethod::Initialize => {
+                    Self::Initialize(InitializeRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientRequestMethod::Ping => {
+                    Self::Ping(PingRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ClientRequestMethod::ListResources => {
+                    Self::ListResources(ListResourcesRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ClientRequestMethod::ListResourceTemplates => {
+                    Self::ListResourceTemplates(ListResourceTemplatesRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ClientRequestMethod::ReadResource => {
+                    Self::ReadResource(ReadResourceRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientRequestMethod::Subscribe => {
+                    Self::Subscribe(SubscribeRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientRequestMethod::Unsubscribe => {
+                    Self::Unsubscribe(UnsubscribeRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientRequestMethod::ListPrompts => {
+                    Self::ListPrompts(ListPromptsRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ClientRequestMethod::GetPrompt => {
+                    Self::GetPrompt(GetPromptRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientRequestMethod::ListTools => {
+                    Self::ListTools(ListToolsRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ClientRequestMethod::CallTool => {
+                    Self::CallTool(CallToolRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientRequestMethod::GetTask => {
+                    Self::GetTask(GetTaskRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientRequestMethod::GetTaskPayload => {
+                    Self::GetTaskPayload(GetTaskPayloadRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientRequestMethod::CancelTask => {
+                    Self::CancelTask(CancelTaskRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientRequestMethod::ListTasks => {
+                    Self::ListTasks(ListTasksRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ClientRequestMethod::SetLevel => {
+                    Self::SetLevel(SetLevelRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ClientRequestMethod::Complete => {
+                    Self::Complete(CompleteRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+            },
+        )
     }
 }
 ///One of the `ContentBlock` alternatives.
@@ -6329,25 +6407,43 @@ impl ContentBlock {
         value: ::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
         match value.get("type") {
-            Some(::serde_json::Value::String(t)) => match t.as_str() {
-                "text" => ::serde_json::from_value(value).map(Self::Text),
-                "image" => ::serde_json::from_value(value).map(Self::Image),
-                "audio" => ::serde_json::from_value(value).map(Self::Audio),
-                "resource_link" => ::serde_json::from_value(value).map(Self::ResourceLink),
-                "resource" => ::serde_json::from_value(value).map(Self::EmbeddedResource),
-                other => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                    format!(
-                        "unknown ContentBlock `type` `{}`; expected one of `text`, `image`, `audio`, `resource_link`, `resource`",
-                        other
+            Some(::serde_json::Value::String(t)) => {
+                match t.as_str() {
+                    "text" => ::serde_json::from_value(value).map(Self::Text),
+                    "image" => ::serde_json::from_value(value).map(Self::Image),
+                    "audio" => ::serde_json::from_value(value).map(Self::Audio),
+                    "resource_link" => {
+                        ::serde_json::from_value(value).map(Self::ResourceLink)
+                    }
+                    "resource" => {
+                        ::serde_json::from_value(value).map(Self::EmbeddedResource)
+                    }
+                    other => {
+                        Err(
+                            <::serde_json::Error as ::serde::de::Error>::custom(
+                                format!(
+                                    "unknown ContentBlock `type` `{}`; expected one of `text`, `image`, `audio`, `resource_link`, `resource`",
+                                    other
+                                ),
+                            ),
+                        )
+                    }
+                }
+            }
+            Some(_) => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ContentBlock `type` must be a string",
                     ),
-                )),
-            },
-            Some(_) => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ContentBlock `type` must be a string",
-            )),
-            None => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ContentBlock is missing its `type`",
-            )),
+                )
+            }
+            None => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ContentBlock is missing its `type`",
+                    ),
+                )
+            }
         }
     }
 }
@@ -6420,19 +6516,29 @@ impl ElicitRequestParams {
         value: ::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
         match value.get("mode") {
-            Some(::serde_json::Value::String(t)) => match t.as_str() {
-                "url" => ::serde_json::from_value(value).map(Self::Url),
-                "form" => ::serde_json::from_value(value).map(Self::Form),
-                other => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                    format!(
-                        "unknown ElicitRequestParams `mode` `{}`; expected one of `url`, `form`",
-                        other
+            Some(::serde_json::Value::String(t)) => {
+                match t.as_str() {
+                    "url" => ::serde_json::from_value(value).map(Self::Url),
+                    "form" => ::serde_json::from_value(value).map(Self::Form),
+                    other => {
+                        Err(
+                            <::serde_json::Error as ::serde::de::Error>::custom(
+                                format!(
+                                    "unknown ElicitRequestParams `mode` `{}`; expected one of `url`, `form`",
+                                    other
+                                ),
+                            ),
+                        )
+                    }
+                }
+            }
+            Some(_) => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ElicitRequestParams `mode` must be a string",
                     ),
-                )),
-            },
-            Some(_) => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ElicitRequestParams `mode` must be a string",
-            )),
+                )
+            }
             None => ::serde_json::from_value(value).map(Self::Form),
         }
     }
@@ -6497,25 +6603,41 @@ impl SamplingMessageContentBlock {
         value: ::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
         match value.get("type") {
-            Some(::serde_json::Value::String(t)) => match t.as_str() {
-                "text" => ::serde_json::from_value(value).map(Self::Text),
-                "image" => ::serde_json::from_value(value).map(Self::Image),
-                "audio" => ::serde_json::from_value(value).map(Self::Audio),
-                "tool_use" => ::serde_json::from_value(value).map(Self::ToolUse),
-                "tool_result" => ::serde_json::from_value(value).map(Self::ToolResult),
-                other => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                    format!(
-                        "unknown SamplingMessageContentBlock `type` `{}`; expected one of `text`, `image`, `audio`, `tool_use`, `tool_result`",
-                        other
+            Some(::serde_json::Value::String(t)) => {
+                match t.as_str() {
+                    "text" => ::serde_json::from_value(value).map(Self::Text),
+                    "image" => ::serde_json::from_value(value).map(Self::Image),
+                    "audio" => ::serde_json::from_value(value).map(Self::Audio),
+                    "tool_use" => ::serde_json::from_value(value).map(Self::ToolUse),
+                    "tool_result" => {
+                        ::serde_json::from_value(value).map(Self::ToolResult)
+                    }
+                    other => {
+                        Err(
+                            <::serde_json::Error as ::serde::de::Error>::custom(
+                                format!(
+                                    "unknown SamplingMessageContentBlock `type` `{}`; expected one of `text`, `image`, `audio`, `tool_use`, `tool_result`",
+                                    other
+                                ),
+                            ),
+                        )
+                    }
+                }
+            }
+            Some(_) => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "SamplingMessageContentBlock `type` must be a string",
                     ),
-                )),
-            },
-            Some(_) => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "SamplingMessageContentBlock `type` must be a string",
-            )),
-            None => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "SamplingMessageContentBlock is missing its `type`",
-            )),
+                )
+            }
+            None => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "SamplingMessageContentBlock is missing its `type`",
+                    ),
+                )
+            }
         }
     }
 }
@@ -6609,43 +6731,61 @@ impl ServerNotification {
         value: ::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
         match value.get("method") {
-            Some(::serde_json::Value::String(t)) => match t.as_str() {
-                "notifications/cancelled" => ::serde_json::from_value(value).map(Self::Cancelled),
-                "notifications/progress" => ::serde_json::from_value(value).map(Self::Progress),
-                "notifications/resources/list_changed" => {
-                    ::serde_json::from_value(value).map(Self::ResourceListChanged)
+            Some(::serde_json::Value::String(t)) => {
+                match t.as_str() {
+                    "notifications/cancelled" => {
+                        ::serde_json::from_value(value).map(Self::Cancelled)
+                    }
+                    "notifications/progress" => {
+                        ::serde_json::from_value(value).map(Self::Progress)
+                    }
+                    "notifications/resources/list_changed" => {
+                        ::serde_json::from_value(value).map(Self::ResourceListChanged)
+                    }
+                    "notifications/resources/updated" => {
+                        ::serde_json::from_value(value).map(Self::ResourceUpdated)
+                    }
+                    "notifications/prompts/list_changed" => {
+                        ::serde_json::from_value(value).map(Self::PromptListChanged)
+                    }
+                    "notifications/tools/list_changed" => {
+                        ::serde_json::from_value(value).map(Self::ToolListChanged)
+                    }
+                    "notifications/tasks/status" => {
+                        ::serde_json::from_value(value).map(Self::TaskStatus)
+                    }
+                    "notifications/message" => {
+                        ::serde_json::from_value(value).map(Self::LoggingMessage)
+                    }
+                    "notifications/elicitation/complete" => {
+                        ::serde_json::from_value(value).map(Self::ElicitationComplete)
+                    }
+                    other => {
+                        Err(
+                            <::serde_json::Error as ::serde::de::Error>::custom(
+                                format!(
+                                    "unknown ServerNotification `method` `{}`; expected one of `notifications/cancelled`, `notifications/progress`, `notifications/resources/list_changed`, `notifications/resources/updated`, `notifications/prompts/list_changed`, `notifications/tools/list_changed`, `notifications/tasks/status`, `notifications/message`, `notifications/elicitation/complete`",
+                                    other
+                                ),
+                            ),
+                        )
+                    }
                 }
-                "notifications/resources/updated" => {
-                    ::serde_json::from_value(value).map(Self::ResourceUpdated)
-                }
-                "notifications/prompts/list_changed" => {
-                    ::serde_json::from_value(value).map(Self::PromptListChanged)
-                }
-                "notifications/tools/list_changed" => {
-                    ::serde_json::from_value(value).map(Self::ToolListChanged)
-                }
-                "notifications/tasks/status" => {
-                    ::serde_json::from_value(value).map(Self::TaskStatus)
-                }
-                "notifications/message" => {
-                    ::serde_json::from_value(value).map(Self::LoggingMessage)
-                }
-                "notifications/elicitation/complete" => {
-                    ::serde_json::from_value(value).map(Self::ElicitationComplete)
-                }
-                other => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                    format!(
-                        "unknown ServerNotification `method` `{}`; expected one of `notifications/cancelled`, `notifications/progress`, `notifications/resources/list_changed`, `notifications/resources/updated`, `notifications/prompts/list_changed`, `notifications/tools/list_changed`, `notifications/tasks/status`, `notifications/message`, `notifications/elicitation/complete`",
-                        other
+            }
+            Some(_) => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ServerNotification `method` must be a string",
                     ),
-                )),
-            },
-            Some(_) => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ServerNotification `method` must be a string",
-            )),
-            None => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ServerNotification is missing its `method`",
-            )),
+                )
+            }
+            None => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ServerNotification is missing its `method`",
+                    ),
+                )
+            }
         }
     }
 }
@@ -6774,13 +6914,17 @@ impl ServerNotificationMethod {
         match name {
             methods::NOTIFICATIONS_CANCELLED => Some(Self::Cancelled),
             methods::NOTIFICATIONS_PROGRESS => Some(Self::Progress),
-            methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED => Some(Self::ResourceListChanged),
+            methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED => {
+                Some(Self::ResourceListChanged)
+            }
             methods::NOTIFICATIONS_RESOURCES_UPDATED => Some(Self::ResourceUpdated),
             methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED => Some(Self::PromptListChanged),
             methods::NOTIFICATIONS_TOOLS_LIST_CHANGED => Some(Self::ToolListChanged),
             methods::NOTIFICATIONS_TASKS_STATUS => Some(Self::TaskStatus),
             methods::NOTIFICATIONS_MESSAGE => Some(Self::LoggingMessage),
-            methods::NOTIFICATIONS_ELICITATION_COMPLETE => Some(Self::ElicitationComplete),
+            methods::NOTIFICATIONS_ELICITATION_COMPLETE => {
+                Some(Self::ElicitationComplete)
+            }
             _ => None,
         }
     }
@@ -6813,65 +6957,73 @@ impl ServerNotification {
         method: ServerNotificationMethod,
         params: ::std::option::Option<&::serde_json::value::RawValue>,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
-        Ok(match method {
-            ServerNotificationMethod::Cancelled => Self::Cancelled(CancelledNotification {
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ServerNotificationMethod::Progress => Self::Progress(ProgressNotification {
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ServerNotificationMethod::ResourceListChanged => {
-                Self::ResourceListChanged(ResourceListChangedNotification {
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: optional_params(params)?,
-                })
-            }
-            ServerNotificationMethod::ResourceUpdated => {
-                Self::ResourceUpdated(ResourceUpdatedNotification {
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: required_params(params)?,
-                })
-            }
-            ServerNotificationMethod::PromptListChanged => {
-                Self::PromptListChanged(PromptListChangedNotification {
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: optional_params(params)?,
-                })
-            }
-            ServerNotificationMethod::ToolListChanged => {
-                Self::ToolListChanged(ToolListChangedNotification {
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: optional_params(params)?,
-                })
-            }
-            ServerNotificationMethod::TaskStatus => Self::TaskStatus(TaskStatusNotification {
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ServerNotificationMethod::LoggingMessage => {
-                Self::LoggingMessage(LoggingMessageNotification {
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: required_params(params)?,
-                })
-            }
-            ServerNotificationMethod::ElicitationComplete => {
-                Self::ElicitationComplete(ElicitationCompleteNotification {
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: required_params(params)?,
-                })
-            }
-        })
+        Ok(
+            match method {
+                ServerNotificationMethod::Cancelled => {
+                    Self::Cancelled(CancelledNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ServerNotificationMethod::Progress => {
+                    Self::Progress(ProgressNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ServerNotificationMethod::ResourceListChanged => {
+                    Self::ResourceListChanged(ResourceListChangedNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ServerNotificationMethod::ResourceUpdated => {
+                    Self::ResourceUpdated(ResourceUpdatedNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ServerNotificationMethod::PromptListChanged => {
+                    Self::PromptListChanged(PromptListChangedNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ServerNotificationMethod::ToolListChanged => {
+                    Self::ToolListChanged(ToolListChangedNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ServerNotificationMethod::TaskStatus => {
+                    Self::TaskStatus(TaskStatusNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ServerNotificationMethod::LoggingMessage => {
+                    Self::LoggingMessage(LoggingMessageNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ServerNotificationMethod::ElicitationComplete => {
+                    Self::ElicitationComplete(ElicitationCompleteNotification {
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+            },
+        )
     }
 }
 ///One of the `ServerRequest` alternatives.
@@ -6914,30 +7066,50 @@ impl ServerRequest {
         value: ::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
         match value.get("method") {
-            Some(::serde_json::Value::String(t)) => match t.as_str() {
-                "ping" => ::serde_json::from_value(value).map(Self::Ping),
-                "tasks/get" => ::serde_json::from_value(value).map(Self::GetTask),
-                "tasks/result" => ::serde_json::from_value(value).map(Self::GetTaskPayload),
-                "tasks/cancel" => ::serde_json::from_value(value).map(Self::CancelTask),
-                "tasks/list" => ::serde_json::from_value(value).map(Self::ListTasks),
-                "sampling/createMessage" => {
-                    ::serde_json::from_value(value).map(Self::CreateMessage)
+            Some(::serde_json::Value::String(t)) => {
+                match t.as_str() {
+                    "ping" => ::serde_json::from_value(value).map(Self::Ping),
+                    "tasks/get" => ::serde_json::from_value(value).map(Self::GetTask),
+                    "tasks/result" => {
+                        ::serde_json::from_value(value).map(Self::GetTaskPayload)
+                    }
+                    "tasks/cancel" => {
+                        ::serde_json::from_value(value).map(Self::CancelTask)
+                    }
+                    "tasks/list" => ::serde_json::from_value(value).map(Self::ListTasks),
+                    "sampling/createMessage" => {
+                        ::serde_json::from_value(value).map(Self::CreateMessage)
+                    }
+                    "roots/list" => ::serde_json::from_value(value).map(Self::ListRoots),
+                    "elicitation/create" => {
+                        ::serde_json::from_value(value).map(Self::Elicit)
+                    }
+                    other => {
+                        Err(
+                            <::serde_json::Error as ::serde::de::Error>::custom(
+                                format!(
+                                    "unknown ServerRequest `method` `{}`; expected one of `ping`, `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`, `sampling/createMessage`, `roots/list`, `elicitation/create`",
+                                    other
+                                ),
+                            ),
+                        )
+                    }
                 }
-                "roots/list" => ::serde_json::from_value(value).map(Self::ListRoots),
-                "elicitation/create" => ::serde_json::from_value(value).map(Self::Elicit),
-                other => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                    format!(
-                        "unknown ServerRequest `method` `{}`; expected one of `ping`, `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`, `sampling/createMessage`, `roots/list`, `elicitation/create`",
-                        other
+            }
+            Some(_) => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ServerRequest `method` must be a string",
                     ),
-                )),
-            },
-            Some(_) => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ServerRequest `method` must be a string",
-            )),
-            None => Err(<::serde_json::Error as ::serde::de::Error>::custom(
-                "ServerRequest is missing its `method`",
-            )),
+                )
+            }
+            None => {
+                Err(
+                    <::serde_json::Error as ::serde::de::Error>::custom(
+                        "ServerRequest is missing its `method`",
+                    ),
+                )
+            }
         }
     }
 }
@@ -7108,56 +7280,74 @@ impl ServerRequest {
         id: RequestId,
         params: ::std::option::Option<&::serde_json::value::RawValue>,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
-        Ok(match method {
-            ServerRequestMethod::Ping => Self::Ping(PingRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: optional_params(params)?,
-            }),
-            ServerRequestMethod::GetTask => Self::GetTask(GetTaskRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ServerRequestMethod::GetTaskPayload => Self::GetTaskPayload(GetTaskPayloadRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ServerRequestMethod::CancelTask => Self::CancelTask(CancelTaskRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ServerRequestMethod::ListTasks => Self::ListTasks(ListTasksRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: optional_params(params)?,
-            }),
-            ServerRequestMethod::CreateMessage => Self::CreateMessage(CreateMessageRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-            ServerRequestMethod::ListRoots => Self::ListRoots(ListRootsRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: optional_params(params)?,
-            }),
-            ServerRequestMethod::Elicit => Self::Elicit(ElicitRequest {
-                id,
-                jsonrpc: ::std::default::Default::default(),
-                method: ::std::default::Default::default(),
-                params: required_params(params)?,
-            }),
-        })
+        Ok(
+            match method {
+                ServerRequestMethod::Ping => {
+                    Self::Ping(PingRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ServerRequestMethod::GetTask => {
+                    Self::GetTask(GetTaskRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ServerRequestMethod::GetTaskPayload => {
+                    Self::GetTaskPayload(GetTaskPayloadRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ServerRequestMethod::CancelTask => {
+                    Self::CancelTask(CancelTaskRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ServerRequestMethod::ListTasks => {
+                    Self::ListTasks(ListTasksRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ServerRequestMethod::CreateMessage => {
+                    Self::CreateMessage(CreateMessageRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+                ServerRequestMethod::ListRoots => {
+                    Self::ListRoots(ListRootsRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: optional_params(params)?,
+                    })
+                }
+                ServerRequestMethod::Elicit => {
+                    Self::Elicit(ElicitRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: required_params(params)?,
+                    })
+                }
+            },
+        )
     }
 }
 ///A result answering a [`ClientRequest`], decoded by the method of the request it answers.
@@ -7226,64 +7416,118 @@ impl ServerResult {
         method: ClientRequestMethod,
         value: ::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
-        Ok(match method {
-            ClientRequestMethod::Initialize => Self::Initialize(::serde_json::from_value(value)?),
-            ClientRequestMethod::Ping => Self::Ping(::serde_json::from_value(value)?),
-            ClientRequestMethod::ListResources => {
-                Self::ListResources(::serde_json::from_value(value)?)
-            }
-            ClientRequestMethod::ListResourceTemplates => {
-                Self::ListResourceTemplates(::serde_json::from_value(value)?)
-            }
-            ClientRequestMethod::ReadResource => {
-                Self::ReadResource(::serde_json::from_value(value)?)
-            }
-            ClientRequestMethod::Subscribe => Self::Subscribe(::serde_json::from_value(value)?),
-            ClientRequestMethod::Unsubscribe => Self::Unsubscribe(::serde_json::from_value(value)?),
-            ClientRequestMethod::ListPrompts => Self::ListPrompts(::serde_json::from_value(value)?),
-            ClientRequestMethod::GetPrompt => Self::GetPrompt(::serde_json::from_value(value)?),
-            ClientRequestMethod::ListTools => Self::ListTools(::serde_json::from_value(value)?),
-            ClientRequestMethod::CallTool => Self::CallTool(::serde_json::from_value(value)?),
-            ClientRequestMethod::GetTask => Self::GetTask(::serde_json::from_value(value)?),
-            ClientRequestMethod::GetTaskPayload => {
-                Self::GetTaskPayload(::serde_json::from_value(value)?)
-            }
-            ClientRequestMethod::CancelTask => Self::CancelTask(::serde_json::from_value(value)?),
-            ClientRequestMethod::ListTasks => Self::ListTasks(::serde_json::from_value(value)?),
-            ClientRequestMethod::SetLevel => Self::SetLevel(::serde_json::from_value(value)?),
-            ClientRequestMethod::Complete => Self::Complete(::serde_json::from_value(value)?),
-        })
+        Ok(
+            match method {
+                ClientRequestMethod::Initialize => {
+                    Self::Initialize(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::Ping => Self::Ping(::serde_json::from_value(value)?),
+                ClientRequestMethod::ListResources => {
+                    Self::ListResources(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::ListResourceTemplates => {
+                    Self::ListResourceTemplates(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::ReadResource => {
+                    Self::ReadResource(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::Subscribe => {
+                    Self::Subscribe(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::Unsubscribe => {
+                    Self::Unsubscribe(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::ListPrompts => {
+                    Self::ListPrompts(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::GetPrompt => {
+                    Self::GetPrompt(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::ListTools => {
+                    Self::ListTools(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::CallTool => {
+                    Self::CallTool(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::GetTask => {
+                    Self::GetTask(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::GetTaskPayload => {
+                    Self::GetTaskPayload(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::CancelTask => {
+                    Self::CancelTask(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::ListTasks => {
+                    Self::ListTasks(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::SetLevel => {
+                    Self::SetLevel(::serde_json::from_value(value)?)
+                }
+                ClientRequestMethod::Complete => {
+                    Self::Complete(::serde_json::from_value(value)?)
+                }
+            },
+        )
     }
     /// Decodes the result of a request of method `method` from JSON text.
     pub fn from_json_str(
         method: ClientRequestMethod,
         json: &str,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
-        Ok(match method {
-            ClientRequestMethod::Initialize => Self::Initialize(::serde_json::from_str(json)?),
-            ClientRequestMethod::Ping => Self::Ping(::serde_json::from_str(json)?),
-            ClientRequestMethod::ListResources => {
-                Self::ListResources(::serde_json::from_str(json)?)
-            }
-            ClientRequestMethod::ListResourceTemplates => {
-                Self::ListResourceTemplates(::serde_json::from_str(json)?)
-            }
-            ClientRequestMethod::ReadResource => Self::ReadResource(::serde_json::from_str(json)?),
-            ClientRequestMethod::Subscribe => Self::Subscribe(::serde_json::from_str(json)?),
-            ClientRequestMethod::Unsubscribe => Self::Unsubscribe(::serde_json::from_str(json)?),
-            ClientRequestMethod::ListPrompts => Self::ListPrompts(::serde_json::from_str(json)?),
-            ClientRequestMethod::GetPrompt => Self::GetPrompt(::serde_json::from_str(json)?),
-            ClientRequestMethod::ListTools => Self::ListTools(::serde_json::from_str(json)?),
-            ClientRequestMethod::CallTool => Self::CallTool(::serde_json::from_str(json)?),
-            ClientRequestMethod::GetTask => Self::GetTask(::serde_json::from_str(json)?),
-            ClientRequestMethod::GetTaskPayload => {
-                Self::GetTaskPayload(::serde_json::from_str(json)?)
-            }
-            ClientRequestMethod::CancelTask => Self::CancelTask(::serde_json::from_str(json)?),
-            ClientRequestMethod::ListTasks => Self::ListTasks(::serde_json::from_str(json)?),
-            ClientRequestMethod::SetLevel => Self::SetLevel(::serde_json::from_str(json)?),
-            ClientRequestMethod::Complete => Self::Complete(::serde_json::from_str(json)?),
-        })
+        Ok(
+            match method {
+                ClientRequestMethod::Initialize => {
+                    Self::Initialize(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::Ping => Self::Ping(::serde_json::from_str(json)?),
+                ClientRequestMethod::ListResources => {
+                    Self::ListResources(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::ListResourceTemplates => {
+                    Self::ListResourceTemplates(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::ReadResource => {
+                    Self::ReadResource(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::Subscribe => {
+                    Self::Subscribe(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::Unsubscribe => {
+                    Self::Unsubscribe(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::ListPrompts => {
+                    Self::ListPrompts(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::GetPrompt => {
+                    Self::GetPrompt(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::ListTools => {
+                    Self::ListTools(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::CallTool => {
+                    Self::CallTool(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::GetTask => {
+                    Self::GetTask(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::GetTaskPayload => {
+                    Self::GetTaskPayload(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::CancelTask => {
+                    Self::CancelTask(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::ListTasks => {
+                    Self::ListTasks(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::SetLevel => {
+                    Self::SetLevel(::serde_json::from_str(json)?)
+                }
+                ClientRequestMethod::Complete => {
+                    Self::Complete(::serde_json::from_str(json)?)
+                }
+            },
+        )
     }
 }
 impl ::serde::Serialize for ServerResult {
@@ -7351,40 +7595,64 @@ impl ClientResult {
         method: ServerRequestMethod,
         value: ::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
-        Ok(match method {
-            ServerRequestMethod::Ping => Self::Ping(::serde_json::from_value(value)?),
-            ServerRequestMethod::GetTask => Self::GetTask(::serde_json::from_value(value)?),
-            ServerRequestMethod::GetTaskPayload => {
-                Self::GetTaskPayload(::serde_json::from_value(value)?)
-            }
-            ServerRequestMethod::CancelTask => Self::CancelTask(::serde_json::from_value(value)?),
-            ServerRequestMethod::ListTasks => Self::ListTasks(::serde_json::from_value(value)?),
-            ServerRequestMethod::CreateMessage => {
-                Self::CreateMessage(::serde_json::from_value(value)?)
-            }
-            ServerRequestMethod::ListRoots => Self::ListRoots(::serde_json::from_value(value)?),
-            ServerRequestMethod::Elicit => Self::Elicit(::serde_json::from_value(value)?),
-        })
+        Ok(
+            match method {
+                ServerRequestMethod::Ping => Self::Ping(::serde_json::from_value(value)?),
+                ServerRequestMethod::GetTask => {
+                    Self::GetTask(::serde_json::from_value(value)?)
+                }
+                ServerRequestMethod::GetTaskPayload => {
+                    Self::GetTaskPayload(::serde_json::from_value(value)?)
+                }
+                ServerRequestMethod::CancelTask => {
+                    Self::CancelTask(::serde_json::from_value(value)?)
+                }
+                ServerRequestMethod::ListTasks => {
+                    Self::ListTasks(::serde_json::from_value(value)?)
+                }
+                ServerRequestMethod::CreateMessage => {
+                    Self::CreateMessage(::serde_json::from_value(value)?)
+                }
+                ServerRequestMethod::ListRoots => {
+                    Self::ListRoots(::serde_json::from_value(value)?)
+                }
+                ServerRequestMethod::Elicit => {
+                    Self::Elicit(::serde_json::from_value(value)?)
+                }
+            },
+        )
     }
     /// Decodes the result of a request of method `method` from JSON text.
     pub fn from_json_str(
         method: ServerRequestMethod,
         json: &str,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
-        Ok(match method {
-            ServerRequestMethod::Ping => Self::Ping(::serde_json::from_str(json)?),
-            ServerRequestMethod::GetTask => Self::GetTask(::serde_json::from_str(json)?),
-            ServerRequestMethod::GetTaskPayload => {
-                Self::GetTaskPayload(::serde_json::from_str(json)?)
-            }
-            ServerRequestMethod::CancelTask => Self::CancelTask(::serde_json::from_str(json)?),
-            ServerRequestMethod::ListTasks => Self::ListTasks(::serde_json::from_str(json)?),
-            ServerRequestMethod::CreateMessage => {
-                Self::CreateMessage(::serde_json::from_str(json)?)
-            }
-            ServerRequestMethod::ListRoots => Self::ListRoots(::serde_json::from_str(json)?),
-            ServerRequestMethod::Elicit => Self::Elicit(::serde_json::from_str(json)?),
-        })
+        Ok(
+            match method {
+                ServerRequestMethod::Ping => Self::Ping(::serde_json::from_str(json)?),
+                ServerRequestMethod::GetTask => {
+                    Self::GetTask(::serde_json::from_str(json)?)
+                }
+                ServerRequestMethod::GetTaskPayload => {
+                    Self::GetTaskPayload(::serde_json::from_str(json)?)
+                }
+                ServerRequestMethod::CancelTask => {
+                    Self::CancelTask(::serde_json::from_str(json)?)
+                }
+                ServerRequestMethod::ListTasks => {
+                    Self::ListTasks(::serde_json::from_str(json)?)
+                }
+                ServerRequestMethod::CreateMessage => {
+                    Self::CreateMessage(::serde_json::from_str(json)?)
+                }
+                ServerRequestMethod::ListRoots => {
+                    Self::ListRoots(::serde_json::from_str(json)?)
+                }
+                ServerRequestMethod::Elicit => {
+                    Self::Elicit(::serde_json::from_str(json)?)
+                }
+            },
+        )
     }
 }
 impl ::serde::Serialize for ClientResult {
