@@ -61,6 +61,12 @@ pub fn generate(schema_json: &str, source: &str) -> Result<String, Error> {
     }
     settings.with_replacement(NUMBER_DEF, "::serde_json::Number", none());
     settings.with_replacement(OBJECT_SCHEMA_DEF, OBJECT_SCHEMA_DEF, none());
+    // Ids and tokens key the engine's maps of in-flight requests.
+    for def in ["RequestId", "ProgressToken"] {
+        let mut patch = TypeSpacePatch::default();
+        patch.with_derive("Eq").with_derive("Hash");
+        settings.with_patch(def, &patch);
+    }
     for def in ["Result", "Error"] {
         settings.with_patch(def, TypeSpacePatch::default().with_rename(rust_type(def)));
     }

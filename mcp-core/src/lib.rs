@@ -1,1 +1,15 @@
+//! The libmcp Model Context Protocol engine.
+
+pub mod client;
+mod error;
+pub mod jsonrpc;
 pub mod schema;
+pub mod server;
+pub mod session;
+pub mod transport;
+pub mod uri_template;
+mod version;
+
+pub use version::ProtocolVersion;
+
+pub use error::{Error, Result};

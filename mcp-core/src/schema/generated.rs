@@ -2154,7 +2154,7 @@ pub struct ProgressNotificationParams {
     pub total: ::std::option::Option<::serde_json::Number>,
 }
 ///A progress token, used to associate progress notifications with the original request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
 #[serde(untagged)]
 pub enum ProgressToken {
     Integer(i64),
@@ -2343,7 +2343,7 @@ pub struct Request {
     >,
 }
 ///A uniquely identifying ID for a request in JSON-RPC.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
 #[serde(untagged)]
 pub enum RequestId {
     Integer(i64),

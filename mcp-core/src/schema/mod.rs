@@ -12,4 +12,6 @@
 #[rustfmt::skip]
 mod generated;
 
+mod ext;
+
 pub use generated::*;

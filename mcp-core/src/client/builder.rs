@@ -1,0 +1,160 @@
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde_json::Map;
+
+use super::Client;
+use crate::jsonrpc::RpcError;
+use crate::schema::{
+    ClientCapabilities, ClientCapabilitiesElicitation, ClientCapabilitiesRoots,
+    ClientCapabilitiesSampling, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, Implementation, Root, ServerNotification,
+};
+use crate::session::{RequestContext, SessionConfig};
+use crate::transport::Transport;
+use crate::{ProtocolVersion, Result};
+
+/// Answers `sampling/createMessage`.
+pub type SamplingFn = Arc<
+    dyn Fn(
+            CreateMessageRequestParams,
+            RequestContext,
+        ) -> BoxFuture<'static, Result<CreateMessageResult, RpcError>>
+        + Send
+        + Sync,
+>;
+/// Answers `elicitation/create`.
+pub type ElicitationFn = Arc<
+    dyn Fn(
+            ElicitRequestParams,
+            RequestContext,
+        ) -> BoxFuture<'static, Result<ElicitResult, RpcError>>
+        + Send
+        + Sync,
+>;
+pub(crate) type NotificationFn = Arc<dyn Fn(ServerNotification) + Send + Sync>;
+
+/// Configures and connects a [`Client`].
+pub struct ClientBuilder {
+    pub(crate) info: Implementation,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) config: SessionConfig,
+    pub(crate) sampling: Option<(SamplingFn, bool)>,
+    pub(crate) elicitation: Option<(ElicitationFn, bool)>,
+    pub(crate) roots: Option<Arc<Mutex<Vec<Root>>>>,
+    pub(crate) on_notification: Option<NotificationFn>,
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("info", &self.info)
+            .field("version", &self.version)
+            .field("sampling", &self.sampling.is_some())
+            .field("elicitation", &self.elicitation.is_some())
+            .field("roots", &self.roots.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    pub(crate) fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            info: Implementation::new(name, version),
+            version: ProtocolVersion::LATEST,
+            config: SessionConfig::default(),
+            sampling: None,
+            elicitation: None,
+            roots: None,
+            on_notification: None,
+        }
+    }
+
+    /// Asks the server for this protocol revision (default: the latest).
+    #[must_use]
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// Session limits and timeouts.
+    #[must_use]
+    pub fn session_config(mut self, config: SessionConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Answers the server's `sampling/createMessage` (declares `sampling`;
+    /// with `tools: true` also `sampling.tools`).
+    #[must_use]
+    pub fn on_sampling<F, Fut>(mut self, tools: bool, handler: F) -> Self
+    where
+        F: Fn(CreateMessageRequestParams, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, RpcError>> + Send + 'static,
+    {
+        self.sampling = Some((Arc::new(move |p, cx| Box::pin(handler(p, cx))), tools));
+        self
+    }
+
+    /// Answers the server's `elicitation/create` (declares `elicitation`
+    /// with form mode; with `url: true` also URL mode).
+    #[must_use]
+    pub fn on_elicitation<F, Fut>(mut self, url: bool, handler: F) -> Self
+    where
+        F: Fn(ElicitRequestParams, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, RpcError>> + Send + 'static,
+    {
+        self.elicitation = Some((Arc::new(move |p, cx| Box::pin(handler(p, cx))), url));
+        self
+    }
+
+    /// Offers these roots (declares `roots` with `listChanged`); change them
+    /// later with [`Client::set_roots`].
+    #[must_use]
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.roots = Some(Arc::new(Mutex::new(roots)));
+        self
+    }
+
+    /// Called with every notification from the server (besides the
+    /// [`Client::notifications`] stream).
+    #[must_use]
+    pub fn on_notification(
+        mut self,
+        handler: impl Fn(ServerNotification) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_notification = Some(Arc::new(handler));
+        self
+    }
+
+    pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        ClientCapabilities {
+            sampling: self
+                .sampling
+                .as_ref()
+                .map(|(_, tools)| ClientCapabilitiesSampling {
+                    context: None,
+                    tools: tools.then(Map::new),
+                }),
+            elicitation: self
+                .elicitation
+                .as_ref()
+                .map(|(_, url)| ClientCapabilitiesElicitation {
+                    form: Some(Map::new()),
+                    url: url.then(Map::new),
+                }),
+            roots: self.roots.as_ref().map(|_| ClientCapabilitiesRoots {
+                list_changed: Some(true),
+            }),
+            experimental: None,
+            tasks: None,
+        }
+    }
+
+    /// Connects over `transport` and initializes the session.
+    pub async fn connect(self, transport: impl Transport) -> Result<Client> {
+        Client::connect(self, transport).await
+    }
+}

@@ -1,0 +1,509 @@
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{Map, Value};
+use tokio::sync::broadcast;
+
+use super::ClientBuilder;
+use super::service::ClientService;
+use crate::schema::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CompleteRequest, CompleteRequestParams,
+    CompleteResult, EmptyResult, GetPromptRequest, GetPromptRequestParams, GetPromptResult,
+    Implementation, InitializeRequest, InitializeRequestParams, InitializeResult,
+    InitializedNotification, ListPromptsRequest, ListPromptsResult, ListResourceTemplatesRequest,
+    ListResourceTemplatesResult, ListResourcesRequest, ListResourcesResult, ListToolsRequest,
+    ListToolsResult, LoggingLevel, PaginatedRequestParams, PingRequest, Prompt,
+    ReadResourceRequest, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+    Root, RootsListChangedNotification, ServerCapabilities, ServerNotification, SetLevelRequest,
+    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, Tool, UnsubscribeRequest,
+    UnsubscribeRequestParams,
+};
+use crate::session::{Peer, RequestOptions, Session};
+use crate::transport::Transport;
+use crate::{Error, ProtocolVersion, Result};
+
+/// Most pages `list_all_*` follows before giving up on a server whose
+/// cursors never end.
+const MAX_PAGES: usize = 10_000;
+
+/// A connected, initialized MCP client.
+///
+/// ```no_run
+/// # async fn demo() -> mcp_core::Result<()> {
+/// use mcp_core::client::Client;
+/// use mcp_core::transport::ChildProcess;
+///
+/// let client = Client::builder("my-app", "1.0.0")
+///     .connect(ChildProcess::new("npx").args(["-y", "@modelcontextprotocol/server-everything"]))
+///     .await?;
+/// for tool in client.list_all_tools().await? {
+///     println!("{}", tool.name);
+/// }
+/// client.close().await;
+/// # Ok(()) }
+/// ```
+pub struct Client {
+    session: Session,
+    server: InitializeResult,
+    version: ProtocolVersion,
+    roots: Option<Arc<Mutex<Vec<Root>>>>,
+    notifications: broadcast::Sender<ServerNotification>,
+    output_validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("server", &self.server.server_info)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn paginated(cursor: Option<String>) -> Option<PaginatedRequestParams> {
+    cursor.map(|cursor| PaginatedRequestParams {
+        cursor: Some(cursor),
+        meta: None,
+    })
+}
+
+impl Client {
+    /// Starts configuring a client named `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
+        ClientBuilder::new(name, version)
+    }
+
+    pub(crate) async fn connect(builder: ClientBuilder, transport: impl Transport) -> Result<Self> {
+        let capabilities = builder.capabilities();
+        let (notifications, _) = broadcast::channel(256);
+        let service = Arc::new(ClientService {
+            sampling: builder.sampling.map(|(f, _)| f),
+            elicitation: builder.elicitation.map(|(f, _)| f),
+            roots: builder.roots.clone(),
+            on_notification: builder.on_notification,
+            notifications: notifications.clone(),
+        });
+        let session = Session::start(transport, service, builder.config)?;
+        let params = InitializeRequestParams {
+            capabilities,
+            client_info: builder.info,
+            protocol_version: builder.version.as_str().to_string(),
+            meta: None,
+        };
+        let server = match session
+            .peer()
+            .request::<InitializeRequest>(params, RequestOptions::default())
+            .await
+        {
+            Ok(server) => server,
+            Err(e) => {
+                session.close().await;
+                return Err(e);
+            }
+        };
+        let Some(version) = ProtocolVersion::parse(&server.protocol_version) else {
+            session.close().await;
+            let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+            return Err(Error::ProtocolVersion(format!(
+                "the server answered with protocol version `{}`; this client supports {}",
+                server.protocol_version,
+                supported.join(", ")
+            )));
+        };
+        session
+            .peer()
+            .notify::<InitializedNotification>(None)
+            .await?;
+        Ok(Self {
+            session,
+            server,
+            version,
+            roots: builder.roots,
+            notifications,
+            output_validators: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The server's name and version.
+    pub fn server_info(&self) -> &Implementation {
+        &self.server.server_info
+    }
+
+    /// What the server declared it supports.
+    pub fn server_capabilities(&self) -> &ServerCapabilities {
+        &self.server.capabilities
+    }
+
+    /// The server's instructions, if any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.server.instructions.as_deref()
+    }
+
+    /// The negotiated protocol revision.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// The server, for requests this type has no method for.
+    pub fn peer(&self) -> &Peer {
+        self.session.peer()
+    }
+
+    /// A stream of the server's notifications. Slow receivers miss the
+    /// oldest ones (see `broadcast::error::RecvError::Lagged`).
+    pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
+        self.notifications.subscribe()
+    }
+
+    /// Fails with a clear error when the server did not declare `capability`.
+    fn require(&self, declared: bool, method: &str, capability: &str) -> Result<()> {
+        if declared {
+            Ok(())
+        } else {
+            Err(Error::CapabilityNotSupported {
+                method: method.to_string(),
+                capability: capability.to_string(),
+            })
+        }
+    }
+
+    fn has_tools(&self, method: &str) -> Result<()> {
+        self.require(self.server.capabilities.tools.is_some(), method, "tools")
+    }
+
+    fn has_resources(&self, method: &str) -> Result<()> {
+        self.require(
+            self.server.capabilities.resources.is_some(),
+            method,
+            "resources",
+        )
+    }
+
+    fn has_prompts(&self, method: &str) -> Result<()> {
+        self.require(
+            self.server.capabilities.prompts.is_some(),
+            method,
+            "prompts",
+        )
+    }
+
+    /// `ping`.
+    pub async fn ping(&self) -> Result<()> {
+        self.peer()
+            .request::<PingRequest>(None, RequestOptions::default())
+            .await
+            .map(|_: EmptyResult| ())
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult> {
+        self.has_tools("tools/list")?;
+        let result = self
+            .peer()
+            .request::<ListToolsRequest>(paginated(cursor), RequestOptions::default())
+            .await?;
+        self.remember_output_schemas(&result.tools);
+        Ok(result)
+    }
+
+    /// Every tool, following cursors.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let page = self.list_tools(cursor).await?;
+            all.extend(page.tools);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        Err(Error::Protocol(format!(
+            "tools/list returned more than {MAX_PAGES} pages"
+        )))
+    }
+
+    /// `tools/call` with arguments as a JSON object.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<CallToolResult> {
+        let params = CallToolRequestParams {
+            name: name.to_string(),
+            arguments,
+            meta: None,
+            task: None,
+        };
+        self.call_tool_with(params, RequestOptions::default()).await
+    }
+
+    /// `tools/call` with full params and per-call options (timeout,
+    /// progress, cancellation). A `structuredContent` is checked against the
+    /// tool's `outputSchema` when the tool was seen in `tools/list`.
+    pub async fn call_tool_with(
+        &self,
+        params: CallToolRequestParams,
+        options: RequestOptions,
+    ) -> Result<CallToolResult> {
+        self.has_tools("tools/call")?;
+        let name = params.name.clone();
+        let result = self
+            .peer()
+            .request::<CallToolRequest>(params, options)
+            .await?;
+        self.check_structured_content(&name, &result)?;
+        Ok(result)
+    }
+
+    fn remember_output_schemas(&self, tools: &[Tool]) {
+        let mut validators = lock(&self.output_validators);
+        for tool in tools {
+            match &tool.output_schema {
+                Some(schema) => {
+                    match jsonschema::validator_for(&Value::Object(schema.as_map().clone())) {
+                        Ok(v) => {
+                            validators.insert(tool.name.clone(), Arc::new(v));
+                        }
+                        Err(e) => {
+                            tracing::warn!("tool `{}` has an invalid outputSchema: {e}", tool.name)
+                        }
+                    }
+                }
+                None => {
+                    validators.remove(&tool.name);
+                }
+            }
+        }
+    }
+
+    fn check_structured_content(&self, name: &str, result: &CallToolResult) -> Result<()> {
+        let Some(validator) = lock(&self.output_validators).get(name).cloned() else {
+            return Ok(());
+        };
+        if result.is_error() {
+            return Ok(());
+        }
+        let Some(structured) = &result.structured_content else {
+            return Err(Error::Protocol(format!(
+                "tool `{name}` declares an outputSchema but returned no structuredContent"
+            )));
+        };
+        let instance = Value::Object(structured.clone());
+        let problems: Vec<String> = validator
+            .iter_errors(&instance)
+            .map(|e| e.to_string())
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Protocol(format!(
+                "structuredContent of tool `{name}` does not match its outputSchema: {}",
+                problems.join("; ")
+            )))
+        }
+    }
+
+    /// One page of `resources/list`.
+    pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult> {
+        self.has_resources("resources/list")?;
+        self.peer()
+            .request::<ListResourcesRequest>(paginated(cursor), RequestOptions::default())
+            .await
+    }
+
+    /// Every resource, following cursors.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let page = self.list_resources(cursor).await?;
+            all.extend(page.resources);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        Err(Error::Protocol(format!(
+            "resources/list returned more than {MAX_PAGES} pages"
+        )))
+    }
+
+    /// One page of `resources/templates/list`.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourceTemplatesResult> {
+        self.has_resources("resources/templates/list")?;
+        self.peer()
+            .request::<ListResourceTemplatesRequest>(paginated(cursor), RequestOptions::default())
+            .await
+    }
+
+    /// Every resource template, following cursors.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let page = self.list_resource_templates(cursor).await?;
+            all.extend(page.resource_templates);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        Err(Error::Protocol(format!(
+            "resources/templates/list returned more than {MAX_PAGES} pages"
+        )))
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        self.has_resources("resources/read")?;
+        let params = ReadResourceRequestParams {
+            uri: uri.to_string(),
+            meta: None,
+        };
+        self.peer()
+            .request::<ReadResourceRequest>(params, RequestOptions::default())
+            .await
+    }
+
+    /// `resources/subscribe` (needs the server's `resources.subscribe`).
+    pub async fn subscribe(&self, uri: &str) -> Result<()> {
+        let declared = self
+            .server
+            .capabilities
+            .resources
+            .as_ref()
+            .and_then(|r| r.subscribe)
+            == Some(true);
+        self.require(declared, "resources/subscribe", "resources.subscribe")?;
+        let params = SubscribeRequestParams {
+            uri: uri.to_string(),
+            meta: None,
+        };
+        self.peer()
+            .request::<SubscribeRequest>(params, RequestOptions::default())
+            .await
+            .map(|_| ())
+    }
+
+    /// `resources/unsubscribe`.
+    pub async fn unsubscribe(&self, uri: &str) -> Result<()> {
+        let declared = self
+            .server
+            .capabilities
+            .resources
+            .as_ref()
+            .and_then(|r| r.subscribe)
+            == Some(true);
+        self.require(declared, "resources/unsubscribe", "resources.subscribe")?;
+        let params = UnsubscribeRequestParams {
+            uri: uri.to_string(),
+            meta: None,
+        };
+        self.peer()
+            .request::<UnsubscribeRequest>(params, RequestOptions::default())
+            .await
+            .map(|_| ())
+    }
+
+    /// One page of `prompts/list`.
+    pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult> {
+        self.has_prompts("prompts/list")?;
+        self.peer()
+            .request::<ListPromptsRequest>(paginated(cursor), RequestOptions::default())
+            .await
+    }
+
+    /// Every prompt, following cursors.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let page = self.list_prompts(cursor).await?;
+            all.extend(page.prompts);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        Err(Error::Protocol(format!(
+            "prompts/list returned more than {MAX_PAGES} pages"
+        )))
+    }
+
+    /// `prompts/get` with string arguments.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<indexmap::IndexMap<String, String>>,
+    ) -> Result<GetPromptResult> {
+        self.has_prompts("prompts/get")?;
+        let params = GetPromptRequestParams {
+            name: name.to_string(),
+            arguments,
+            meta: None,
+        };
+        self.peer()
+            .request::<GetPromptRequest>(params, RequestOptions::default())
+            .await
+    }
+
+    /// `completion/complete` (needs the server's `completions`).
+    pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult> {
+        self.require(
+            self.server.capabilities.completions.is_some(),
+            "completion/complete",
+            "completions",
+        )?;
+        self.peer()
+            .request::<CompleteRequest>(params, RequestOptions::default())
+            .await
+    }
+
+    /// `logging/setLevel` (needs the server's `logging`).
+    pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
+        self.require(
+            self.server.capabilities.logging.is_some(),
+            "logging/setLevel",
+            "logging",
+        )?;
+        let params = SetLevelRequestParams { level, meta: None };
+        self.peer()
+            .request::<SetLevelRequest>(params, RequestOptions::default())
+            .await
+            .map(|_| ())
+    }
+
+    /// Replaces the roots offered to the server and sends
+    /// `notifications/roots/list_changed`.
+    pub async fn set_roots(&self, roots: Vec<Root>) -> Result<()> {
+        let Some(current) = &self.roots else {
+            return Err(Error::InvalidArgument(
+                "this client offers no roots; configure them with ClientBuilder::roots".into(),
+            ));
+        };
+        *lock(current) = roots;
+        self.peer()
+            .notify::<RootsListChangedNotification>(None)
+            .await
+    }
+
+    /// Ends the session and closes the transport (a child process is shut
+    /// down as the spec says).
+    pub async fn close(&self) {
+        self.session.close().await;
+    }
+
+    /// Waits until the session ends and returns why.
+    pub async fn closed(&self) -> String {
+        self.session.closed().await
+    }
+}

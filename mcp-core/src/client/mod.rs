@@ -1,0 +1,11 @@
+//! The client role: [`Client`] connects to a server over any transport,
+//! initializes, and offers a typed method per request. Handlers registered
+//! on the [`ClientBuilder`] answer the server's requests (sampling, roots,
+//! elicitation) and determine the capabilities the client declares.
+
+mod builder;
+mod connection;
+mod service;
+
+pub use builder::{ClientBuilder, ElicitationFn, SamplingFn};
+pub use connection::Client;

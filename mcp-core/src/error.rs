@@ -1,0 +1,57 @@
+use std::time::Duration;
+
+use crate::jsonrpc::RpcError;
+
+/// Everything that can go wrong in `mcp-core`, as a Rust caller sees it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The peer answered with a JSON-RPC error.
+    #[error("the peer answered with an error: {0}")]
+    Rpc(#[from] RpcError),
+    /// The request did not get an answer in time; it was cancelled.
+    #[error("request `{method}` timed out after {timeout:?}")]
+    Timeout {
+        /// The method of the request.
+        method: String,
+        /// The timeout that expired.
+        timeout: Duration,
+    },
+    /// The request was cancelled by the caller.
+    #[error("request cancelled: {0}")]
+    Cancelled(String),
+    /// The connection is closed (peer gone, transport failed or session ended).
+    #[error("connection closed: {0}")]
+    ConnectionClosed(String),
+    /// The peer did not declare the capability this operation needs.
+    #[error(
+        "the peer does not support `{method}`: it did not declare the `{capability}` capability"
+    )]
+    CapabilityNotSupported {
+        /// The method that needs the capability.
+        method: String,
+        /// The capability, as a path such as `sampling` or `resources.subscribe`.
+        capability: String,
+    },
+    /// Version negotiation failed.
+    #[error("protocol version: {0}")]
+    ProtocolVersion(String),
+    /// The session is not in a state that allows this (e.g. not initialized).
+    #[error("{0}")]
+    Lifecycle(String),
+    /// A message could not be encoded or a result could not be decoded.
+    #[error("invalid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// Something the peer sent does not follow the protocol.
+    #[error("protocol violation: {0}")]
+    Protocol(String),
+    /// A transport failed (spawning a process, reading, writing).
+    #[error("transport: {0}")]
+    Transport(#[from] std::io::Error),
+    /// An argument given to this library is not valid.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

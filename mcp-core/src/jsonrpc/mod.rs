@@ -1,0 +1,15 @@
+//! JSON-RPC 2.0 framing of MCP messages: the wire error type, decoding of one
+//! incoming message into an [`Inbound`] (params and results left as raw JSON
+//! until the method is known) and encoding of outgoing messages.
+
+mod decode;
+mod encode;
+mod error;
+
+pub use decode::{
+    DecodeError, Inbound, InboundNotification, InboundRequest, InboundResponse, decode,
+};
+pub use encode::{
+    encode_empty_result, encode_error, encode_notification, encode_request, encode_result,
+};
+pub use error::{ErrorCode, RpcError};

@@ -1,0 +1,176 @@
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::session_state::SessionState;
+use crate::schema::{
+    ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, Implementation, ListRootsRequest,
+    ListRootsResult, LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParams,
+    RequestId,
+};
+use crate::session::{Peer, RequestContext, RequestOptions};
+use crate::{Error, ProtocolVersion, Result};
+
+/// What a server handler gets besides its params: the request, the client,
+/// and a way to talk back to it.
+#[derive(Clone, Debug)]
+pub struct Context {
+    pub(crate) request: Option<RequestContext>,
+    pub(crate) peer: Peer,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) session: Arc<SessionState>,
+}
+
+impl Context {
+    pub(crate) fn for_request(request: RequestContext, session: Arc<SessionState>) -> Self {
+        Self {
+            peer: request.peer().clone(),
+            cancel: request.cancellation().clone(),
+            request: Some(request),
+            session,
+        }
+    }
+
+    pub(crate) fn for_session(session: Arc<SessionState>) -> Self {
+        Self {
+            peer: session.peer.clone(),
+            cancel: session.peer.shared.closed.child_token(),
+            request: None,
+            session,
+        }
+    }
+
+    /// The id of the request being handled (`None` in notification hooks).
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.request.as_ref().map(RequestContext::id)
+    }
+
+    /// Fires when the client cancels the request or the session ends.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Whether the request was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The client's name and version.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.session.client.get().map(|c| &c.info)
+    }
+
+    /// What the client declared it supports.
+    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.session.client.get().map(|c| &c.capabilities)
+    }
+
+    /// The negotiated protocol revision.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.session.client.get().map(|c| c.version)
+    }
+
+    /// The client, for sending other requests and notifications.
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    /// Reports progress if the client asked for it (does nothing otherwise).
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Result<()> {
+        match &self.request {
+            Some(request) => request.progress(progress, total, message).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the client subscribed to `uri` in this session.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        self.session.is_subscribed(uri)
+    }
+
+    /// Sends a log message if `level` passes the level the client set with
+    /// `logging/setLevel`.
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> Result<()> {
+        if !self.session.logs(level) {
+            return Ok(());
+        }
+        let params = LoggingMessageNotificationParams {
+            level,
+            logger: logger.map(str::to_string),
+            data,
+            meta: None,
+        };
+        self.peer()
+            .notify::<LoggingMessageNotification>(params)
+            .await
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`).
+    /// Fails without sending if the client did not declare `sampling` (or
+    /// `sampling.tools` when `tools` are given).
+    pub async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult> {
+        let caps = self.client_capabilities();
+        let sampling = caps.and_then(|c| c.sampling.as_ref());
+        let Some(sampling) = sampling else {
+            return Err(missing("sampling/createMessage", "sampling"));
+        };
+        if (params.tools.is_some() || params.tool_choice.is_some()) && sampling.tools.is_none() {
+            return Err(missing("sampling/createMessage", "sampling.tools"));
+        }
+        self.peer()
+            .request::<CreateMessageRequest>(params, RequestOptions::default())
+            .await
+    }
+
+    /// Asks the client for its roots (`roots/list`). Fails without sending if
+    /// the client did not declare `roots`.
+    pub async fn list_roots(&self) -> Result<ListRootsResult> {
+        if self
+            .client_capabilities()
+            .and_then(|c| c.roots.as_ref())
+            .is_none()
+        {
+            return Err(missing("roots/list", "roots"));
+        }
+        self.peer()
+            .request::<ListRootsRequest>(None, RequestOptions::default())
+            .await
+    }
+
+    /// Asks the user for input through the client (`elicitation/create`), in
+    /// form or URL mode. Fails without sending if the client did not declare
+    /// the `elicitation` capability for that mode.
+    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult> {
+        let elicitation = self
+            .client_capabilities()
+            .and_then(|c| c.elicitation.as_ref());
+        let Some(elicitation) = elicitation else {
+            return Err(missing("elicitation/create", "elicitation"));
+        };
+        // An empty `elicitation: {}` means form mode only (spec 2025-11-25).
+        let url_ok = elicitation.url.is_some();
+        if matches!(params, ElicitRequestParams::Url(_)) && !url_ok {
+            return Err(missing("elicitation/create", "elicitation.url"));
+        }
+        self.peer()
+            .request::<ElicitRequest>(params, RequestOptions::default())
+            .await
+    }
+}
+
+fn missing(method: &str, capability: &str) -> Error {
+    Error::CapabilityNotSupported {
+        method: method.to_string(),
+        capability: capability.to_string(),
+    }
+}

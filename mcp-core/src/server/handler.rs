@@ -1,0 +1,135 @@
+use async_trait::async_trait;
+
+use super::Context;
+use crate::jsonrpc::RpcError;
+use crate::schema::{
+    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, EmptyResult,
+    GetPromptRequestParams, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResult, ServerCapabilities, SubscribeRequestParams,
+    UnsubscribeRequestParams,
+};
+
+/// Who the server is, sent in the `initialize` result.
+#[derive(Clone, Debug)]
+pub struct ServerInfo {
+    /// Name and version.
+    pub implementation: Implementation,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// Hints for the model about how to use the server.
+    pub instructions: Option<String>,
+}
+
+/// Full control over every client request. Each method's default answers
+/// "method not found", so implement those whose capability
+/// [`info`](Self::info) declares.
+///
+/// The session engine handles the lifecycle (`initialize`, `ping`,
+/// `notifications/initialized`), `logging/setLevel`, cancellation and progress
+/// before any of these methods is called: they never need to check whether
+/// the session is initialized.
+///
+/// Most servers use [`Server`](super::Server), which implements this trait
+/// from registered tools, resources and prompts.
+#[async_trait]
+pub trait ServerHandler: Send + Sync + 'static {
+    /// Name, version, capabilities and instructions.
+    fn info(&self) -> ServerInfo;
+
+    /// `tools/list`.
+    async fn list_tools(
+        &self,
+        _params: Option<PaginatedRequestParams>,
+        _cx: Context,
+    ) -> Result<ListToolsResult, RpcError> {
+        Err(RpcError::method_not_found("tools/list"))
+    }
+
+    /// `tools/call`.
+    async fn call_tool(
+        &self,
+        _params: CallToolRequestParams,
+        _cx: Context,
+    ) -> Result<CallToolResult, RpcError> {
+        Err(RpcError::method_not_found("tools/call"))
+    }
+
+    /// `resources/list`.
+    async fn list_resources(
+        &self,
+        _params: Option<PaginatedRequestParams>,
+        _cx: Context,
+    ) -> Result<ListResourcesResult, RpcError> {
+        Err(RpcError::method_not_found("resources/list"))
+    }
+
+    /// `resources/templates/list`.
+    async fn list_resource_templates(
+        &self,
+        _params: Option<PaginatedRequestParams>,
+        _cx: Context,
+    ) -> Result<ListResourceTemplatesResult, RpcError> {
+        Err(RpcError::method_not_found("resources/templates/list"))
+    }
+
+    /// `resources/read`.
+    async fn read_resource(
+        &self,
+        _params: ReadResourceRequestParams,
+        _cx: Context,
+    ) -> Result<ReadResourceResult, RpcError> {
+        Err(RpcError::method_not_found("resources/read"))
+    }
+
+    /// `resources/subscribe`.
+    async fn subscribe(
+        &self,
+        _params: SubscribeRequestParams,
+        _cx: Context,
+    ) -> Result<EmptyResult, RpcError> {
+        Err(RpcError::method_not_found("resources/subscribe"))
+    }
+
+    /// `resources/unsubscribe`.
+    async fn unsubscribe(
+        &self,
+        _params: UnsubscribeRequestParams,
+        _cx: Context,
+    ) -> Result<EmptyResult, RpcError> {
+        Err(RpcError::method_not_found("resources/unsubscribe"))
+    }
+
+    /// `prompts/list`.
+    async fn list_prompts(
+        &self,
+        _params: Option<PaginatedRequestParams>,
+        _cx: Context,
+    ) -> Result<ListPromptsResult, RpcError> {
+        Err(RpcError::method_not_found("prompts/list"))
+    }
+
+    /// `prompts/get`.
+    async fn get_prompt(
+        &self,
+        _params: GetPromptRequestParams,
+        _cx: Context,
+    ) -> Result<GetPromptResult, RpcError> {
+        Err(RpcError::method_not_found("prompts/get"))
+    }
+
+    /// `completion/complete`.
+    async fn complete(
+        &self,
+        _params: CompleteRequestParams,
+        _cx: Context,
+    ) -> Result<CompleteResult, RpcError> {
+        Err(RpcError::method_not_found("completion/complete"))
+    }
+
+    /// The client's root list changed.
+    async fn roots_list_changed(&self, _cx: Context) {}
+
+    /// A new session finished initializing.
+    async fn initialized(&self, _cx: Context) {}
+}

@@ -1,0 +1,19 @@
+//! The server role: [`Server`] (register tools, resources and prompts; the
+//! capabilities follow from what is registered) and, for full control,
+//! [`ServerHandler`].
+
+mod context;
+mod handler;
+mod pagination;
+mod registry;
+mod resource;
+mod service;
+mod session_state;
+mod tool;
+
+pub use context::Context;
+pub use handler::{ServerHandler, ServerInfo};
+pub use registry::{CompletionFn, Server, ServerBuilder};
+pub use resource::{PromptDef, ResourceDef, ResourceTemplateDef};
+pub use service::{ServerSession, serve};
+pub use tool::{Json, ToolDef, ToolOutput, validate_tool_name};

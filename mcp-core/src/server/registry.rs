@@ -1,0 +1,600 @@
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use async_trait::async_trait;
+use futures::future::BoxFuture;
+use indexmap::IndexMap;
+use serde_json::Map;
+
+use super::pagination::page;
+use super::service::{ServerSession, serve};
+use super::session_state::SessionState;
+use super::{
+    Context, PromptDef, ResourceDef, ResourceTemplateDef, ServerHandler, ServerInfo, ToolDef,
+};
+use crate::jsonrpc::{ErrorCode, RpcError};
+use crate::schema::{
+    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult,
+    CompleteResultCompletion, EmptyResult, GetPromptRequestParams, GetPromptResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, PromptListChangedNotification, ReadResourceRequestParams,
+    ReadResourceResult, ResourceListChangedNotification, ResourceUpdatedNotification,
+    ResourceUpdatedNotificationParams, ServerCapabilities, ServerCapabilitiesPrompts,
+    ServerCapabilitiesResources, ServerCapabilitiesTools, SubscribeRequestParams,
+    ToolListChangedNotification, UnsubscribeRequestParams,
+};
+use crate::session::SessionConfig;
+use crate::transport::Transport;
+use crate::{Error, Result};
+
+/// Answers `completion/complete`.
+pub type CompletionFn = Arc<
+    dyn Fn(
+            CompleteRequestParams,
+            Context,
+        ) -> BoxFuture<'static, Result<CompleteResultCompletion, RpcError>>
+        + Send
+        + Sync,
+>;
+
+/// An MCP server made of registered tools, resources, resource templates,
+/// prompts and a completion handler. Cheap to clone; every clone is the same
+/// server. Serve it over any number of transports at once.
+///
+/// ```
+/// use mcp_core::server::{Json, Server, ToolDef};
+/// # use schemars::JsonSchema;
+/// # use serde::Deserialize;
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Add { a: i64, b: i64 }
+///
+/// let server = Server::builder("calculator", "1.0.0")
+///     .tool(ToolDef::new("add", "Adds two integers", |args: Add, _cx| async move {
+///         Ok::<_, String>(format!("{}", args.a + args.b))
+///     }).unwrap())
+///     .build();
+/// // server.serve(mcp_core::transport::Stdio::new())?.closed().await;
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    implementation: Implementation,
+    instructions: Option<String>,
+    page_size: usize,
+    config: SessionConfig,
+    offers: Offers,
+    tools: RwLock<IndexMap<String, ToolDef>>,
+    resources: RwLock<IndexMap<String, ResourceDef>>,
+    templates: RwLock<IndexMap<String, ResourceTemplateDef>>,
+    prompts: RwLock<IndexMap<String, PromptDef>>,
+    completion: Option<CompletionFn>,
+    sessions: Mutex<Vec<Weak<SessionState>>>,
+}
+
+/// Which capabilities the server declares, fixed when it is built.
+#[derive(Clone, Copy, Debug, Default)]
+struct Offers {
+    tools: bool,
+    resources: bool,
+    prompts: bool,
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("implementation", &self.inner.implementation)
+            .finish_non_exhaustive()
+    }
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Builds a [`Server`].
+pub struct ServerBuilder {
+    implementation: Implementation,
+    instructions: Option<String>,
+    page_size: usize,
+    config: SessionConfig,
+    offers: Offers,
+    tools: IndexMap<String, ToolDef>,
+    resources: IndexMap<String, ResourceDef>,
+    templates: IndexMap<String, ResourceTemplateDef>,
+    prompts: IndexMap<String, PromptDef>,
+    completion: Option<CompletionFn>,
+}
+
+impl fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("implementation", &self.implementation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    /// Sets the instructions sent to clients at initialization.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Sets the server's human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.implementation.title = Some(title.into());
+        self
+    }
+
+    /// Items per page of `*/list` results (default 100).
+    #[must_use]
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+
+    /// Session limits and timeouts for every session of this server.
+    #[must_use]
+    pub fn session_config(mut self, config: SessionConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Registers a tool (replacing one of the same name).
+    #[must_use]
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.tools.insert(tool.tool.name.clone(), tool);
+        self
+    }
+
+    /// Declares the tools capability even with no tools yet (for servers
+    /// that add tools at run time).
+    #[must_use]
+    pub fn offer_tools(mut self) -> Self {
+        self.offers.tools = true;
+        self
+    }
+
+    /// Registers a resource.
+    #[must_use]
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.resources
+            .insert(resource.resource.uri.clone(), resource);
+        self
+    }
+
+    /// Registers a resource template.
+    #[must_use]
+    pub fn resource_template(mut self, template: ResourceTemplateDef) -> Self {
+        self.templates
+            .insert(template.template.uri_template.clone(), template);
+        self
+    }
+
+    /// Declares the resources capability even with no resources yet.
+    #[must_use]
+    pub fn offer_resources(mut self) -> Self {
+        self.offers.resources = true;
+        self
+    }
+
+    /// Registers a prompt.
+    #[must_use]
+    pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        self.prompts.insert(prompt.prompt.name.clone(), prompt);
+        self
+    }
+
+    /// Declares the prompts capability even with no prompts yet.
+    #[must_use]
+    pub fn offer_prompts(mut self) -> Self {
+        self.offers.prompts = true;
+        self
+    }
+
+    /// Sets the handler of `completion/complete` (declares `completions`).
+    #[must_use]
+    pub fn completion<F, Fut>(mut self, complete: F) -> Self
+    where
+        F: Fn(CompleteRequestParams, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CompleteResultCompletion, RpcError>> + Send + 'static,
+    {
+        self.completion = Some(Arc::new(move |params, cx| Box::pin(complete(params, cx))));
+        self
+    }
+
+    /// Builds the server.
+    pub fn build(self) -> Server {
+        let offers = Offers {
+            tools: self.offers.tools || !self.tools.is_empty(),
+            resources: self.offers.resources
+                || !self.resources.is_empty()
+                || !self.templates.is_empty(),
+            prompts: self.offers.prompts || !self.prompts.is_empty(),
+        };
+        Server {
+            inner: Arc::new(Inner {
+                implementation: self.implementation,
+                instructions: self.instructions,
+                page_size: self.page_size,
+                config: self.config,
+                offers,
+                tools: RwLock::new(self.tools),
+                resources: RwLock::new(self.resources),
+                templates: RwLock::new(self.templates),
+                prompts: RwLock::new(self.prompts),
+                completion: self.completion,
+                sessions: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+}
+
+impl Server {
+    /// Starts building a server named `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            implementation: Implementation::new(name, version),
+            instructions: None,
+            page_size: 100,
+            config: SessionConfig::default(),
+            offers: Offers::default(),
+            tools: IndexMap::new(),
+            resources: IndexMap::new(),
+            templates: IndexMap::new(),
+            prompts: IndexMap::new(),
+            completion: None,
+        }
+    }
+
+    /// Serves one client over `transport` (inside a Tokio runtime).
+    pub fn serve(&self, transport: impl Transport) -> Result<ServerSession> {
+        let session = serve(Arc::new(self.clone()), transport, self.inner.config.clone())?;
+        let mut sessions = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        sessions
+            .retain(|s| s.strong_count() > 0 && s.upgrade().is_some_and(|s| !s.peer.is_closed()));
+        sessions.push(Arc::downgrade(session.state()));
+        Ok(session)
+    }
+
+    /// Live sessions that finished initializing.
+    fn ready_sessions(&self) -> Vec<Arc<SessionState>> {
+        let sessions = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        sessions
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|s| s.is_ready() && !s.peer.is_closed())
+            .collect()
+    }
+
+    /// Adds or replaces a tool at run time and tells every client.
+    pub async fn add_tool(&self, tool: ToolDef) -> Result<()> {
+        self.require(self.inner.offers.tools, "tools")?;
+        write(&self.inner.tools).insert(tool.tool.name.clone(), tool);
+        self.broadcast_list_changed::<ToolListChangedNotification>()
+            .await;
+        Ok(())
+    }
+
+    /// Removes a tool at run time and tells every client; returns whether it existed.
+    pub async fn remove_tool(&self, name: &str) -> bool {
+        let removed = write(&self.inner.tools).shift_remove(name).is_some();
+        if removed {
+            self.broadcast_list_changed::<ToolListChangedNotification>()
+                .await;
+        }
+        removed
+    }
+
+    /// Adds or replaces a resource at run time and tells every client.
+    pub async fn add_resource(&self, resource: ResourceDef) -> Result<()> {
+        self.require(self.inner.offers.resources, "resources")?;
+        write(&self.inner.resources).insert(resource.resource.uri.clone(), resource);
+        self.broadcast_list_changed::<ResourceListChangedNotification>()
+            .await;
+        Ok(())
+    }
+
+    /// Removes a resource at run time and tells every client.
+    pub async fn remove_resource(&self, uri: &str) -> bool {
+        let removed = write(&self.inner.resources).shift_remove(uri).is_some();
+        if removed {
+            self.broadcast_list_changed::<ResourceListChangedNotification>()
+                .await;
+        }
+        removed
+    }
+
+    /// Adds or replaces a prompt at run time and tells every client.
+    pub async fn add_prompt(&self, prompt: PromptDef) -> Result<()> {
+        self.require(self.inner.offers.prompts, "prompts")?;
+        write(&self.inner.prompts).insert(prompt.prompt.name.clone(), prompt);
+        self.broadcast_list_changed::<PromptListChangedNotification>()
+            .await;
+        Ok(())
+    }
+
+    /// Removes a prompt at run time and tells every client.
+    pub async fn remove_prompt(&self, name: &str) -> bool {
+        let removed = write(&self.inner.prompts).shift_remove(name).is_some();
+        if removed {
+            self.broadcast_list_changed::<PromptListChangedNotification>()
+                .await;
+        }
+        removed
+    }
+
+    /// Sends `notifications/resources/updated` to every session subscribed
+    /// to `uri`; returns how many were told.
+    pub async fn notify_resource_updated(&self, uri: &str) -> usize {
+        let mut told = 0;
+        for session in self.ready_sessions() {
+            if !session.is_subscribed(uri) {
+                continue;
+            }
+            let params = ResourceUpdatedNotificationParams {
+                uri: uri.to_string(),
+                meta: None,
+            };
+            if session
+                .peer
+                .notify::<ResourceUpdatedNotification>(params)
+                .await
+                .is_ok()
+            {
+                told += 1;
+            }
+        }
+        told
+    }
+
+    fn require(&self, offered: bool, capability: &str) -> Result<()> {
+        if offered {
+            Ok(())
+        } else {
+            Err(Error::InvalidArgument(format!(
+                "the server did not declare `{capability}` when built; use `offer_{capability}()` to add them at run time"
+            )))
+        }
+    }
+
+    async fn broadcast_list_changed<N>(&self)
+    where
+        N: crate::schema::McpNotification<Params = Option<crate::schema::NotificationParams>>,
+    {
+        for session in self.ready_sessions() {
+            // A session closing meanwhile is not an error for the others.
+            let _ = session.peer.notify::<N>(None).await;
+        }
+    }
+
+    fn capabilities(&self) -> ServerCapabilities {
+        let offers = self.inner.offers;
+        ServerCapabilities {
+            tools: offers.tools.then_some(ServerCapabilitiesTools {
+                list_changed: Some(true),
+            }),
+            resources: offers.resources.then_some(ServerCapabilitiesResources {
+                list_changed: Some(true),
+                subscribe: Some(true),
+            }),
+            prompts: offers.prompts.then_some(ServerCapabilitiesPrompts {
+                list_changed: Some(true),
+            }),
+            logging: Some(Map::new()),
+            completions: self.inner.completion.is_some().then(Map::new),
+            experimental: None,
+            tasks: None,
+        }
+    }
+
+    fn require_offer(offered: bool, method: &str) -> Result<(), RpcError> {
+        if offered {
+            Ok(())
+        } else {
+            Err(RpcError::method_not_found(method))
+        }
+    }
+}
+
+fn cursor(params: Option<&PaginatedRequestParams>) -> Option<&str> {
+    params.and_then(|p| p.cursor.as_deref())
+}
+
+#[async_trait]
+impl ServerHandler for Server {
+    fn info(&self) -> ServerInfo {
+        ServerInfo {
+            implementation: self.inner.implementation.clone(),
+            capabilities: self.capabilities(),
+            instructions: self.inner.instructions.clone(),
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        params: Option<PaginatedRequestParams>,
+        _cx: Context,
+    ) -> Result<ListToolsResult, RpcError> {
+        Self::require_offer(self.inner.offers.tools, "tools/list")?;
+        let (defs, next_cursor) = page(
+            &read(&self.inner.tools),
+            cursor(params.as_ref()),
+            self.inner.page_size,
+        )?;
+        Ok(ListToolsResult {
+            tools: defs.into_iter().map(|d| d.tool).collect(),
+            next_cursor,
+            meta: None,
+        })
+    }
+
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: Context,
+    ) -> Result<CallToolResult, RpcError> {
+        Self::require_offer(self.inner.offers.tools, "tools/call")?;
+        let tool = read(&self.inner.tools).get(&params.name).cloned();
+        let Some(tool) = tool else {
+            return Err(RpcError::invalid_params(format!(
+                "unknown tool `{}`",
+                params.name
+            )));
+        };
+        Ok(tool.call(params.arguments, cx).await)
+    }
+
+    async fn list_resources(
+        &self,
+        params: Option<PaginatedRequestParams>,
+        _cx: Context,
+    ) -> Result<ListResourcesResult, RpcError> {
+        Self::require_offer(self.inner.offers.resources, "resources/list")?;
+        let (defs, next_cursor) = page(
+            &read(&self.inner.resources),
+            cursor(params.as_ref()),
+            self.inner.page_size,
+        )?;
+        Ok(ListResourcesResult {
+            resources: defs.into_iter().map(|d| d.resource).collect(),
+            next_cursor,
+            meta: None,
+        })
+    }
+
+    async fn list_resource_templates(
+        &self,
+        params: Option<PaginatedRequestParams>,
+        _cx: Context,
+    ) -> Result<ListResourceTemplatesResult, RpcError> {
+        Self::require_offer(self.inner.offers.resources, "resources/templates/list")?;
+        let (defs, next_cursor) = page(
+            &read(&self.inner.templates),
+            cursor(params.as_ref()),
+            self.inner.page_size,
+        )?;
+        Ok(ListResourceTemplatesResult {
+            resource_templates: defs.into_iter().map(|d| d.template).collect(),
+            next_cursor,
+            meta: None,
+        })
+    }
+
+    async fn read_resource(
+        &self,
+        params: ReadResourceRequestParams,
+        cx: Context,
+    ) -> Result<ReadResourceResult, RpcError> {
+        Self::require_offer(self.inner.offers.resources, "resources/read")?;
+        let uri = params.uri;
+        let exact = read(&self.inner.resources)
+            .get(&uri)
+            .map(|d| d.read.clone());
+        if let Some(read_fn) = exact {
+            return read_fn(uri, cx).await;
+        }
+        let matched = read(&self.inner.templates)
+            .values()
+            .find_map(|t| t.matcher.matches(&uri).map(|vars| (t.read.clone(), vars)));
+        match matched {
+            Some((read_fn, vars)) => read_fn(uri, vars, cx).await,
+            None => Err(RpcError::new(
+                ErrorCode::RESOURCE_NOT_FOUND,
+                format!("Resource not found: {uri}"),
+            )
+            .with_data(serde_json::json!({ "uri": uri }))),
+        }
+    }
+
+    async fn subscribe(
+        &self,
+        params: SubscribeRequestParams,
+        cx: Context,
+    ) -> Result<EmptyResult, RpcError> {
+        Self::require_offer(self.inner.offers.resources, "resources/subscribe")?;
+        cx.session.subscribe(params.uri);
+        Ok(EmptyResult::new())
+    }
+
+    async fn unsubscribe(
+        &self,
+        params: UnsubscribeRequestParams,
+        cx: Context,
+    ) -> Result<EmptyResult, RpcError> {
+        Self::require_offer(self.inner.offers.resources, "resources/unsubscribe")?;
+        cx.session.unsubscribe(&params.uri);
+        Ok(EmptyResult::new())
+    }
+
+    async fn list_prompts(
+        &self,
+        params: Option<PaginatedRequestParams>,
+        _cx: Context,
+    ) -> Result<ListPromptsResult, RpcError> {
+        Self::require_offer(self.inner.offers.prompts, "prompts/list")?;
+        let (defs, next_cursor) = page(
+            &read(&self.inner.prompts),
+            cursor(params.as_ref()),
+            self.inner.page_size,
+        )?;
+        Ok(ListPromptsResult {
+            prompts: defs.into_iter().map(|d| d.prompt).collect(),
+            next_cursor,
+            meta: None,
+        })
+    }
+
+    async fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+        cx: Context,
+    ) -> Result<GetPromptResult, RpcError> {
+        Self::require_offer(self.inner.offers.prompts, "prompts/get")?;
+        let prompt = read(&self.inner.prompts).get(&params.name).cloned();
+        let Some(prompt) = prompt else {
+            return Err(RpcError::invalid_params(format!(
+                "unknown prompt `{}`",
+                params.name
+            )));
+        };
+        let arguments = params.arguments.unwrap_or_default();
+        prompt.check_arguments(&arguments)?;
+        (prompt.get)(arguments, cx).await
+    }
+
+    async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        cx: Context,
+    ) -> Result<CompleteResult, RpcError> {
+        let Some(complete) = &self.inner.completion else {
+            return Err(RpcError::method_not_found("completion/complete"));
+        };
+        let completion = complete(params, cx).await?;
+        Ok(CompleteResult {
+            completion,
+            meta: None,
+        })
+    }
+}

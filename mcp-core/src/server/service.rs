@@ -1,0 +1,231 @@
+//! The server side of the session engine: lifecycle and the exhaustive
+//! dispatch of client requests to a [`ServerHandler`].
+
+use std::fmt;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::session_state::{ClientHello, SessionState};
+use super::{Context, ServerHandler};
+use crate::jsonrpc::{InboundNotification, InboundRequest, RpcError};
+use crate::schema::{
+    ClientNotificationMethod, ClientRequest, ClientRequestMethod, EmptyResult, Implementation,
+    InitializeRequestParams, InitializeResult,
+};
+use crate::session::{Peer, RequestContext, RequestFuture, Service, Session, SessionConfig};
+use crate::transport::Transport;
+use crate::{ProtocolVersion, Result};
+
+/// A running server session with one client.
+pub struct ServerSession {
+    session: Session,
+    state: Arc<SessionState>,
+}
+
+impl fmt::Debug for ServerSession {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerSession")
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerSession {
+    /// The client.
+    pub fn peer(&self) -> &Peer {
+        self.session.peer()
+    }
+
+    /// The client's name and version, once it has initialized.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.state.client.get().map(|c| &c.info)
+    }
+
+    /// The negotiated protocol revision, once initialized.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.state.client.get().map(|c| c.version)
+    }
+
+    /// A handler context not tied to any request (for logging or asking the
+    /// client things outside a request).
+    pub fn context(&self) -> Context {
+        Context::for_session(self.state.clone())
+    }
+
+    /// Waits until the session ends and returns why.
+    pub async fn closed(&self) -> String {
+        self.session.closed().await
+    }
+
+    /// Ends the session and closes its transport.
+    pub async fn close(&self) {
+        self.session.close().await;
+    }
+
+    pub(crate) fn state(&self) -> &Arc<SessionState> {
+        &self.state
+    }
+}
+
+/// Serves one client over `transport` with a [`ServerHandler`]. Call inside
+/// a Tokio runtime.
+pub fn serve(
+    handler: Arc<dyn ServerHandler>,
+    transport: impl Transport,
+    config: SessionConfig,
+) -> Result<ServerSession> {
+    let service = Arc::new(ServerService {
+        handler,
+        state: OnceLock::new(),
+    });
+    let session = Session::start(transport, service.clone(), config)?;
+    let state = service.state(session.peer()).clone();
+    Ok(ServerSession { session, state })
+}
+
+struct ServerService {
+    handler: Arc<dyn ServerHandler>,
+    // Set from the first peer handle seen; every handle is the same session.
+    state: OnceLock<Arc<SessionState>>,
+}
+
+impl ServerService {
+    fn state(&self, peer: &Peer) -> &Arc<SessionState> {
+        self.state
+            .get_or_init(|| Arc::new(SessionState::new(peer.unrelated())))
+    }
+}
+
+fn encode<T: Serialize>(result: Result<T, RpcError>) -> Result<Box<RawValue>, RpcError> {
+    let value = result?;
+    serde_json::value::to_raw_value(&value)
+        .map_err(|e| RpcError::internal(format!("could not encode the result: {e}")))
+}
+
+impl Service for ServerService {
+    fn request(
+        &self,
+        request: InboundRequest<'_>,
+        ctx: RequestContext,
+    ) -> Result<RequestFuture, RpcError> {
+        let method = ClientRequestMethod::from_name(&request.method)
+            .ok_or_else(|| RpcError::method_not_found(&request.method))?;
+        let state = self.state(ctx.peer()).clone();
+        // The lifecycle, in one place: initialize exactly once, first.
+        let initialized = state.client.get().is_some();
+        match (method, initialized) {
+            (ClientRequestMethod::Initialize, true) => {
+                return Err(RpcError::invalid_request(
+                    "the session is already initialized",
+                ));
+            }
+            (ClientRequestMethod::Initialize, false) => {}
+            (_, false) => {
+                return Err(RpcError::invalid_request(format!(
+                    "`{method}` before `initialize`: initialize the session first"
+                )));
+            }
+            (_, true) => {}
+        }
+        let request = ClientRequest::from_parts(method, request.id, request.params)
+            .map_err(RpcError::invalid_params)?;
+        let handler = self.handler.clone();
+        let cx = Context::for_request(ctx, state.clone());
+        Ok(Box::pin(async move {
+            match request {
+                ClientRequest::Initialize(r) => encode(initialize(&*handler, &state, r.params)),
+                ClientRequest::Ping(_) => encode(Ok(EmptyResult::new())),
+                ClientRequest::ListResources(r) => {
+                    encode(handler.list_resources(r.params, cx).await)
+                }
+                ClientRequest::ListResourceTemplates(r) => {
+                    encode(handler.list_resource_templates(r.params, cx).await)
+                }
+                ClientRequest::ReadResource(r) => encode(handler.read_resource(r.params, cx).await),
+                ClientRequest::Subscribe(r) => encode(handler.subscribe(r.params, cx).await),
+                ClientRequest::Unsubscribe(r) => encode(handler.unsubscribe(r.params, cx).await),
+                ClientRequest::ListPrompts(r) => encode(handler.list_prompts(r.params, cx).await),
+                ClientRequest::GetPrompt(r) => encode(handler.get_prompt(r.params, cx).await),
+                ClientRequest::ListTools(r) => encode(handler.list_tools(r.params, cx).await),
+                ClientRequest::CallTool(r) => encode(handler.call_tool(r.params, cx).await),
+                ClientRequest::SetLevel(r) => {
+                    state.set_log_level(r.params.level);
+                    encode(Ok(EmptyResult::new()))
+                }
+                ClientRequest::Complete(r) => encode(handler.complete(r.params, cx).await),
+                // Tasks are not offered yet: the capability is not declared.
+                ClientRequest::GetTask(_)
+                | ClientRequest::GetTaskPayload(_)
+                | ClientRequest::CancelTask(_)
+                | ClientRequest::ListTasks(_) => Err(RpcError::method_not_found(method.as_str())),
+            }
+        }))
+    }
+
+    fn notification(&self, notification: InboundNotification<'_>, peer: &Peer) {
+        let Some(method) = ClientNotificationMethod::from_name(&notification.method) else {
+            tracing::debug!("ignoring unknown notification `{}`", notification.method);
+            return;
+        };
+        let state = self.state(peer).clone();
+        match method {
+            ClientNotificationMethod::Initialized => {
+                if state.client.get().is_none() {
+                    tracing::warn!("`notifications/initialized` before `initialize`: ignored");
+                    return;
+                }
+                if !state.initialized.swap(true, Ordering::AcqRel) {
+                    let handler = self.handler.clone();
+                    tokio::spawn(
+                        async move { handler.initialized(Context::for_session(state)).await },
+                    );
+                }
+            }
+            ClientNotificationMethod::RootsListChanged => {
+                let handler = self.handler.clone();
+                tokio::spawn(async move {
+                    handler
+                        .roots_list_changed(Context::for_session(state))
+                        .await
+                });
+            }
+            // Routed by the engine.
+            ClientNotificationMethod::Cancelled | ClientNotificationMethod::Progress => {}
+            ClientNotificationMethod::TaskStatus => {
+                tracing::debug!(
+                    "task status notification ignored: tasks are not requested by this server"
+                );
+            }
+        }
+    }
+}
+
+fn initialize(
+    handler: &dyn ServerHandler,
+    state: &SessionState,
+    params: InitializeRequestParams,
+) -> Result<InitializeResult, RpcError> {
+    let version = ProtocolVersion::negotiate(&params.protocol_version);
+    let hello = ClientHello {
+        info: params.client_info,
+        capabilities: params.capabilities,
+        version,
+    };
+    if state.client.set(hello).is_err() {
+        // Two `initialize` requests raced; the first one won.
+        return Err(RpcError::invalid_request(
+            "the session is already initialized",
+        ));
+    }
+    let info = handler.info();
+    Ok(InitializeResult {
+        capabilities: info.capabilities,
+        instructions: info.instructions,
+        protocol_version: version.as_str().to_string(),
+        server_info: info.implementation,
+        meta: None,
+    })
+}

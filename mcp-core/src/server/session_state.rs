@@ -1,0 +1,67 @@
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use crate::ProtocolVersion;
+use crate::schema::{ClientCapabilities, Implementation, LoggingLevel};
+use crate::session::Peer;
+
+/// What the server knows about one client session.
+#[derive(Debug)]
+pub(crate) struct SessionState {
+    pub(crate) peer: Peer,
+    pub(crate) client: OnceLock<ClientHello>,
+    pub(crate) initialized: AtomicBool,
+    log_level: Mutex<Option<LoggingLevel>>,
+    subscriptions: Mutex<HashSet<String>>,
+}
+
+/// The client's half of the handshake.
+#[derive(Clone, Debug)]
+pub(crate) struct ClientHello {
+    pub(crate) info: Implementation,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) version: ProtocolVersion,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl SessionState {
+    pub(crate) fn new(peer: Peer) -> Self {
+        Self {
+            peer,
+            client: OnceLock::new(),
+            initialized: AtomicBool::new(false),
+            log_level: Mutex::new(None),
+            subscriptions: Mutex::new(HashSet::new()),
+        }
+    }
+
+    pub(crate) fn is_ready(&self) -> bool {
+        self.initialized.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        *lock(&self.log_level) = Some(level);
+    }
+
+    /// Whether a message at `level` passes the client's `logging/setLevel`
+    /// (everything passes until the client sets a level).
+    pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
+        lock(&self.log_level).is_none_or(|min| level.severity() >= min.severity())
+    }
+
+    pub(crate) fn subscribe(&self, uri: String) {
+        lock(&self.subscriptions).insert(uri);
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        lock(&self.subscriptions).remove(uri);
+    }
+
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+}

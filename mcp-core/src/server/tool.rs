@@ -1,0 +1,307 @@
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::Context;
+use crate::schema::{CallToolResult, ContentBlock, ObjectSchema, Tool, ToolAnnotations};
+use crate::{Error, Result};
+
+type Handler =
+    Arc<dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, CallToolResult> + Send + Sync>;
+
+/// A tool: its definition as listed to clients, a validator for its input
+/// schema, and its handler.
+#[derive(Clone)]
+pub struct ToolDef {
+    pub(crate) tool: Tool,
+    validator: Arc<jsonschema::Validator>,
+    handler: Handler,
+}
+
+impl fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolDef")
+            .field("tool", &self.tool)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a typed tool handler may return: text, content, a full result, or
+/// [`Json`] for structured output.
+pub trait ToolOutput: Send + 'static {
+    /// The `outputSchema` this output type implies, if any.
+    fn output_schema() -> Option<Value> {
+        None
+    }
+
+    /// Turns the output into a tool result.
+    fn into_result(self) -> CallToolResult;
+}
+
+impl ToolOutput for CallToolResult {
+    fn into_result(self) -> CallToolResult {
+        self
+    }
+}
+
+impl ToolOutput for String {
+    fn into_result(self) -> CallToolResult {
+        CallToolResult::text(self)
+    }
+}
+
+impl ToolOutput for &'static str {
+    fn into_result(self) -> CallToolResult {
+        CallToolResult::text(self)
+    }
+}
+
+impl ToolOutput for ContentBlock {
+    fn into_result(self) -> CallToolResult {
+        CallToolResult::success(vec![self])
+    }
+}
+
+impl ToolOutput for Vec<ContentBlock> {
+    fn into_result(self) -> CallToolResult {
+        CallToolResult::success(self)
+    }
+}
+
+/// Structured tool output: serialized into `structuredContent` (and, as JSON
+/// text, into `content`); its type's schema becomes the tool's `outputSchema`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for Json<T> {
+    fn output_schema() -> Option<Value> {
+        Some(schemars::schema_for!(T).to_value())
+    }
+
+    fn into_result(self) -> CallToolResult {
+        match serde_json::to_value(&self.0) {
+            Ok(Value::Object(map)) => CallToolResult::structured(map),
+            Ok(other) => CallToolResult::error(format!(
+                "structured output must be a JSON object, got {other}"
+            )),
+            Err(e) => CallToolResult::error(format!("could not encode the tool's output: {e}")),
+        }
+    }
+}
+
+/// Checks a tool name against SEP-986: 1 to 128 characters from
+/// `A-Z a-z 0-9 _ - .`.
+pub fn validate_tool_name(name: &str) -> Result<()> {
+    let ok_len = (1..=128).contains(&name.len());
+    let bad = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')));
+    match (ok_len, bad) {
+        (true, None) => Ok(()),
+        (false, _) => Err(Error::InvalidArgument(format!(
+            "tool name `{name}` must be 1 to 128 characters long"
+        ))),
+        (_, Some(c)) => Err(Error::InvalidArgument(format!(
+            "tool name `{name}` contains `{c}`; allowed are A-Z, a-z, 0-9, `_`, `-` and `.`"
+        ))),
+    }
+}
+
+impl ToolDef {
+    /// A typed tool: arguments are validated against `A`'s JSON Schema
+    /// (derived with schemars), then deserialized into `A`. An `Err` from the
+    /// handler becomes a result with `isError: true` carrying its message.
+    pub fn new<A, O, E, F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        handler: F,
+    ) -> Result<Self>
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        O: ToolOutput,
+        E: fmt::Display + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = std::result::Result<O, E>> + Send + 'static,
+    {
+        let input_schema = schemars::schema_for!(A).to_value();
+        let handler = Arc::new(handler);
+        let mut def = Self::raw(
+            name,
+            input_schema,
+            move |args: Map<String, Value>, cx: Context| {
+                let handler = handler.clone();
+                async move {
+                    let args: A = match serde_json::from_value(Value::Object(args)) {
+                        Ok(args) => args,
+                        Err(e) => return CallToolResult::error(format!("Invalid arguments: {e}")),
+                    };
+                    match handler(args, cx).await {
+                        Ok(output) => output.into_result(),
+                        Err(e) => CallToolResult::error(e.to_string()),
+                    }
+                }
+            },
+        )?;
+        def.tool.description = Some(description.into());
+        if let Some(schema) = O::output_schema() {
+            def = def.output_schema(schema)?;
+        }
+        Ok(def)
+    }
+
+    /// A tool with a JSON Schema given as is (served exactly as given) and a
+    /// handler that receives the validated arguments object.
+    pub fn raw<F, Fut>(name: impl Into<String>, input_schema: Value, handler: F) -> Result<Self>
+    where
+        F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = CallToolResult> + Send + 'static,
+    {
+        let name = name.into();
+        validate_tool_name(&name)?;
+        let validator = jsonschema::validator_for(&input_schema).map_err(|e| {
+            Error::InvalidArgument(format!(
+                "input schema of tool `{name}` is not a valid JSON Schema: {e}"
+            ))
+        })?;
+        let input_schema = ObjectSchema::try_from(input_schema)
+            .map_err(|e| Error::InvalidArgument(format!("input schema of tool `{name}`: {e}")))?;
+        let handler: Handler = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
+        Ok(Self {
+            tool: Tool {
+                name,
+                input_schema,
+                annotations: None,
+                description: None,
+                execution: None,
+                icons: None,
+                meta: None,
+                output_schema: None,
+                title: None,
+            },
+            validator: Arc::new(validator),
+            handler,
+        })
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into());
+        self
+    }
+
+    /// Sets the human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// Sets behaviour hints (read-only, destructive, idempotent, open world).
+    #[must_use]
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets icons.
+    #[must_use]
+    pub fn icons(mut self, icons: Vec<crate::schema::Icon>) -> Self {
+        self.tool.icons = Some(icons);
+        self
+    }
+
+    /// Sets the output schema (a JSON object schema, served as given).
+    pub fn output_schema(mut self, schema: Value) -> Result<Self> {
+        let schema = ObjectSchema::try_from(schema).map_err(|e| {
+            Error::InvalidArgument(format!("output schema of tool `{}`: {e}", self.tool.name))
+        })?;
+        self.tool.output_schema = Some(schema);
+        Ok(self)
+    }
+
+    /// The definition clients see.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+
+    /// Validates and runs the tool. Validation failures are tool errors
+    /// (`isError: true`) so that the model can correct its call (SEP-1303).
+    pub(crate) async fn call(
+        &self,
+        arguments: Option<Map<String, Value>>,
+        cx: Context,
+    ) -> CallToolResult {
+        let arguments = arguments.unwrap_or_default();
+        let instance = Value::Object(arguments);
+        let problems: Vec<String> = self
+            .validator
+            .iter_errors(&instance)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                if path.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{path}: {e}")
+                }
+            })
+            .collect();
+        if !problems.is_empty() {
+            return CallToolResult::error(format!(
+                "Invalid arguments for tool `{}`: {}",
+                self.tool.name,
+                problems.join("; ")
+            ));
+        }
+        let Value::Object(arguments) = instance else {
+            return CallToolResult::error("arguments must be an object");
+        };
+        (self.handler)(arguments, cx).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_sep_986() {
+        assert!(validate_tool_name("get_weather.v2-beta").is_ok());
+        assert!(validate_tool_name("").is_err());
+        assert!(validate_tool_name(&"x".repeat(129)).is_err());
+        assert!(validate_tool_name("has space").is_err());
+        assert!(validate_tool_name("slash/name").is_err());
+    }
+
+    #[test]
+    fn raw_schema_is_kept_exactly() {
+        let schema = serde_json::json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {"z": {"type": "string"}, "a": {"$ref": "#/$defs/n"}},
+            "$defs": {"n": {"type": "number"}},
+            "additionalProperties": false
+        });
+        let def = ToolDef::raw("t", schema.clone(), |_, _| async {
+            CallToolResult::text("")
+        })
+        .unwrap();
+        let text = serde_json::to_string(&def.tool().input_schema).unwrap();
+        assert_eq!(text, serde_json::to_string(&schema).unwrap());
+    }
+
+    #[test]
+    fn rejects_non_object_schemas() {
+        let err = ToolDef::raw("t", serde_json::json!({"type": "string"}), |_, _| async {
+            CallToolResult::text("")
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("\"type\": \"object\""), "{err}");
+    }
+}

@@ -1,0 +1,15 @@
+//! The session engine, the same for both roles: it reads frames from a
+//! transport, answers `ping`, routes responses, progress and cancellation,
+//! runs inbound requests concurrently through a role's [`Service`], and
+//! offers a [`Peer`] handle for sending requests and notifications.
+
+mod config;
+mod context;
+mod engine;
+mod peer;
+
+pub use config::SessionConfig;
+pub use context::RequestContext;
+pub use engine::Session;
+pub(crate) use engine::{RequestFuture, Service};
+pub use peer::{Peer, ProgressCallback, RequestOptions};

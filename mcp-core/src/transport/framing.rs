@@ -1,0 +1,139 @@
+//! Newline-delimited JSON framing for byte streams (stdio), with a size limit.
+
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::{InboundFrame, OutboundMessage};
+
+/// Reads lines from `reader` and sends them as frames until end of input or
+/// `stop`, then returns why it stopped (the caller sends the final
+/// [`InboundFrame::Closed`]). Lines longer than `limit` are dropped whole and
+/// reported; empty lines are skipped; a trailing `\r` is removed.
+pub(crate) async fn read_frames<R: AsyncBufRead + Unpin>(
+    mut reader: R,
+    frames: &mpsc::Sender<InboundFrame>,
+    limit: usize,
+    stop: CancellationToken,
+) -> String {
+    let mut line: Vec<u8> = Vec::with_capacity(8 * 1024);
+    let mut oversize = false;
+    loop {
+        let chunk = tokio::select! {
+            r = reader.fill_buf() => r,
+            () = stop.cancelled() => break "closed".to_string(),
+        };
+        let chunk = match chunk {
+            Ok([]) => break "end of input".to_string(),
+            Ok(chunk) => chunk,
+            Err(e) => break format!("read failed: {e}"),
+        };
+        let (part, complete) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], Some(i + 1)),
+            None => (chunk, None),
+        };
+        if !oversize {
+            if line.len() + part.len() > limit {
+                oversize = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(part);
+            }
+        }
+        let consumed = complete.unwrap_or(chunk.len());
+        reader.consume(consumed);
+        if complete.is_none() {
+            continue;
+        }
+        let frame = if oversize {
+            oversize = false;
+            Some(InboundFrame::Oversize { limit })
+        } else {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            let bytes = std::mem::replace(&mut line, Vec::with_capacity(8 * 1024));
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                None
+            } else {
+                Some(match String::from_utf8(bytes) {
+                    Ok(text) => InboundFrame::Message(text),
+                    Err(_) => InboundFrame::InvalidUtf8,
+                })
+            }
+        };
+        if let Some(frame) = frame {
+            if frames.send(frame).await.is_err() {
+                return "the session is gone".into();
+            }
+        }
+    }
+}
+
+/// Writes each message followed by `\n`, flushing when no more are queued.
+/// Returns when the channel closes, `stop` fires, or a write fails.
+pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    messages: &mut mpsc::Receiver<OutboundMessage>,
+    stop: &CancellationToken,
+) -> std::io::Result<()> {
+    loop {
+        let message = tokio::select! {
+            m = messages.recv() => m,
+            () = stop.cancelled() => None,
+        };
+        let Some(message) = message else {
+            return writer.flush().await;
+        };
+        writer.write_all(message.text.as_bytes()).await?;
+        writer.write_all(b"\n").await?;
+        // Write what is already queued before paying for a flush.
+        while let Ok(more) = messages.try_recv() {
+            writer.write_all(more.text.as_bytes()).await?;
+            writer.write_all(b"\n").await?;
+        }
+        writer.flush().await?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn frames_of(input: &[u8], limit: usize) -> Vec<String> {
+        let (tx, mut rx) = mpsc::channel(16);
+        // A tiny buffer makes every frame span many reads.
+        let reader = tokio::io::BufReader::with_capacity(3, input);
+        let reason = read_frames(reader, &tx, limit, CancellationToken::new()).await;
+        tx.send(InboundFrame::Closed(reason)).await.unwrap();
+        drop(tx);
+        let mut out = Vec::new();
+        while let Some(frame) = rx.recv().await {
+            out.push(match frame {
+                InboundFrame::Message(m) => m,
+                InboundFrame::Oversize { limit } => format!("oversize>{limit}"),
+                InboundFrame::InvalidUtf8 => "invalid-utf8".into(),
+                InboundFrame::Closed(r) => format!("closed:{r}"),
+            });
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn splits_lines_across_reads() {
+        let out = frames_of(b"{\"a\":1}\n\n{\"b\":2}\r\n{\"c\"", 100).await;
+        assert_eq!(out, ["{\"a\":1}", "{\"b\":2}", "closed:end of input"]);
+    }
+
+    #[tokio::test]
+    async fn drops_oversize_lines_and_goes_on() {
+        let out = frames_of(b"0123456789abcdef\n{}\n", 8).await;
+        assert_eq!(out, ["oversize>8", "{}", "closed:end of input"]);
+    }
+
+    #[tokio::test]
+    async fn reports_invalid_utf8() {
+        let out = frames_of(b"\xff\xfe\n{}\n", 100).await;
+        assert_eq!(out, ["invalid-utf8", "{}", "closed:end of input"]);
+    }
+}

@@ -1,0 +1,97 @@
+//! Transports move encoded messages between two peers. Every transport, once
+//! started, is the same thing to the session engine: a [`TransportHandle`] of
+//! two channels (frames in, messages out) and a token to close it.
+//!
+//! | transport | client side | server side |
+//! |---|---|---|
+//! | stdio | [`ChildProcess`] (spawns the server) | [`Stdio`] (own stdin/stdout) |
+//! | in-memory | [`memory_pair`] | [`memory_pair`] |
+
+mod child;
+mod framing;
+mod memory;
+mod stdio;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::schema::RequestId;
+
+pub use child::ChildProcess;
+pub use memory::{MemoryTransport, memory_pair};
+pub use stdio::Stdio;
+
+/// Default maximum size of one message: 4 MiB.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
+
+/// Capacity of the channels between a transport and its session.
+pub(crate) const CHANNEL_CAPACITY: usize = 256;
+
+/// What a transport delivers to the session.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum InboundFrame {
+    /// One complete message (not yet decoded).
+    Message(String),
+    /// A message was longer than the limit and was dropped.
+    Oversize {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A message was not valid UTF-8 and was dropped.
+    InvalidUtf8,
+    /// The transport closed; no more frames follow.
+    Closed(String),
+}
+
+/// What kind of message an [`OutboundMessage`] is, for transports that route
+/// (Streamable HTTP sends a response on the stream of its request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutboundKind {
+    /// A request to the peer.
+    Request,
+    /// A notification to the peer.
+    Notification,
+    /// A response (result or error) to a peer's request.
+    Response,
+}
+
+/// One encoded message for the peer.
+#[derive(Debug)]
+pub struct OutboundMessage {
+    /// The JSON text, without a trailing newline.
+    pub text: String,
+    /// What kind of message it is.
+    pub kind: OutboundKind,
+    /// The peer's request this message belongs to: the one it answers, or the
+    /// one being handled when it was sent. `None` for unrelated messages.
+    pub related: Option<RequestId>,
+}
+
+/// A started transport, as the session engine uses it.
+#[derive(Debug)]
+pub struct TransportHandle {
+    /// Frames from the peer; ends with [`InboundFrame::Closed`] or when the
+    /// sender is dropped.
+    pub inbound: mpsc::Receiver<InboundFrame>,
+    /// Messages for the peer.
+    pub outbound: mpsc::Sender<OutboundMessage>,
+    /// Cancelled by the session to close the transport.
+    pub close: CancellationToken,
+    /// Cancelled by the transport once it has fully shut down (for a child
+    /// process: once it has been reaped).
+    pub done: CancellationToken,
+}
+
+/// Something that can be started into a [`TransportHandle`]. Start it inside
+/// a Tokio runtime: transports spawn their I/O tasks on it.
+pub trait Transport: Send + 'static {
+    /// Starts the transport's I/O.
+    fn start(self) -> crate::Result<TransportHandle>;
+}
+
+impl Transport for TransportHandle {
+    fn start(self) -> crate::Result<TransportHandle> {
+        Ok(self)
+    }
+}
