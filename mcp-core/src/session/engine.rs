@@ -331,13 +331,16 @@ async fn handle_request(
     };
     let shared = shared.clone();
     tokio::spawn(async move {
+        // Cancellation drops the handler's future; a handler that finished
+        // in the same instant is not answered either (spec: a cancelled
+        // request gets no response).
         let outcome = tokio::select! {
-            outcome = future => Some(outcome),
+            biased;
             () = cancel.cancelled() => None,
+            outcome = future => Some(outcome).filter(|_| !cancel.is_cancelled()),
         };
         lock(&shared.inflight).remove(&id);
         drop(permit);
-        // A cancelled request gets no response (spec: cancellation).
         let text = match outcome {
             Some(Ok(result)) => encode_result(&id, &result),
             Some(Err(error)) => encode_error(Some(&id), &error),
