@@ -1,6 +1,8 @@
 //! `cargo run -p codegen` regenerates `mcp-core`'s protocol types;
 //! `cargo run -p codegen -- --check` fails when the checked-in file is stale.
 
+#![allow(clippy::print_stderr, reason = "a command-line tool reports on stderr")]
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -51,6 +51,13 @@ pub const PATCHES: &[Patch] = &[
         apply: hoist_inline_params,
     },
     Patch {
+        name: "exact-tool-schemas",
+        reason: "typify drops JSON Schema keywords the MCP schema does not list \
+                 (`$defs`, `additionalProperties`, `$schema`, …) and may reorder properties; \
+                 a tool's input/output schema is kept as the exact JSON object given",
+        apply: exact_tool_schemas,
+    },
+    Patch {
         name: "string-consts",
         reason: "typify ignores `const`, so `jsonrpc`, `method`, content `type` and elicitation \
                  `mode` would accept any string; each constant becomes a zero-sized type that \
@@ -62,13 +69,6 @@ pub const PATCHES: &[Patch] = &[
         reason: "typify maps `number` to f64, so `150` comes back as `150.0`; \
                  numbers become serde_json::Number, which keeps integers integral",
         apply: exact_numbers,
-    },
-    Patch {
-        name: "exact-tool-schemas",
-        reason: "typify drops JSON Schema keywords the MCP schema does not list \
-                 (`$defs`, `additionalProperties`, `$schema`, …) and may reorder properties; \
-                 a tool's input/output schema is kept as the exact JSON object given",
-        apply: exact_tool_schemas,
     },
     Patch {
         name: "elicit-result-values",

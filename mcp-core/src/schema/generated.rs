@@ -5103,60 +5103,6 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaType {
         deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
     }
 }
-///The constant string `"object"`: it (de)serializes as exactly that value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ToolInputSchemaType;
-impl ToolInputSchemaType {
-    /// The constant's value.
-    pub const VALUE: &'static str = "object";
-}
-impl ::std::fmt::Display for ToolInputSchemaType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(Self::VALUE)
-    }
-}
-impl ::serde::Serialize for ToolInputSchemaType {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolInputSchemaType {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
-    }
-}
-///The constant string `"object"`: it (de)serializes as exactly that value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ToolOutputSchemaType;
-impl ToolOutputSchemaType {
-    /// The constant's value.
-    pub const VALUE: &'static str = "object";
-}
-impl ::std::fmt::Display for ToolOutputSchemaType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(Self::VALUE)
-    }
-}
-impl ::serde::Serialize for ToolOutputSchemaType {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolOutputSchemaType {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        deserializer.deserialize_str(ConstStrVisitor(Self::VALUE)).map(|()| Self)
-    }
-}
 ///The constant string `"notifications/tools/list_changed"`: it (de)serializes as exactly that value.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ToolListChangedNotificationMethod;
