@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The whole test suite: the README's test command, and what CI runs.
+# Installs what it needs from the package registries, is idempotent, and is
+# quiet on success except for one summary line per step and a total.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+passed=0
+failed=0
+
+# step NAME COMMAND…: runs the command, prints its output only if it fails.
+step() {
+    local name=$1
+    shift
+    local log="$logs/$name.log"
+    local started=$SECONDS
+    if "$@" >"$log" 2>&1; then
+        printf '  ok    %-16s (%ds)\n' "$name" $((SECONDS - started))
+    else
+        printf '  FAIL  %-16s (%ds)\n' "$name" $((SECONDS - started))
+        cat "$log"
+        echo "tests: $passed passed, $((failed + 1)) failed"
+        exit 1
+    fi
+}
+
+# count_tests LOG: adds up cargo's "test result" lines.
+count_tests() {
+    local counts
+    counts=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+        END { print p + 0, f + 0 }' "$1")
+    passed=$((passed + ${counts% *}))
+    failed=$((failed + ${counts#* }))
+}
+
+echo "libmcp test suite"
+step fmt cargo fmt --all -- --check
+step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
+step codegen-drift cargo run -q --locked -p codegen -- --check
+step interop-setup bash tests/interop/setup.sh
+step build cargo build --workspace --locked --bins
+step rust-tests cargo test --workspace --locked
+count_tests "$logs/rust-tests.log"
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
