@@ -62,6 +62,12 @@ impl ProtocolVersion {
         self >= Self::V2025_06_18
     }
 
+    /// Whether SSE streams start with a priming event (id, empty data) and a
+    /// `retry` hint so that clients can resume them (SEP-1699, 2025-11-25).
+    pub fn has_sse_priming(self) -> bool {
+        self >= Self::V2025_11_25
+    }
+
     /// Whether tasks, URL-mode elicitation and sampling with tools exist
     /// (added in 2025-11-25).
     pub fn has_tasks(self) -> bool {

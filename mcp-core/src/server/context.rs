@@ -90,6 +90,15 @@ impl Context {
         }
     }
 
+    /// Ends the response stream of this request now (Streamable HTTP only);
+    /// the client reconnects and still receives the result.
+    pub async fn close_stream(&self) -> Result<()> {
+        match &self.request {
+            Some(request) => request.close_stream().await,
+            None => Ok(()),
+        }
+    }
+
     /// Whether the client subscribed to `uri` in this session.
     pub fn is_subscribed(&self, uri: &str) -> bool {
         self.session.is_subscribed(uri)

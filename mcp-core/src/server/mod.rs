@@ -15,5 +15,6 @@ pub use context::Context;
 pub use handler::{ServerHandler, ServerInfo};
 pub use registry::{CompletionFn, Server, ServerBuilder};
 pub use resource::{PromptDef, ResourceDef, ResourceTemplateDef};
+pub(crate) use service::serve_initialized;
 pub use service::{ServerSession, serve};
 pub use tool::{Json, ToolDef, ToolOutput, validate_tool_name};

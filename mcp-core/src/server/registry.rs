@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use serde_json::Map;
 
 use super::pagination::page;
-use super::service::{ServerSession, serve};
+use super::service::{ServerSession, serve, serve_initialized};
 use super::session_state::SessionState;
 use super::{
     Context, PromptDef, ResourceDef, ResourceTemplateDef, ServerHandler, ServerInfo, ToolDef,
@@ -262,6 +262,27 @@ impl Server {
     /// Serves one client over `transport` (inside a Tokio runtime).
     pub fn serve(&self, transport: impl Transport) -> Result<ServerSession> {
         let session = serve(Arc::new(self.clone()), transport, self.inner.config.clone())?;
+        self.register(&session);
+        Ok(session)
+    }
+
+    /// Serves a session that skips the handshake (stateless HTTP).
+    pub(crate) fn serve_initialized(
+        &self,
+        transport: impl Transport,
+        version: crate::ProtocolVersion,
+    ) -> Result<ServerSession> {
+        let session = serve_initialized(
+            Arc::new(self.clone()),
+            transport,
+            self.inner.config.clone(),
+            version,
+        )?;
+        self.register(&session);
+        Ok(session)
+    }
+
+    fn register(&self, session: &ServerSession) {
         let mut sessions = self
             .inner
             .sessions
@@ -270,7 +291,6 @@ impl Server {
         sessions
             .retain(|s| s.strong_count() > 0 && s.upgrade().is_some_and(|s| !s.peer.is_closed()));
         sessions.push(Arc::downgrade(session.state()));
-        Ok(session)
     }
 
     /// Live sessions that finished initializing.

@@ -77,9 +77,36 @@ pub fn serve(
     transport: impl Transport,
     config: SessionConfig,
 ) -> Result<ServerSession> {
+    serve_with(handler, transport, config, None)
+}
+
+/// Serves a session that skips the handshake, as if a client without
+/// capabilities had initialized at `version` (stateless Streamable HTTP,
+/// where every request stands alone).
+pub(crate) fn serve_initialized(
+    handler: Arc<dyn ServerHandler>,
+    transport: impl Transport,
+    config: SessionConfig,
+    version: ProtocolVersion,
+) -> Result<ServerSession> {
+    let hello = ClientHello {
+        info: Implementation::new("stateless-client", "0"),
+        capabilities: crate::schema::ClientCapabilities::default(),
+        version,
+    };
+    serve_with(handler, transport, config, Some(hello))
+}
+
+fn serve_with(
+    handler: Arc<dyn ServerHandler>,
+    transport: impl Transport,
+    config: SessionConfig,
+    preset: Option<ClientHello>,
+) -> Result<ServerSession> {
     let service = Arc::new(ServerService {
         handler,
         state: OnceLock::new(),
+        preset,
     });
     let session = Session::start(transport, service.clone(), config)?;
     let state = service.state(session.peer()).clone();
@@ -90,12 +117,19 @@ struct ServerService {
     handler: Arc<dyn ServerHandler>,
     // Set from the first peer handle seen; every handle is the same session.
     state: OnceLock<Arc<SessionState>>,
+    preset: Option<ClientHello>,
 }
 
 impl ServerService {
     fn state(&self, peer: &Peer) -> &Arc<SessionState> {
-        self.state
-            .get_or_init(|| Arc::new(SessionState::new(peer.unrelated())))
+        self.state.get_or_init(|| {
+            let state = SessionState::new(peer.unrelated());
+            if let Some(hello) = self.preset.clone() {
+                let _ = state.client.set(hello);
+                state.initialized.store(true, Ordering::Release);
+            }
+            Arc::new(state)
+        })
     }
 }
 

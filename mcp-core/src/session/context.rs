@@ -41,6 +41,13 @@ impl RequestContext {
         self.progress_token.as_ref()
     }
 
+    /// Asks the transport to end this request's response stream now; the
+    /// client resumes it and still receives the result (Streamable HTTP,
+    /// SEP-1699). Does nothing on other transports.
+    pub async fn close_stream(&self) -> crate::Result<()> {
+        self.peer.close_stream().await
+    }
+
     /// Reports progress, if the requester asked for it (otherwise does
     /// nothing). `progress` should increase with each call.
     pub async fn progress(

@@ -139,6 +139,12 @@ impl Peer {
             tokio::select! {
                 reply = &mut reply_rx => {
                     guard.disarm();
+                    // Progress sent before the response still reaches the caller.
+                    if let (Some(rx), Some(callback)) = (&mut progress_rx, &options.on_progress) {
+                        while let Ok(progress) = rx.try_recv() {
+                            callback(progress);
+                        }
+                    }
                     return reply.unwrap_or_else(|_| Err(Error::ConnectionClosed(
                         shared.closed_reason().unwrap_or_else(|| "the session ended".into()),
                     )));
@@ -174,6 +180,15 @@ impl Peer {
         let params = (params.get() != "null").then_some(&params);
         let text = encode_notification(method, params)?;
         self.send(text, OutboundKind::Notification).await
+    }
+
+    /// Ends the response stream of the request this handle is related to
+    /// (see [`RequestContext::close_stream`](super::RequestContext::close_stream)).
+    pub(crate) async fn close_stream(&self) -> Result<()> {
+        if self.related.is_none() {
+            return Ok(());
+        }
+        self.send(String::new(), OutboundKind::CloseStream).await
     }
 
     async fn send(&self, text: String, kind: OutboundKind) -> Result<()> {

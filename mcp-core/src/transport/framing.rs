@@ -4,7 +4,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{InboundFrame, OutboundMessage};
+use super::{InboundFrame, OutboundKind, OutboundMessage};
 
 /// Reads lines from `reader` and sends them as frames until end of input or
 /// `stop`, then returns why it stopped (the caller sends the final
@@ -85,15 +85,21 @@ pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
         let Some(message) = message else {
             return writer.flush().await;
         };
-        writer.write_all(message.text.as_bytes()).await?;
-        writer.write_all(b"\n").await?;
+        write_line(&mut writer, &message).await?;
         // Write what is already queued before paying for a flush.
         while let Ok(more) = messages.try_recv() {
-            writer.write_all(more.text.as_bytes()).await?;
-            writer.write_all(b"\n").await?;
+            write_line(&mut writer, &more).await?;
         }
         writer.flush().await?;
     }
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(writer: &mut W, message: &OutboundMessage) -> std::io::Result<()> {
+    if message.kind == OutboundKind::CloseStream {
+        return Ok(());
+    }
+    writer.write_all(message.text.as_bytes()).await?;
+    writer.write_all(b"\n").await
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 
 mod child;
 mod framing;
+pub mod http;
 mod memory;
 mod stdio;
 
@@ -54,6 +55,10 @@ pub enum OutboundKind {
     Notification,
     /// A response (result or error) to a peer's request.
     Response,
+    /// Not a message: asks a transport that streams per request (Streamable
+    /// HTTP) to end the stream of `related` now, so that the peer resumes it
+    /// later (SEP-1699). Other transports ignore it; `text` is empty.
+    CloseStream,
 }
 
 /// One encoded message for the peer.

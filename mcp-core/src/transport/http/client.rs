@@ -1,0 +1,573 @@
+//! The Streamable HTTP client transport.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures::StreamExt;
+use http::header::{ACCEPT, CONTENT_TYPE};
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::sse::SseParser;
+use crate::jsonrpc::{ErrorCode, Inbound, RpcError, decode, encode_error};
+use crate::schema::{RequestId, methods};
+use crate::transport::{
+    CHANNEL_CAPACITY, DEFAULT_MAX_MESSAGE_SIZE, InboundFrame, OutboundKind, OutboundMessage,
+    Transport, TransportHandle,
+};
+use crate::{Error, Result};
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+const LAST_EVENT_ID: &str = "last-event-id";
+/// Reconnection attempts in a row before a stream is given up.
+const MAX_RESUME_ATTEMPTS: u32 = 5;
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// The client side of Streamable HTTP: POSTs each message to the server's
+/// MCP endpoint and reads answers as JSON or SSE.
+///
+/// - Opens the GET stream after initialization when the server offers one
+///   (405 or 400 just mean it does not).
+/// - Resumes an SSE stream that ends early with `Last-Event-ID`, after the
+///   server's `retry` delay.
+/// - Sends `Mcp-Session-Id` and `MCP-Protocol-Version` once known.
+/// - On 404 for its session, initializes a new session transparently and
+///   resends (turn off with [`reinitialize`](Self::reinitialize)).
+/// - Ends the session with DELETE when closed.
+#[derive(Clone)]
+pub struct StreamableHttpClient {
+    url: String,
+    headers: HeaderMap,
+    reinitialize: bool,
+    max_message_size: usize,
+}
+
+impl fmt::Debug for StreamableHttpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Header values may hold credentials: show only their names.
+        f.debug_struct("StreamableHttpClient")
+            .field("url", &self.url)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("reinitialize", &self.reinitialize)
+            .finish()
+    }
+}
+
+impl StreamableHttpClient {
+    /// A client of the MCP endpoint at `url`.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            headers: HeaderMap::new(),
+            reinitialize: true,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+        }
+    }
+
+    /// Adds a header to every request (e.g. `Authorization`).
+    pub fn header(mut self, name: &str, value: &str) -> Result<Self> {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| Error::InvalidArgument(format!("header name `{name}`: {e}")))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|e| Error::InvalidArgument(format!("header `{name}` value: {e}")))?;
+        self.headers.insert(name, value);
+        Ok(self)
+    }
+
+    /// Whether to start a new session when the server forgets ours (404).
+    #[must_use]
+    pub fn reinitialize(mut self, reinitialize: bool) -> Self {
+        self.reinitialize = reinitialize;
+        self
+    }
+
+    /// Sets the largest message accepted from the server (default 4 MiB).
+    #[must_use]
+    pub fn with_max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+}
+
+/// The handshake, kept to start a new session when the server forgets ours.
+#[derive(Debug, Clone, Default)]
+struct Handshake {
+    initialize: Option<(RequestId, String)>,
+    initialized: Option<String>,
+}
+
+struct Conn {
+    http: reqwest::Client,
+    url: String,
+    headers: HeaderMap,
+    reinitialize: bool,
+    limit: usize,
+    inbound: mpsc::Sender<InboundFrame>,
+    session_id: Mutex<Option<String>>,
+    version: Mutex<Option<String>>,
+    handshake: Mutex<Handshake>,
+    get_started: AtomicBool,
+    close: CancellationToken,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Transport for StreamableHttpClient {
+    fn start(self) -> Result<TransportHandle> {
+        let http = reqwest::Client::builder()
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| Error::Transport(std::io::Error::other(e)))?;
+        let (in_tx, in_rx) = mpsc::channel(CHANNEL_CAPACITY);
+        let (out_tx, out_rx) = mpsc::channel(CHANNEL_CAPACITY);
+        let close = CancellationToken::new();
+        let done = CancellationToken::new();
+        let conn = Arc::new(Conn {
+            http,
+            url: self.url,
+            headers: self.headers,
+            reinitialize: self.reinitialize,
+            limit: self.max_message_size,
+            inbound: in_tx,
+            session_id: Mutex::new(None),
+            version: Mutex::new(None),
+            handshake: Mutex::new(Handshake::default()),
+            get_started: AtomicBool::new(false),
+            close: close.clone(),
+        });
+        tokio::spawn(write_loop(conn, out_rx, done.clone()));
+        Ok(TransportHandle {
+            inbound: in_rx,
+            outbound: out_tx,
+            close,
+            done,
+        })
+    }
+}
+
+async fn write_loop(
+    conn: Arc<Conn>,
+    mut outbound: mpsc::Receiver<OutboundMessage>,
+    done: CancellationToken,
+) {
+    loop {
+        let message = tokio::select! {
+            m = outbound.recv() => m,
+            () = conn.close.cancelled() => None,
+        };
+        let Some(message) = message else { break };
+        match message.kind {
+            OutboundKind::CloseStream => {}
+            // Requests may take long: each runs on its own.
+            OutboundKind::Request => {
+                let conn = conn.clone();
+                tokio::spawn(async move {
+                    tokio::select! {
+                        () = send_request(&conn, message.text) => {}
+                        () = conn.close.cancelled() => {}
+                    }
+                });
+            }
+            // Notifications and responses keep their order.
+            OutboundKind::Notification | OutboundKind::Response => {
+                send_other(&conn, message.text).await
+            }
+        }
+    }
+    conn.close.cancel();
+    delete_session(&conn).await;
+    let _ = conn
+        .inbound
+        .send(InboundFrame::Closed("the HTTP transport was closed".into()))
+        .await;
+    done.cancel();
+}
+
+impl Conn {
+    fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
+        let mut builder = self
+            .http
+            .request(method, &self.url)
+            .headers(self.headers.clone());
+        if let Some(id) = lock(&self.session_id).clone() {
+            builder = builder.header(SESSION_HEADER, id);
+        }
+        if let Some(version) = lock(&self.version).clone() {
+            builder = builder.header(VERSION_HEADER, version);
+        }
+        builder
+    }
+
+    async fn post(&self, text: &str) -> std::result::Result<reqwest::Response, reqwest::Error> {
+        self.request(reqwest::Method::POST)
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .body(text.to_string())
+            .send()
+            .await
+    }
+
+    async fn deliver(&self, text: String) {
+        let frame = if text.len() > self.limit {
+            InboundFrame::Oversize { limit: self.limit }
+        } else {
+            InboundFrame::Message(text)
+        };
+        let _ = self.inbound.send(frame).await;
+    }
+
+    /// Answers a request locally with an error (the engine fails the call).
+    async fn fail(&self, id: &RequestId, message: String) {
+        let error = RpcError::new(ErrorCode::SERVER_ERROR, message);
+        let _ = self
+            .inbound
+            .send(InboundFrame::Message(encode_error(Some(id), &error)))
+            .await;
+    }
+
+    fn remember_session(&self, response: &reqwest::Response) {
+        if let Some(id) = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+        {
+            *lock(&self.session_id) = Some(id.to_string());
+        }
+    }
+}
+
+/// The id of a request, and whether it is `initialize`.
+fn request_id(text: &str) -> Option<(RequestId, bool)> {
+    match decode(text) {
+        Ok(Inbound::Request(r)) => Some((r.id, r.method == methods::INITIALIZE)),
+        _ => None,
+    }
+}
+
+async fn send_request(conn: &Arc<Conn>, text: String) {
+    let Some((id, is_initialize)) = request_id(&text) else {
+        return;
+    };
+    if is_initialize {
+        lock(&conn.handshake).initialize = Some((id.clone(), text.clone()));
+    }
+    let mut retried = false;
+    loop {
+        let response = match conn.post(&text).await {
+            Ok(r) => r,
+            Err(e) => return conn.fail(&id, format!("HTTP request failed: {e}")).await,
+        };
+        let status = response.status();
+        let had_session = lock(&conn.session_id).is_some();
+        if status == StatusCode::NOT_FOUND
+            && had_session
+            && !is_initialize
+            && conn.reinitialize
+            && !retried
+        {
+            retried = true;
+            if let Err(why) = reinitialize(conn).await {
+                return conn
+                    .fail(
+                        &id,
+                        format!("the server ended the session and a new one failed: {why}"),
+                    )
+                    .await;
+            }
+            continue;
+        }
+        if !status.is_success() {
+            let body = response.text().await.unwrap_or_default();
+            return forward_error(conn, &id, status, body).await;
+        }
+        conn.remember_session(&response);
+        read_answer(conn, &id, is_initialize, response).await;
+        return;
+    }
+}
+
+/// Passes on the server's JSON-RPC error for `id`, or describes the HTTP error.
+async fn forward_error(conn: &Conn, id: &RequestId, status: StatusCode, body: String) {
+    if let Ok(Inbound::Response(r)) = decode(&body) {
+        if r.id.as_ref() == Some(id) {
+            return conn.deliver(body).await;
+        }
+        if let Err(e) = r.outcome {
+            return conn.fail(id, format!("HTTP {status}: {}", e.message)).await;
+        }
+    }
+    let excerpt: String = body.chars().take(200).collect();
+    conn.fail(id, format!("HTTP {status}: {excerpt}")).await;
+}
+
+/// Reads a JSON or SSE answer to request `id`, resuming the stream if it
+/// ends before the response.
+async fn read_answer(
+    conn: &Arc<Conn>,
+    id: &RequestId,
+    is_initialize: bool,
+    response: reqwest::Response,
+) {
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if content_type.starts_with("text/event-stream") {
+        let mut cursor = StreamCursor::default();
+        let mut answered = read_sse(conn, response, &mut cursor, Some(id), is_initialize).await;
+        let mut attempts = 0;
+        while !answered && attempts < MAX_RESUME_ATTEMPTS && !conn.close.is_cancelled() {
+            let Some(last) = cursor.last_event_id.clone() else {
+                break;
+            };
+            attempts += 1;
+            tokio::time::sleep(cursor.retry.unwrap_or(DEFAULT_RETRY)).await;
+            let resumed = conn
+                .request(reqwest::Method::GET)
+                .header(ACCEPT, "text/event-stream")
+                .header(LAST_EVENT_ID, last)
+                .send()
+                .await;
+            match resumed {
+                Ok(r) if r.status().is_success() => {
+                    answered = read_sse(conn, r, &mut cursor, Some(id), is_initialize).await;
+                    attempts = 0;
+                }
+                Ok(r) => {
+                    tracing::debug!(
+                        "resuming the stream of request {id} got HTTP {}",
+                        r.status()
+                    );
+                }
+                Err(e) => tracing::debug!("resuming the stream of request {id} failed: {e}"),
+            }
+        }
+        if !answered && !conn.close.is_cancelled() {
+            conn.fail(
+                id,
+                "the server's event stream ended before the response".into(),
+            )
+            .await;
+        }
+        return;
+    }
+    let body = match read_limited(conn, response).await {
+        Ok(body) => body,
+        Err(why) => return conn.fail(id, why).await,
+    };
+    if is_initialize {
+        note_initialize_result(conn, &body);
+    }
+    conn.deliver(body).await;
+}
+
+async fn read_limited(
+    conn: &Conn,
+    response: reqwest::Response,
+) -> std::result::Result<String, String> {
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(|e| format!("reading the response failed: {e}"))?;
+        if body.len() + chunk.len() > conn.limit {
+            return Err(format!(
+                "the response exceeds the limit of {} bytes",
+                conn.limit
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    String::from_utf8(body).map_err(|_| "the response is not valid UTF-8".to_string())
+}
+
+#[derive(Debug, Default)]
+struct StreamCursor {
+    last_event_id: Option<String>,
+    retry: Option<Duration>,
+}
+
+/// Delivers an SSE stream's messages; returns whether the response to
+/// `awaited` was among them.
+async fn read_sse(
+    conn: &Arc<Conn>,
+    response: reqwest::Response,
+    cursor: &mut StreamCursor,
+    awaited: Option<&RequestId>,
+    is_initialize: bool,
+) -> bool {
+    let mut parser = SseParser::new(conn.limit);
+    let mut chunks = response.bytes_stream();
+    let mut answered = false;
+    loop {
+        let chunk = tokio::select! {
+            c = chunks.next() => c,
+            () = conn.close.cancelled() => None,
+        };
+        let Some(Ok(chunk)) = chunk else { break };
+        let events = match parser.feed(&chunk) {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!("dropping a malformed event stream: {}", e.0);
+                break;
+            }
+        };
+        for event in events {
+            if event.id.is_some() {
+                cursor.last_event_id = event.id.clone();
+            }
+            if event.retry.is_some() {
+                cursor.retry = event.retry;
+            }
+            if event.data.is_empty() {
+                continue;
+            }
+            if let Some(awaited) = awaited {
+                if let Ok(Inbound::Response(r)) = decode(&event.data) {
+                    if r.id.as_ref() == Some(awaited) {
+                        answered = true;
+                        if is_initialize {
+                            note_initialize_result(conn, &event.data);
+                        }
+                    }
+                }
+            }
+            conn.deliver(event.data).await;
+        }
+        if answered {
+            break;
+        }
+    }
+    answered
+}
+
+/// Learns the negotiated protocol version from the initialize result.
+fn note_initialize_result(conn: &Conn, body: &str) {
+    #[derive(serde::Deserialize)]
+    struct Reply {
+        result: Option<InitResult>,
+    }
+    #[derive(serde::Deserialize)]
+    struct InitResult {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+    }
+    if let Ok(Reply { result: Some(r) }) = serde_json::from_str::<Reply>(body) {
+        *lock(&conn.version) = Some(r.protocol_version);
+    }
+}
+
+async fn send_other(conn: &Arc<Conn>, text: String) {
+    let is_initialized = matches!(decode(&text), Ok(Inbound::Notification(n)) if n.method == methods::NOTIFICATIONS_INITIALIZED);
+    if is_initialized {
+        lock(&conn.handshake).initialized = Some(text.clone());
+    }
+    match conn.post(&text).await {
+        // 202 is the rule; some servers answer 200 with a body, which is fine.
+        Ok(r) if r.status().is_success() => {}
+        Ok(r)
+            if r.status() == StatusCode::NOT_FOUND
+                && conn.reinitialize
+                && lock(&conn.session_id).is_some() =>
+        {
+            if reinitialize(conn).await.is_ok() {
+                let _ = conn.post(&text).await;
+            }
+        }
+        Ok(r) => tracing::warn!(
+            "the server refused a notification or response: HTTP {}",
+            r.status()
+        ),
+        Err(e) => tracing::warn!("sending a notification or response failed: {e}"),
+    }
+    if is_initialized && !conn.get_started.swap(true, Ordering::AcqRel) {
+        tokio::spawn(listen(conn.clone()));
+    }
+}
+
+/// Starts a new session with the remembered handshake, consuming its answer.
+async fn reinitialize(conn: &Arc<Conn>) -> std::result::Result<(), String> {
+    let handshake = lock(&conn.handshake).clone();
+    let Some((_, initialize)) = handshake.initialize else {
+        return Err("no initialize request to repeat".into());
+    };
+    *lock(&conn.session_id) = None;
+    let response = conn.post(&initialize).await.map_err(|e| e.to_string())?;
+    if !response.status().is_success() {
+        return Err(format!("HTTP {}", response.status()));
+    }
+    conn.remember_session(&response);
+    // Drain the answer; the engine already has one.
+    let _ = response.bytes().await;
+    if let Some(initialized) = handshake.initialized {
+        conn.post(&initialized).await.map_err(|e| e.to_string())?;
+    }
+    tracing::info!("the server ended our session; a new one was started");
+    Ok(())
+}
+
+/// The GET stream for server-initiated messages, reconnected after drops.
+async fn listen(conn: Arc<Conn>) {
+    let mut cursor = StreamCursor::default();
+    let mut failures = 0;
+    while !conn.close.is_cancelled() && failures < MAX_RESUME_ATTEMPTS {
+        let mut request = conn
+            .request(reqwest::Method::GET)
+            .header(ACCEPT, "text/event-stream");
+        if let Some(last) = &cursor.last_event_id {
+            request = request.header(LAST_EVENT_ID, last.clone());
+        }
+        let response = tokio::select! {
+            r = request.send() => r,
+            () = conn.close.cancelled() => return,
+        };
+        match response {
+            Ok(r) if r.status().is_success() => {
+                failures = 0;
+                read_sse(&conn, r, &mut cursor, None, false).await;
+            }
+            // The server offers no GET stream: nothing to listen to.
+            Ok(r)
+                if matches!(
+                    r.status(),
+                    StatusCode::METHOD_NOT_ALLOWED | StatusCode::BAD_REQUEST
+                ) =>
+            {
+                return;
+            }
+            Ok(r) => {
+                tracing::debug!("the GET stream got HTTP {}", r.status());
+                failures += 1;
+            }
+            Err(e) => {
+                tracing::debug!("the GET stream failed: {e}");
+                failures += 1;
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(cursor.retry.unwrap_or(DEFAULT_RETRY)) => {}
+            () = conn.close.cancelled() => return,
+        }
+    }
+}
+
+async fn delete_session(conn: &Conn) {
+    if lock(&conn.session_id).is_none() {
+        return;
+    }
+    let request = conn
+        .request(reqwest::Method::DELETE)
+        .timeout(Duration::from_secs(2));
+    match request.send().await {
+        Ok(r) if r.status().is_success() || r.status() == StatusCode::METHOD_NOT_ALLOWED => {}
+        Ok(r) => tracing::debug!("DELETE of the session got HTTP {}", r.status()),
+        Err(e) => tracing::debug!("DELETE of the session failed: {e}"),
+    }
+}

@@ -1,0 +1,9 @@
+//! Streamable HTTP (spec 2025-11-25): the server as an axum router
+//! ([`StreamableHttpServer`]) and the client ([`StreamableHttpClient`]).
+
+mod client;
+mod server;
+mod sse;
+
+pub use client::StreamableHttpClient;
+pub use server::{HostPolicy, HttpServerConfig, StreamableHttpServer};

@@ -1,0 +1,114 @@
+//! DNS-rebinding protection: which `Host` and `Origin` headers are accepted.
+
+use http::HeaderMap;
+use http::header::{HOST, ORIGIN};
+
+/// Which `Host` (and, when present, `Origin`) a request may carry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HostPolicy {
+    /// Only loopback names: `localhost`, `127.0.0.1`, `[::1]`, any port
+    /// (the default: a server on loopback cannot be reached through a
+    /// rebound DNS name).
+    #[default]
+    Loopback,
+    /// Exactly these `host[:port]` values (compared case-insensitively).
+    AllowList(Vec<String>),
+    /// No check (for servers behind a proxy that checks).
+    Any,
+}
+
+fn is_loopback(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        // [::1]:port
+        rest.split(']')
+            .next()
+            .map(|h| format!("[{h}]"))
+            .unwrap_or_default()
+    } else {
+        host.split(':').next().unwrap_or_default().to_string()
+    };
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "localhost" | "127.0.0.1" | "[::1]"
+    )
+}
+
+impl HostPolicy {
+    fn allows(&self, host: &str) -> bool {
+        match self {
+            Self::Loopback => is_loopback(host),
+            Self::AllowList(hosts) => hosts.iter().any(|h| h.eq_ignore_ascii_case(host)),
+            Self::Any => true,
+        }
+    }
+
+    /// Checks the request's headers; the error says which header failed.
+    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), String> {
+        if *self == Self::Any {
+            return Ok(());
+        }
+        let host = headers
+            .get(HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or_default();
+        if !self.allows(host) {
+            return Err(format!("Host `{host}` is not allowed"));
+        }
+        if let Some(origin) = headers.get(ORIGIN) {
+            let origin = origin.to_str().unwrap_or_default();
+            let origin_host = origin
+                .split_once("://")
+                .map(|(_, rest)| rest.split('/').next().unwrap_or_default())
+                .unwrap_or_default();
+            if !self.allows(origin_host) {
+                return Err(format!("Origin `{origin}` is not allowed"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(host: &str, origin: Option<&str>) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(HOST, host.parse().unwrap());
+        if let Some(o) = origin {
+            h.insert(ORIGIN, o.parse().unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn loopback_policy_blocks_rebinding() {
+        let p = HostPolicy::Loopback;
+        assert!(p.check(&headers("localhost:3000", None)).is_ok());
+        assert!(
+            p.check(&headers("127.0.0.1:3000", Some("http://127.0.0.1:3000")))
+                .is_ok()
+        );
+        assert!(
+            p.check(&headers("[::1]:8080", Some("http://localhost:8080")))
+                .is_ok()
+        );
+        assert!(p.check(&headers("evil.example.com", None)).is_err());
+        assert!(
+            p.check(&headers("localhost:3000", Some("http://evil.example.com")))
+                .is_err()
+        );
+        assert!(p.check(&headers("localhost.evil.com:80", None)).is_err());
+    }
+
+    #[test]
+    fn allow_list_is_exact() {
+        let p = HostPolicy::AllowList(vec!["mcp.example.com".into()]);
+        assert!(
+            p.check(&headers("MCP.example.com", Some("https://mcp.example.com")))
+                .is_ok()
+        );
+        assert!(p.check(&headers("localhost", None)).is_err());
+    }
+}

@@ -1,0 +1,525 @@
+//! POST, GET and DELETE on the MCP endpoint.
+
+#![allow(
+    clippy::result_large_err,
+    reason = "the error is the HTTP response itself, returned at once"
+)]
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State as Extract;
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use http::header::{ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use http::{HeaderMap, HeaderValue, Method, StatusCode};
+use tokio::sync::mpsc;
+
+use super::session::{HttpSession, lock};
+use super::streams::{LiveItem, Replay, STANDALONE, event_id, parse_event_id};
+use super::{State, streams::AttachError};
+use crate::ProtocolVersion;
+use crate::jsonrpc::{ErrorCode, Inbound, RpcError, decode, encode_error};
+use crate::schema::{RequestId, methods};
+use crate::transport::InboundFrame;
+use crate::transport::http::sse::encode_event;
+
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+const LAST_EVENT_ID: &str = "last-event-id";
+/// Events buffered for one HTTP response before its reader counts as slow.
+const LIVE_CAPACITY: usize = 64;
+
+pub(super) async fn endpoint(
+    Extract(state): Extract<Arc<State>>,
+    method: Method,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    if let Err(why) = state.config.host_policy.check(&headers) {
+        return http_error(
+            StatusCode::FORBIDDEN,
+            ErrorCode::SERVER_ERROR,
+            format!("Forbidden: {why}"),
+        );
+    }
+    match method {
+        Method::POST => post(state, headers, body).await,
+        Method::GET => get(state, headers).await,
+        Method::DELETE => delete(state, headers).await,
+        _ => {
+            let mut response = http_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                ErrorCode::SERVER_ERROR,
+                "Method not allowed: use POST, GET or DELETE",
+            );
+            response
+                .headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            response
+        }
+    }
+}
+
+/// An HTTP error whose body is a JSON-RPC error without an id.
+fn http_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
+    rpc_error(status, None, &RpcError::new(code, message.into()))
+}
+
+fn rpc_error(status: StatusCode, id: Option<&RequestId>, error: &RpcError) -> Response {
+    (
+        status,
+        [(CONTENT_TYPE, "application/json")],
+        encode_error(id, error),
+    )
+        .into_response()
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+struct Accepts {
+    json: bool,
+    sse: bool,
+}
+
+fn accepts(headers: &HeaderMap) -> Accepts {
+    let accept = header(headers, ACCEPT.as_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let any = accept.contains("*/*");
+    Accepts {
+        json: any || accept.contains("application/json") || accept.contains("application/*"),
+        sse: any || accept.contains("text/event-stream"),
+    }
+}
+
+/// The protocol revision a request claims in its header, if any; an
+/// unsupported one is an error (400).
+fn claimed_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
+    match header(headers, VERSION_HEADER) {
+        None => Ok(None),
+        Some(v) => ProtocolVersion::parse(v).map(Some).ok_or_else(|| {
+            http_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                format!("Bad Request: unsupported MCP-Protocol-Version `{v}`"),
+            )
+        }),
+    }
+}
+
+fn new_session_id() -> Result<String, Response> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| {
+        http_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::INTERNAL_ERROR,
+            format!("no randomness: {e}"),
+        )
+    })?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Finds the session named by the request's `Mcp-Session-Id`.
+fn existing_session(state: &State, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    let Some(id) = header(headers, SESSION_HEADER) else {
+        return Err(http_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            "Bad Request: the Mcp-Session-Id header is required",
+        ));
+    };
+    let session = lock(&state.sessions).get(id).cloned();
+    match session {
+        Some(session) if !session.closed.is_cancelled() => {
+            session.touch();
+            Ok(session)
+        }
+        _ => Err(http_error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::SERVER_ERROR,
+            "Session not found",
+        )),
+    }
+}
+
+async fn post(state: Arc<State>, headers: HeaderMap, body: Body) -> Response {
+    let content_type = header(&headers, CONTENT_TYPE.as_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if !content_type.starts_with("application/json") {
+        return http_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::INVALID_REQUEST,
+            "Unsupported Media Type: the body must be application/json",
+        );
+    }
+    let accept = accepts(&headers);
+    if !accept.json && !accept.sse {
+        return http_error(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::INVALID_REQUEST,
+            "Not Acceptable: accept application/json and text/event-stream",
+        );
+    }
+    let limit = state.config.max_body_size;
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        return http_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::INVALID_REQUEST,
+            format!("Payload Too Large: the limit is {limit} bytes"),
+        );
+    };
+    let Ok(text) = String::from_utf8(bytes.to_vec()) else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            &RpcError::parse_error("the body is not valid UTF-8"),
+        );
+    };
+    let version = match claimed_version(&headers) {
+        Ok(v) => v,
+        Err(response) => return response,
+    };
+    // Classify the message (the engine decodes it again, typed).
+    let (request_id, is_initialize) = match decode(&text) {
+        Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
+        Ok(Inbound::Request(r)) => (Some(r.id.clone()), r.method == methods::INITIALIZE),
+        Ok(_) => (None, false),
+    };
+
+    let session = if state.config.stateless {
+        // Every request stands alone; initialize itself is answered for
+        // clients that send it.
+        let preset = (!is_initialize).then(|| version.unwrap_or(ProtocolVersion::LATEST));
+        let id = match new_session_id() {
+            Ok(id) => id,
+            Err(response) => return response,
+        };
+        match HttpSession::start(
+            id,
+            &state.factory,
+            preset,
+            state.config.replay_limit,
+            state.config.json_response,
+        ) {
+            Ok(session) => session,
+            Err(e) => {
+                return http_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    ErrorCode::INTERNAL_ERROR,
+                    e.to_string(),
+                );
+            }
+        }
+    } else if header(&headers, SESSION_HEADER).is_none() && is_initialize {
+        match create_session(&state) {
+            Ok(session) => session,
+            Err(response) => return response,
+        }
+    } else {
+        match existing_session(&state, &headers) {
+            Ok(session) => session,
+            Err(response) => return response,
+        }
+    };
+
+    let Some(request_id) = request_id else {
+        // Notifications and responses: hand over and acknowledge.
+        let delivered = session
+            .inbound
+            .send(InboundFrame::Message(text))
+            .await
+            .is_ok();
+        if state.config.stateless {
+            session.terminate().await;
+        }
+        return if delivered {
+            StatusCode::ACCEPTED.into_response()
+        } else {
+            http_error(
+                StatusCode::NOT_FOUND,
+                ErrorCode::SERVER_ERROR,
+                "Session not found",
+            )
+        };
+    };
+
+    let (live_tx, mut live_rx) = mpsc::channel(LIVE_CAPACITY);
+    let Some(stream_id) = lock(&session.streams).open_request(request_id.clone(), live_tx) else {
+        return rpc_error(
+            StatusCode::CONFLICT,
+            Some(&request_id),
+            &RpcError::invalid_request(format!(
+                "request id {request_id} is already in progress in this session"
+            )),
+        );
+    };
+    if session
+        .inbound
+        .send(InboundFrame::Message(text))
+        .await
+        .is_err()
+    {
+        return http_error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::SERVER_ERROR,
+            "Session not found",
+        );
+    }
+    let first = tokio::select! {
+        item = live_rx.recv() => item,
+        () = session.closed.cancelled() => None,
+    };
+    let stateful_id = (!state.config.stateless).then(|| session.id.clone());
+    let ephemeral = state.config.stateless.then(|| session.clone());
+
+    let mut response = match first {
+        None => http_error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::SERVER_ERROR,
+            "Session ended before answering",
+        ),
+        Some(LiveItem::Event {
+            text, last: true, ..
+        }) if accept.json => (
+            StatusCode::OK,
+            [(CONTENT_TYPE, "application/json")],
+            text.to_string(),
+        )
+            .into_response(),
+        Some(first) => {
+            let version = session.server.protocol_version().or(version);
+            let priming = version.filter(|v| v.has_sse_priming()).map(|_| {
+                encode_event(
+                    Some(&event_id(stream_id, 0)),
+                    "",
+                    Some(state.config.sse_retry),
+                )
+            });
+            sse_response(
+                session.clone(),
+                stream_id,
+                priming,
+                Vec::new(),
+                Some(first),
+                live_rx,
+            )
+        }
+    };
+    if let Some(ephemeral) = ephemeral {
+        // The stream (if any) still holds the session; end it once idle.
+        tokio::spawn(async move {
+            while lock(&ephemeral.streams).has_live() {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            ephemeral.terminate().await;
+        });
+    }
+    if let Some(id) = stateful_id {
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            response.headers_mut().insert(SESSION_HEADER, value);
+        }
+    }
+    response
+}
+
+fn create_session(state: &State) -> Result<Arc<HttpSession>, Response> {
+    if lock(&state.sessions).len() >= state.config.max_sessions {
+        return Err(http_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::SERVER_ERROR,
+            format!(
+                "Service Unavailable: the server holds its maximum of {} sessions",
+                state.config.max_sessions
+            ),
+        ));
+    }
+    let id = new_session_id()?;
+    let session = HttpSession::start(
+        id.clone(),
+        &state.factory,
+        None,
+        state.config.replay_limit,
+        state.config.json_response,
+    )
+    .map_err(|e| {
+        http_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::INTERNAL_ERROR,
+            e.to_string(),
+        )
+    })?;
+    session.touch();
+    lock(&state.sessions).insert(id, session.clone());
+    Ok(session)
+}
+
+/// An SSE response: optional priming event, replayed events, then live
+/// items until the stream's last event or a server-side close.
+fn sse_response(
+    session: Arc<HttpSession>,
+    stream_id: u64,
+    priming: Option<String>,
+    replay: Replay,
+    first: Option<LiveItem>,
+    live: mpsc::Receiver<LiveItem>,
+) -> Response {
+    let head: Vec<String> = priming
+        .into_iter()
+        .chain(
+            replay
+                .iter()
+                .map(|(seq, text)| encode_event(Some(&event_id(stream_id, *seq)), text, None)),
+        )
+        .collect();
+    if let Some((seq, _)) = replay.last() {
+        lock(&session.streams).delivered(stream_id, *seq);
+    }
+    let head = futures::stream::iter(
+        head.into_iter()
+            .map(|s| Ok::<_, Infallible>(Bytes::from(s))),
+    );
+    let items = futures::stream::unfold((first, live, false), move |(pending, mut live, ended)| {
+        let session = session.clone();
+        async move {
+            if ended {
+                return None;
+            }
+            let item = match pending {
+                Some(item) => item,
+                None => live.recv().await?,
+            };
+            match item {
+                LiveItem::Close => None,
+                LiveItem::Event { seq, text, last } => {
+                    lock(&session.streams).delivered(stream_id, seq);
+                    let chunk =
+                        Bytes::from(encode_event(Some(&event_id(stream_id, seq)), &text, None));
+                    Some((Ok::<_, Infallible>(chunk), (None, live, last)))
+                }
+            }
+        }
+    });
+    let body = Body::from_stream(head.chain(items));
+    (
+        StatusCode::OK,
+        [
+            (CONTENT_TYPE, "text/event-stream"),
+            (CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn get(state: Arc<State>, headers: HeaderMap) -> Response {
+    if state.config.stateless {
+        return http_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::SERVER_ERROR,
+            "Method not allowed: stateless server",
+        );
+    }
+    // The spec requires the client to list text/event-stream explicitly.
+    let accept = header(&headers, ACCEPT.as_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if !accept.contains("text/event-stream") {
+        return http_error(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::INVALID_REQUEST,
+            "Not Acceptable: a GET stream needs Accept: text/event-stream",
+        );
+    }
+    if let Err(response) = claimed_version(&headers) {
+        return response;
+    }
+    let session = match existing_session(&state, &headers) {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let (stream_id, after) = match header(&headers, LAST_EVENT_ID) {
+        None => (STANDALONE, None),
+        Some(id) => match parse_event_id(id) {
+            Some((stream, seq)) => (stream, Some(seq)),
+            None => {
+                return http_error(
+                    StatusCode::BAD_REQUEST,
+                    ErrorCode::INVALID_REQUEST,
+                    format!("Bad Request: `{id}` is not an event id of this server"),
+                );
+            }
+        },
+    };
+    let (live_tx, live_rx) = mpsc::channel(LIVE_CAPACITY);
+    let attached = lock(&session.streams).attach(stream_id, after, live_tx);
+    let (replay, done) = match attached {
+        Ok(found) => found,
+        Err(AttachError::Busy) => {
+            return http_error(
+                StatusCode::CONFLICT,
+                ErrorCode::SERVER_ERROR,
+                "Conflict: that stream is already open",
+            );
+        }
+        Err(AttachError::Unknown) => {
+            return http_error(
+                StatusCode::NOT_FOUND,
+                ErrorCode::SERVER_ERROR,
+                "Not Found: no such stream to resume",
+            );
+        }
+    };
+    let priming = session
+        .server
+        .protocol_version()
+        .filter(|v| v.has_sse_priming() && after.is_none())
+        .map(|_| {
+            encode_event(
+                Some(&event_id(stream_id, 0)),
+                "",
+                Some(state.config.sse_retry),
+            )
+        });
+    let live = if done {
+        // Nothing more will come: close right after the replay.
+        let (_, rx) = mpsc::channel(1);
+        rx
+    } else {
+        live_rx
+    };
+    sse_response(session, stream_id, priming, replay, None, live)
+}
+
+async fn delete(state: Arc<State>, headers: HeaderMap) -> Response {
+    if state.config.stateless {
+        return http_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::SERVER_ERROR,
+            "Method not allowed: stateless server",
+        );
+    }
+    let Some(id) = header(&headers, SESSION_HEADER) else {
+        return http_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            "Bad Request: the Mcp-Session-Id header is required",
+        );
+    };
+    let session = lock(&state.sessions).remove(id);
+    match session {
+        Some(session) => {
+            session.terminate().await;
+            StatusCode::OK.into_response()
+        }
+        None => http_error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::SERVER_ERROR,
+            "Session not found",
+        ),
+    }
+}

@@ -1,0 +1,243 @@
+//! The Streamable HTTP server transport (spec 2025-11-25, "Transports").
+//!
+//! [`StreamableHttpServer::router`] is a tower service (an axum `Router`)
+//! to mount at any path of an application; [`StreamableHttpServer::serve`]
+//! runs it standalone with the endpoint at `/mcp`.
+
+mod guard;
+mod handlers;
+mod session;
+mod streams;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::any;
+use axum::serve::ListenerExt;
+use tokio::net::TcpListener;
+
+use crate::server::{Server, ServerHandler, serve};
+use crate::session::SessionConfig;
+
+pub use guard::HostPolicy;
+use session::{HttpSession, SessionFactory, lock};
+
+/// Settings of a Streamable HTTP server. The defaults are safe for a server
+/// bound to loopback.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct HttpServerConfig {
+    /// Which `Host` and `Origin` headers are accepted (DNS-rebinding
+    /// protection); default [`HostPolicy::Loopback`].
+    pub host_policy: HostPolicy,
+    /// No sessions: every POST stands alone (default false).
+    pub stateless: bool,
+    /// Answer every request with `application/json`, never SSE (default
+    /// false). Messages a handler sends before its result then go to the
+    /// GET stream.
+    pub json_response: bool,
+    /// Largest request body (default 4 MiB); larger gets 413.
+    pub max_body_size: usize,
+    /// Most sessions at once (default 10,000); more gets 503.
+    pub max_sessions: usize,
+    /// Sessions idle this long are ended (default 30 min).
+    pub idle_timeout: Duration,
+    /// Events kept per stream for `Last-Event-ID` resumption (default 256).
+    pub replay_limit: usize,
+    /// The `retry` hint sent to clients with the priming event (default 1 s).
+    pub sse_retry: Duration,
+}
+
+impl Default for HttpServerConfig {
+    fn default() -> Self {
+        Self {
+            host_policy: HostPolicy::Loopback,
+            stateless: false,
+            json_response: false,
+            max_body_size: crate::transport::DEFAULT_MAX_MESSAGE_SIZE,
+            max_sessions: 10_000,
+            idle_timeout: Duration::from_secs(30 * 60),
+            replay_limit: 256,
+            sse_retry: Duration::from_secs(1),
+        }
+    }
+}
+
+impl HttpServerConfig {
+    /// Sets [`host_policy`](Self::host_policy).
+    #[must_use]
+    pub fn host_policy(mut self, policy: HostPolicy) -> Self {
+        self.host_policy = policy;
+        self
+    }
+
+    /// Sets [`stateless`](Self::stateless).
+    #[must_use]
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
+    }
+
+    /// Sets [`json_response`](Self::json_response).
+    #[must_use]
+    pub fn json_response(mut self, json: bool) -> Self {
+        self.json_response = json;
+        self
+    }
+
+    /// Sets [`max_body_size`](Self::max_body_size).
+    #[must_use]
+    pub fn max_body_size(mut self, bytes: usize) -> Self {
+        self.max_body_size = bytes;
+        self
+    }
+
+    /// Sets [`max_sessions`](Self::max_sessions).
+    #[must_use]
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// Sets [`idle_timeout`](Self::idle_timeout).
+    #[must_use]
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Sets [`sse_retry`](Self::sse_retry).
+    #[must_use]
+    pub fn sse_retry(mut self, retry: Duration) -> Self {
+        self.sse_retry = retry;
+        self
+    }
+}
+
+/// An MCP server reachable over Streamable HTTP.
+#[derive(Clone)]
+pub struct StreamableHttpServer {
+    state: Arc<State>,
+}
+
+pub(crate) struct State {
+    pub(crate) config: HttpServerConfig,
+    pub(crate) factory: SessionFactory,
+    pub(crate) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+}
+
+impl fmt::Debug for StreamableHttpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StreamableHttpServer")
+            .field("config", &self.state.config)
+            .field("sessions", &lock(&self.state.sessions).len())
+            .finish()
+    }
+}
+
+impl StreamableHttpServer {
+    /// Serves a [`Server`]: each HTTP session is one session of it.
+    pub fn new(server: Server, config: HttpServerConfig) -> Self {
+        let factory: SessionFactory =
+            Arc::new(move |transport, preinitialized| match preinitialized {
+                None => server.serve(transport),
+                Some(version) => server.serve_initialized(transport, version),
+            });
+        Self::with_factory(factory, config)
+    }
+
+    /// Serves any [`ServerHandler`].
+    pub fn with_handler(
+        handler: Arc<dyn ServerHandler>,
+        session: SessionConfig,
+        config: HttpServerConfig,
+    ) -> Self {
+        let factory: SessionFactory =
+            Arc::new(move |transport, preinitialized| match preinitialized {
+                None => serve(handler.clone(), transport, session.clone()),
+                Some(version) => crate::server::serve_initialized(
+                    handler.clone(),
+                    transport,
+                    session.clone(),
+                    version,
+                ),
+            });
+        Self::with_factory(factory, config)
+    }
+
+    fn with_factory(factory: SessionFactory, config: HttpServerConfig) -> Self {
+        let state = Arc::new(State {
+            config,
+            factory,
+            sessions: Mutex::new(HashMap::new()),
+        });
+        tokio::spawn(reap_idle(Arc::downgrade(&state)));
+        Self { state }
+    }
+
+    /// The MCP endpoint as an axum `Router` answering at its root; mount it
+    /// with `Router::nest_service("/mcp", server.router())` or merge it.
+    pub fn router(&self) -> Router {
+        Router::new()
+            .route("/", any(handlers::endpoint))
+            .with_state(self.state.clone())
+    }
+
+    /// Serves standalone on `listener`, endpoint `/mcp`, with TCP_NODELAY on
+    /// every connection, until the listener fails.
+    pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
+        let app = Router::new()
+            .route("/mcp", any(handlers::endpoint))
+            .with_state(self.state.clone());
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::warn!("could not set TCP_NODELAY: {e}");
+            }
+        });
+        axum::serve(listener, app).await
+    }
+
+    /// Binds `addr` and serves standalone (see [`serve`](Self::serve)).
+    pub async fn bind(self, addr: SocketAddr) -> std::io::Result<()> {
+        self.serve(TcpListener::bind(addr).await?).await
+    }
+
+    /// How many sessions are open.
+    pub fn session_count(&self) -> usize {
+        lock(&self.state.sessions).len()
+    }
+}
+
+/// Ends sessions idle longer than the configured timeout.
+async fn reap_idle(state: std::sync::Weak<State>) {
+    loop {
+        let period = match state.upgrade() {
+            Some(state) => (state.config.idle_timeout / 4)
+                .clamp(Duration::from_millis(50), Duration::from_secs(30)),
+            None => return,
+        };
+        tokio::time::sleep(period).await;
+        let Some(state) = state.upgrade() else { return };
+        let expired: Vec<Arc<HttpSession>> = {
+            let mut sessions = lock(&state.sessions);
+            let ids: Vec<String> = sessions
+                .values()
+                .filter(|s| {
+                    s.closed.is_cancelled()
+                        || (s.idle_for() > state.config.idle_timeout
+                            && !lock(&s.streams).has_live())
+                })
+                .map(|s| s.id.clone())
+                .collect();
+            ids.iter().filter_map(|id| sessions.remove(id)).collect()
+        };
+        for session in expired {
+            tracing::debug!("ending idle session {}", session.id);
+            session.terminate().await;
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! Where each outgoing message of one HTTP session goes: the stream of the
+//! request it belongs to, or the standalone GET stream. Every stream keeps
+//! its recent events, so a client can resume with `Last-Event-ID`.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use crate::schema::RequestId;
+
+/// The stream of messages not tied to a request (served by GET).
+pub(crate) const STANDALONE: u64 = 0;
+
+/// Stored events to send again: `(sequence number, message)`.
+pub(crate) type Replay = Vec<(u64, Arc<str>)>;
+
+/// What the HTTP response attached to a stream receives.
+#[derive(Debug)]
+pub(crate) enum LiveItem {
+    /// One message, with its event sequence number; `last` is set on a
+    /// request's response, after which the stream ends.
+    Event {
+        seq: u64,
+        text: Arc<str>,
+        last: bool,
+    },
+    /// The server ends the HTTP response now; the stream can be resumed.
+    Close,
+}
+
+#[derive(Debug)]
+struct Stream {
+    events: VecDeque<(u64, Arc<str>)>,
+    next_seq: u64,
+    /// Events up to this one reached a live HTTP response.
+    delivered: u64,
+    live: Option<mpsc::Sender<LiveItem>>,
+    /// The request's response has been sent: nothing more will come.
+    done: bool,
+}
+
+impl Stream {
+    fn new() -> Self {
+        Self {
+            events: VecDeque::new(),
+            next_seq: 1,
+            delivered: 0,
+            live: None,
+            done: false,
+        }
+    }
+}
+
+/// All streams of one session. Used under a mutex that is never held
+/// across an await.
+#[derive(Debug)]
+pub(crate) struct Streams {
+    streams: HashMap<u64, Stream>,
+    by_request: HashMap<RequestId, u64>,
+    next_id: u64,
+    /// Most events kept per stream for replay.
+    replay_limit: usize,
+    /// Most finished request streams kept for late resumption.
+    finished_limit: usize,
+    finished: VecDeque<u64>,
+    /// Responses are JSON bodies: other messages go to the GET stream.
+    json_mode: bool,
+}
+
+/// Why a stream could not be attached.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum AttachError {
+    /// No such stream (or it was forgotten).
+    Unknown,
+    /// Another HTTP response is already attached.
+    Busy,
+}
+
+impl Streams {
+    pub(crate) fn new(replay_limit: usize, json_mode: bool) -> Self {
+        let mut streams = HashMap::new();
+        streams.insert(STANDALONE, Stream::new());
+        Self {
+            streams,
+            by_request: HashMap::new(),
+            next_id: 1,
+            replay_limit: replay_limit.max(1),
+            finished_limit: 64,
+            finished: VecDeque::new(),
+            json_mode,
+        }
+    }
+
+    /// Opens the stream of a new request, attached to the POST response
+    /// that carries it. `None` if that request id is already in progress.
+    pub(crate) fn open_request(
+        &mut self,
+        id: RequestId,
+        live: mpsc::Sender<LiveItem>,
+    ) -> Option<u64> {
+        if let Some(existing) = self.by_request.get(&id) {
+            if self.streams.get(existing).is_some_and(|s| !s.done) {
+                return None;
+            }
+        }
+        let stream_id = self.next_id;
+        self.next_id += 1;
+        let mut stream = Stream::new();
+        stream.live = Some(live);
+        self.streams.insert(stream_id, stream);
+        self.by_request.insert(id, stream_id);
+        Some(stream_id)
+    }
+
+    /// Records a message for `related` (or the standalone stream) and
+    /// returns where to deliver it now, if an HTTP response is attached.
+    pub(crate) fn push(
+        &mut self,
+        related: Option<&RequestId>,
+        text: Arc<str>,
+        is_response: bool,
+    ) -> Option<(mpsc::Sender<LiveItem>, LiveItem)> {
+        let stream_id = related
+            .filter(|_| is_response || !self.json_mode)
+            .and_then(|id| self.by_request.get(id).copied())
+            .filter(|id| self.streams.get(id).is_some_and(|s| !s.done))
+            .unwrap_or(STANDALONE);
+        let last = is_response && stream_id != STANDALONE;
+        let replay_limit = self.replay_limit;
+        let stream = self.streams.get_mut(&stream_id)?;
+        let seq = stream.next_seq;
+        stream.next_seq += 1;
+        stream.events.push_back((seq, text.clone()));
+        while stream.events.len() > replay_limit {
+            stream.events.pop_front();
+        }
+        if last {
+            stream.done = true;
+        }
+        let delivery = stream
+            .live
+            .clone()
+            .map(|live| (live, LiveItem::Event { seq, text, last }));
+        if last {
+            stream.live = None;
+            self.finish(stream_id);
+        }
+        delivery
+    }
+
+    /// Detaches the HTTP response of the request's stream (SEP-1699 close).
+    pub(crate) fn close_request_stream(
+        &mut self,
+        related: &RequestId,
+    ) -> Option<mpsc::Sender<LiveItem>> {
+        let stream_id = *self.by_request.get(related)?;
+        self.streams.get_mut(&stream_id)?.live.take()
+    }
+
+    /// Ends the HTTP response using `live` (its reader fell behind).
+    pub(crate) fn detach(&mut self, live: &mpsc::Sender<LiveItem>) {
+        for stream in self.streams.values_mut() {
+            if stream.live.as_ref().is_some_and(|l| l.same_channel(live)) {
+                stream.live = None;
+            }
+        }
+    }
+
+    /// Notes that `seq` reached the client of `stream_id`.
+    pub(crate) fn delivered(&mut self, stream_id: u64, seq: u64) {
+        if let Some(stream) = self.streams.get_mut(&stream_id) {
+            stream.delivered = stream.delivered.max(seq);
+        }
+    }
+
+    /// Attaches a GET response: to the standalone stream (`after` = `None`:
+    /// everything not yet delivered) or, resuming, to the stream and point
+    /// named by a `Last-Event-ID`. Returns the events to replay and whether
+    /// the stream is already complete.
+    pub(crate) fn attach(
+        &mut self,
+        stream_id: u64,
+        after: Option<u64>,
+        live: mpsc::Sender<LiveItem>,
+    ) -> Result<(Replay, bool), AttachError> {
+        let stream = self
+            .streams
+            .get_mut(&stream_id)
+            .ok_or(AttachError::Unknown)?;
+        if stream.live.as_ref().is_some_and(|l| !l.is_closed()) {
+            return Err(AttachError::Busy);
+        }
+        let from = after.unwrap_or(stream.delivered);
+        let replay: Vec<_> = stream
+            .events
+            .iter()
+            .filter(|(seq, _)| *seq > from)
+            .cloned()
+            .collect();
+        if !stream.done {
+            stream.live = Some(live);
+        }
+        Ok((replay, stream.done))
+    }
+
+    /// Whether any HTTP response is attached (the session is in use).
+    pub(crate) fn has_live(&self) -> bool {
+        self.streams
+            .values()
+            .any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
+    }
+
+    fn finish(&mut self, stream_id: u64) {
+        self.finished.push_back(stream_id);
+        while self.finished.len() > self.finished_limit {
+            if let Some(old) = self.finished.pop_front() {
+                self.streams.remove(&old);
+                self.by_request.retain(|_, s| *s != old);
+            }
+        }
+    }
+}
+
+/// Event ids are `<stream>/<seq>`; `<stream>/0` is a stream's priming event.
+pub(crate) fn event_id(stream_id: u64, seq: u64) -> String {
+    format!("{stream_id}/{seq}")
+}
+
+/// Parses a `Last-Event-ID`.
+pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = id.split_once('/')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_by_request_and_replays_after_a_close() {
+        let mut streams = Streams::new(16, false);
+        let (tx, mut rx) = mpsc::channel(8);
+        let id = RequestId::Integer(1);
+        let s = streams.open_request(id.clone(), tx).unwrap();
+        assert!(
+            streams
+                .open_request(id.clone(), mpsc::channel(1).0)
+                .is_none(),
+            "id in use"
+        );
+
+        let (live, item) = streams.push(Some(&id), "progress".into(), false).unwrap();
+        live.try_send(item).unwrap();
+        assert!(matches!(
+            rx.try_recv(),
+            Ok(LiveItem::Event {
+                seq: 1,
+                last: false,
+                ..
+            })
+        ));
+        streams.delivered(s, 1);
+
+        // The server closes the POST stream; the result arrives meanwhile.
+        assert!(streams.close_request_stream(&id).is_some());
+        assert!(streams.push(Some(&id), "result".into(), true).is_none());
+
+        // The client resumes after event 1 and gets the result.
+        let (tx2, _rx2) = mpsc::channel(8);
+        let (replay, done) = streams.attach(s, Some(1), tx2).unwrap();
+        assert_eq!(replay.len(), 1);
+        assert_eq!(&*replay[0].1, "result");
+        assert!(done);
+    }
+
+    #[test]
+    fn unrelated_messages_wait_for_a_get_stream() {
+        let mut streams = Streams::new(16, false);
+        assert!(streams.push(None, "note".into(), false).is_none());
+        let (tx, _rx) = mpsc::channel(8);
+        let (replay, done) = streams.attach(STANDALONE, None, tx).unwrap();
+        assert_eq!((replay.len(), done), (1, false));
+        let (tx2, _rx2) = mpsc::channel(8);
+        assert_eq!(
+            streams.attach(STANDALONE, None, tx2).unwrap_err(),
+            AttachError::Busy
+        );
+        assert_eq!(
+            streams.attach(99, None, mpsc::channel(1).0).unwrap_err(),
+            AttachError::Unknown
+        );
+    }
+
+    #[test]
+    fn event_ids_round_trip() {
+        assert_eq!(parse_event_id(&event_id(3, 14)), Some((3, 14)));
+        assert_eq!(parse_event_id("junk"), None);
+    }
+}

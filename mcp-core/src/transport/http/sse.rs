@@ -1,0 +1,192 @@
+//! Server-Sent Events: an incremental parser that accepts input split at any
+//! byte, and the encoder for the events we send.
+
+use std::time::Duration;
+
+/// One dispatched event.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SseEvent {
+    pub(crate) id: Option<String>,
+    pub(crate) event: Option<String>,
+    pub(crate) data: String,
+    pub(crate) retry: Option<Duration>,
+}
+
+/// Parses a byte stream into events (WHATWG HTML §9.2.6).
+#[derive(Debug, Default)]
+pub(crate) struct SseParser {
+    line: Vec<u8>,
+    after_cr: bool,
+    data: String,
+    has_data: bool,
+    event: Option<String>,
+    id: Option<String>,
+    retry: Option<Duration>,
+    /// Most bytes one event may hold; longer lines are an error.
+    limit: usize,
+}
+
+/// The stream broke the protocol or a limit.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct SseError(pub(crate) String);
+
+impl SseParser {
+    pub(crate) fn new(limit: usize) -> Self {
+        Self {
+            limit,
+            ..Self::default()
+        }
+    }
+
+    /// Feeds bytes; returns the events completed by them.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, SseError> {
+        let mut events = Vec::new();
+        for &b in bytes {
+            match b {
+                b'\n' if self.after_cr => self.after_cr = false,
+                b'\n' | b'\r' => {
+                    self.after_cr = b == b'\r';
+                    let line = std::mem::take(&mut self.line);
+                    if let Some(event) = self.line_done(&line)? {
+                        events.push(event);
+                    }
+                }
+                _ => {
+                    self.after_cr = false;
+                    if self.line.len() + self.data.len() >= self.limit {
+                        return Err(SseError(format!(
+                            "an event exceeds the limit of {} bytes",
+                            self.limit
+                        )));
+                    }
+                    self.line.push(b);
+                }
+            }
+        }
+        Ok(events)
+    }
+
+    fn line_done(&mut self, line: &[u8]) -> Result<Option<SseEvent>, SseError> {
+        if line.is_empty() {
+            return Ok(self.dispatch());
+        }
+        let line = std::str::from_utf8(line)
+            .map_err(|_| SseError("an event is not valid UTF-8".into()))?;
+        if line.starts_with(':') {
+            return Ok(None);
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            "event" => self.event = Some(value.to_string()),
+            // An id containing NUL is ignored (spec).
+            "id" if !value.contains('\0') => self.id = Some(value.to_string()),
+            "retry" => {
+                if let Ok(ms) = value.parse::<u64>() {
+                    self.retry = Some(Duration::from_millis(ms));
+                }
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    fn dispatch(&mut self) -> Option<SseEvent> {
+        let event = SseEvent {
+            id: self.id.take(),
+            event: self.event.take(),
+            data: std::mem::take(&mut self.data),
+            retry: self.retry.take(),
+        };
+        let had_data = std::mem::replace(&mut self.has_data, false);
+        // Events without data still carry an id (priming) or retry worth keeping.
+        (had_data || event.id.is_some() || event.retry.is_some()).then_some(event)
+    }
+}
+
+/// Encodes one event. `data` must be one line (JSON text has no raw newlines).
+pub(crate) fn encode_event(id: Option<&str>, data: &str, retry: Option<Duration>) -> String {
+    let mut out = String::with_capacity(data.len() + 48);
+    if let Some(retry) = retry {
+        out.push_str(&format!("retry: {}\n", retry.as_millis()));
+    }
+    if let Some(id) = id {
+        out.push_str("id: ");
+        out.push_str(id);
+        out.push('\n');
+    }
+    if data.is_empty() {
+        out.push_str("data:\n");
+    } else {
+        out.push_str("event: message\n");
+        for line in data.split('\n') {
+            out.push_str("data: ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_in_chunks(input: &[u8], chunk: usize) -> Vec<SseEvent> {
+        let mut parser = SseParser::new(1 << 20);
+        input
+            .chunks(chunk)
+            .flat_map(|c| parser.feed(c).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn survives_every_chunk_boundary() {
+        let input = b"retry: 500\nid: s1-0\ndata:\n\n: comment\nevent: message\nid: s1-1\ndata: {\"a\":\r\ndata: 1}\r\n\r\nid: s1-2\rdata: x\r\r";
+        let expected = parse_in_chunks(input, input.len());
+        assert_eq!(expected.len(), 3);
+        assert_eq!(expected[0].retry, Some(Duration::from_millis(500)));
+        assert_eq!(expected[0].id.as_deref(), Some("s1-0"));
+        assert_eq!(expected[1].data, "{\"a\":\n1}");
+        assert_eq!(expected[2].data, "x");
+        for chunk in 1..input.len() {
+            assert_eq!(
+                parse_in_chunks(input, chunk),
+                expected,
+                "chunk size {chunk}"
+            );
+        }
+    }
+
+    #[test]
+    fn encoder_output_parses_back() {
+        let text = encode_event(
+            Some("s-7"),
+            r#"{"jsonrpc":"2.0"}"#,
+            Some(Duration::from_millis(250)),
+        );
+        let events = parse_in_chunks(text.as_bytes(), 3);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].id.as_deref(), Some("s-7"));
+        assert_eq!(events[0].data, r#"{"jsonrpc":"2.0"}"#);
+        assert_eq!(events[0].retry, Some(Duration::from_millis(250)));
+        let priming = parse_in_chunks(encode_event(Some("s-0"), "", None).as_bytes(), 1);
+        assert_eq!(priming[0].data, "");
+    }
+
+    #[test]
+    fn refuses_oversize_events() {
+        let mut parser = SseParser::new(16);
+        assert!(parser.feed(b"data: 0123456789abcdef0123\n").is_err());
+    }
+}

@@ -1,0 +1,481 @@
+//! Our client ↔ our server over Streamable HTTP on 127.0.0.1, and the
+//! server's HTTP rules checked with raw requests.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers fail the test on any error"
+)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mcp_core::client::Client;
+use mcp_core::schema::*;
+use mcp_core::server::{Json, PromptDef, ResourceDef, Server, ToolDef};
+use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    a: i64,
+    b: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap()
+}
+
+fn server() -> Server {
+    Server::builder("http-test", "1.0.0")
+        .tool(
+            ToolDef::new("add", "Adds", |a: AddArgs, _cx| async move {
+                Ok::<_, String>(Json(Sum { sum: a.a + a.b }))
+            })
+            .unwrap(),
+        )
+        .tool(
+            ToolDef::new(
+                "progress",
+                "Reports progress then answers",
+                |_: Map<String, Value>, cx| async move {
+                    for i in 0..3 {
+                        cx.progress(f64::from(i), Some(3.0), None).await.ok();
+                    }
+                    Ok::<_, String>("done")
+                },
+            )
+            .unwrap(),
+        )
+        .tool(
+            ToolDef::new(
+                "reconnect",
+                "Closes its stream, then answers",
+                |_: Map<String, Value>, cx| async move {
+                    cx.close_stream().await.ok();
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    Ok::<_, String>("after reconnect")
+                },
+            )
+            .unwrap(),
+        )
+        .tool(
+            ToolDef::new(
+                "sample",
+                "Asks the client's model",
+                |_: Map<String, Value>, cx| async move {
+                    let params = CreateMessageRequestParams {
+                        max_tokens: 5,
+                        messages: vec![SamplingMessage {
+                            role: Role::User,
+                            content: SamplingMessageContent::TextContent(TextContent::new("hi")),
+                            meta: None,
+                        }],
+                        include_context: None,
+                        meta: None,
+                        metadata: None,
+                        model_preferences: None,
+                        stop_sequences: None,
+                        system_prompt: None,
+                        task: None,
+                        temperature: None,
+                        tool_choice: None,
+                        tools: None,
+                    };
+                    let r = cx.create_message(params).await.map_err(|e| e.to_string())?;
+                    Ok::<_, String>(r.model)
+                },
+            )
+            .unwrap(),
+        )
+        .resource(ResourceDef::new("test://r", "r", |uri, _cx| async move {
+            Ok(ReadResourceResult::text(uri, None, "resource text"))
+        }))
+        .prompt(PromptDef::new("p", |_args, _cx| async move {
+            Ok(GetPromptResult {
+                description: None,
+                messages: vec![PromptMessage::new(
+                    Role::User,
+                    ContentBlock::text("prompt text"),
+                )],
+                meta: None,
+            })
+        }))
+        .build()
+}
+
+async fn start(config: HttpServerConfig) -> (SocketAddr, StreamableHttpServer) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let http = StreamableHttpServer::new(server(), config);
+    tokio::spawn(http.clone().serve(listener));
+    (addr, http)
+}
+
+fn url(addr: SocketAddr) -> String {
+    format!("http://{addr}/mcp")
+}
+
+async fn client(addr: SocketAddr) -> Client {
+    Client::builder("http-client", "1")
+        .on_sampling(false, |_p, _cx| async move {
+            Ok(CreateMessageResult {
+                content: CreateMessageResultContent::TextContent(TextContent::new("x")),
+                model: "m-1".into(),
+                role: Role::Assistant,
+                stop_reason: None,
+                meta: None,
+            })
+        })
+        .connect(StreamableHttpClient::new(url(addr)))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn every_method_over_http() {
+    let (addr, _http) = start(HttpServerConfig::default()).await;
+    let client = client(addr).await;
+    assert_eq!(client.server_info().name, "http-test");
+    client.ping().await.unwrap();
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 4);
+    let r = client
+        .call_tool("add", Some(obj(json!({"a": 20, "b": 22}))))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content.unwrap()["sum"], json!(42));
+    let bad = client
+        .call_tool("add", Some(obj(json!({"a": 1}))))
+        .await
+        .unwrap();
+    assert!(bad.is_error());
+    assert_eq!(
+        client.list_all_resources().await.unwrap()[0].uri,
+        "test://r"
+    );
+    let read = client.read_resource("test://r").await.unwrap();
+    assert!(
+        matches!(&read.contents[0], ReadResourceResultContentsItem::TextResourceContents(t) if t.text == "resource text")
+    );
+    client.subscribe("test://r").await.unwrap();
+    client.unsubscribe("test://r").await.unwrap();
+    assert_eq!(client.list_all_prompts().await.unwrap()[0].name, "p");
+    assert_eq!(
+        client.get_prompt("p", None).await.unwrap().messages.len(),
+        1
+    );
+    client.set_logging_level(LoggingLevel::Debug).await.unwrap();
+    client.close().await;
+}
+
+#[tokio::test]
+async fn progress_and_server_requests_travel_on_the_request_stream() {
+    let (addr, _http) = start(HttpServerConfig::default()).await;
+    let client = client(addr).await;
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = seen.clone();
+    let params = CallToolRequestParams {
+        name: "progress".into(),
+        arguments: None,
+        meta: None,
+        task: None,
+    };
+    let options = mcp_core::session::RequestOptions::default().on_progress(move |_| {
+        counter.fetch_add(1, Ordering::SeqCst);
+    });
+    let r = client.call_tool_with(params, options).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("done"));
+    assert_eq!(seen.load(Ordering::SeqCst), 3);
+    let sampled = client.call_tool("sample", None).await.unwrap();
+    assert_eq!(sampled.content[0].as_text(), Some("m-1"));
+}
+
+#[tokio::test]
+async fn a_stream_closed_by_the_server_is_resumed() {
+    let config = HttpServerConfig::default().sse_retry(Duration::from_millis(50));
+    let (addr, _http) = start(config).await;
+    let client = client(addr).await;
+    let r = client.call_tool("reconnect", None).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("after reconnect"));
+}
+
+#[tokio::test]
+async fn concurrent_requests_share_a_session() {
+    let (addr, http) = start(HttpServerConfig::default()).await;
+    let client = Arc::new(client(addr).await);
+    let calls: Vec<_> = (0..16)
+        .map(|i| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                client
+                    .call_tool("add", Some(obj(json!({"a": i, "b": 1}))))
+                    .await
+            })
+        })
+        .collect();
+    for (i, call) in calls.into_iter().enumerate() {
+        let r = call.await.unwrap().unwrap();
+        assert_eq!(r.structured_content.unwrap()["sum"], json!(i + 1));
+    }
+    assert_eq!(http.session_count(), 1);
+}
+
+#[tokio::test]
+async fn a_restarted_server_makes_the_client_reinitialize() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let first = tokio::spawn(
+        StreamableHttpServer::new(server(), HttpServerConfig::default()).serve(listener),
+    );
+    let client = client(addr).await;
+    client.ping().await.unwrap();
+    // The server restarts and forgets every session.
+    first.abort();
+    let _ = first.await;
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let second = StreamableHttpServer::new(server(), HttpServerConfig::default());
+    tokio::spawn(second.clone().serve(listener));
+    let r = client
+        .call_tool("add", Some(obj(json!({"a": 1, "b": 2}))))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content.unwrap()["sum"], json!(3));
+    assert_eq!(second.session_count(), 1);
+}
+
+#[tokio::test]
+async fn idle_sessions_are_reaped() {
+    let config = HttpServerConfig::default().idle_timeout(Duration::from_millis(200));
+    let (addr, http) = start(config).await;
+    Raw::new(addr).initialize().await;
+    assert_eq!(http.session_count(), 1);
+    for _ in 0..100 {
+        if http.session_count() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the idle session was not reaped");
+}
+
+#[tokio::test]
+async fn json_and_stateless_modes() {
+    let (addr, _http) = start(HttpServerConfig::default().json_response(true)).await;
+    let client = client(addr).await;
+    let r = client
+        .call_tool("add", Some(obj(json!({"a": 2, "b": 2}))))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content.unwrap()["sum"], json!(4));
+
+    let (addr, http) = start(HttpServerConfig::default().stateless(true)).await;
+    let client = Client::builder("c", "1")
+        .connect(StreamableHttpClient::new(url(addr)))
+        .await
+        .unwrap();
+    let r = client
+        .call_tool("add", Some(obj(json!({"a": 3, "b": 3}))))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content.unwrap()["sum"], json!(6));
+    assert_eq!(http.session_count(), 0);
+    // A raw request without initialize works in stateless mode.
+    let raw = reqwest::Client::new()
+        .post(url(addr))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.status(), 200);
+    assert!(raw.text().await.unwrap().contains("\"add\""));
+}
+
+/// Raw HTTP: the rules of the transport itself.
+struct Raw {
+    http: reqwest::Client,
+    url: String,
+}
+
+impl Raw {
+    fn new(addr: SocketAddr) -> Self {
+        Self {
+            http: reqwest::Client::new(),
+            url: url(addr),
+        }
+    }
+
+    fn post(&self, body: &str) -> reqwest::RequestBuilder {
+        self.http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body.to_string())
+    }
+
+    async fn initialize(&self) -> String {
+        let r = self
+            .post(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let id = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
+        assert!(
+            id.len() >= 32 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)),
+            "{id}"
+        );
+        id
+    }
+}
+
+#[tokio::test]
+async fn http_rules() {
+    let (addr, http) = start(HttpServerConfig::default().max_body_size(1024)).await;
+    let raw = Raw::new(addr);
+    let ping = r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#;
+
+    // No session id on a non-initialize request → 400; unknown id → 404.
+    assert_eq!(raw.post(ping).send().await.unwrap().status(), 400);
+    let unknown = raw
+        .post(ping)
+        .header("mcp-session-id", "nope")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
+
+    let session = raw.initialize().await;
+    let notify = raw
+        .post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(notify.status(), 202);
+    let ok = raw
+        .post(ping)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    assert_eq!(ok.headers()["content-type"], "application/json");
+
+    // Protocol version header: missing is fine, unknown is 400.
+    let bad_version = raw
+        .post(ping)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "1999-01-01")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad_version.status(), 400);
+
+    // DNS rebinding: a foreign Host or Origin is refused.
+    let evil = raw
+        .post(ping)
+        .header("host", "evil.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(evil.status(), 403);
+    let evil_origin = raw
+        .post(ping)
+        .header("mcp-session-id", &session)
+        .header("origin", "http://evil.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(evil_origin.status(), 403);
+
+    // Body limit, content type, accept, bad JSON.
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "a".repeat(2000)
+    );
+    assert_eq!(
+        raw.post(&big)
+            .header("mcp-session-id", &session)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        413
+    );
+    let text_plain = raw
+        .http
+        .post(&raw.url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "text/plain")
+        .header("mcp-session-id", &session)
+        .body(ping);
+    assert_eq!(text_plain.send().await.unwrap().status(), 415);
+    let no_accept = raw
+        .http
+        .post(&raw.url)
+        .header("accept", "text/html")
+        .header("content-type", "application/json")
+        .header("mcp-session-id", &session)
+        .body(ping);
+    assert_eq!(no_accept.send().await.unwrap().status(), 406);
+    let garbage = raw
+        .post("{oops")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(garbage.status(), 400);
+    let body: Value = serde_json::from_str(&garbage.text().await.unwrap()).unwrap();
+    assert_eq!(body["error"]["code"], json!(-32700));
+
+    // GET needs Accept: text/event-stream.
+    let get = raw
+        .http
+        .get(&raw.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), 406);
+
+    // DELETE ends the session; it is then unknown.
+    let deleted = raw
+        .http
+        .delete(&raw.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 200);
+    let gone = raw
+        .post(ping)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gone.status(), 404);
+    assert_eq!(http.session_count(), 0);
+}
+
+#[tokio::test]
+async fn session_limit_gives_503() {
+    let (addr, _http) = start(HttpServerConfig::default().max_sessions(1)).await;
+    let raw = Raw::new(addr);
+    raw.initialize().await;
+    let second = raw
+        .post(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(second.status(), 503);
+}
