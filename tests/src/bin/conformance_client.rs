@@ -1,0 +1,160 @@
+//! The client leg of the official conformance suite: the harness runs this
+//! binary once per scenario with `MCP_CONFORMANCE_SCENARIO` set and the
+//! server's URL as the last argument; exit code 0 means the client did its
+//! part (the harness checks what reached its mock server).
+
+#![allow(clippy::print_stderr, reason = "a test tool reports on stderr")]
+
+use std::process::ExitCode;
+
+use mcp_core::client::Client;
+use mcp_core::jsonrpc::RpcError;
+use mcp_core::schema::{
+    ElicitRequestParams, ElicitResult, ElicitResultAction, ElicitResultContentValue,
+    PrimitiveSchemaDefinition,
+};
+use mcp_core::transport::http::StreamableHttpClient;
+use serde_json::{Map, json};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: conformance-client URL (with MCP_CONFORMANCE_SCENARIO set)");
+        return ExitCode::from(2);
+    };
+    match run(&scenario, &url).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(why) => {
+            eprintln!("conformance-client: scenario `{scenario}`: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(scenario: &str, url: &str) -> Result<(), String> {
+    let builder = Client::builder("libmcp-conformance-client", env!("CARGO_PKG_VERSION"));
+    match scenario {
+        "initialize" => {
+            let client = builder
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            if client.server_capabilities().tools.is_some() {
+                client.list_tools(None).await.map_err(|e| e.to_string())?;
+            }
+            client.close().await;
+            Ok(())
+        }
+        "tools_call" => {
+            let client = builder
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
+            let name = tools
+                .iter()
+                .find(|t| t.name == "add_numbers")
+                .or(tools.first())
+                .map(|t| t.name.clone())
+                .ok_or("the server lists no tools")?;
+            let args = json!({"a": 2, "b": 3}).as_object().cloned();
+            let result = client
+                .call_tool(&name, args)
+                .await
+                .map_err(|e| e.to_string())?;
+            client.close().await;
+            if result.is_error() {
+                return Err(format!("`{name}` failed: {:?}", result.content));
+            }
+            Ok(())
+        }
+        "elicitation-sep1034-client-defaults" => {
+            let client = builder
+                .on_elicitation(
+                    false,
+                    |params, _cx| async move { accept_with_defaults(params) },
+                )
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            let result = client
+                .call_tool("test_client_elicitation_defaults", Some(Map::new()))
+                .await
+                .map_err(|e| e.to_string())?;
+            client.close().await;
+            if result.is_error() {
+                return Err(format!("the tool failed: {:?}", result.content));
+            }
+            Ok(())
+        }
+        "sse-retry" => {
+            let client = builder
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            let result = client
+                .call_tool("test_reconnection", Some(Map::new()))
+                .await
+                .map_err(|e| e.to_string())?;
+            client.close().await;
+            if result.is_error() {
+                return Err(format!("the tool failed: {:?}", result.content));
+            }
+            Ok(())
+        }
+        other => Err(format!(
+            "scenario `{other}` is not implemented by this client"
+        )),
+    }
+}
+
+/// Accepts a form elicitation, answering every field that has a default
+/// with that default (SEP-1034).
+fn accept_with_defaults(params: ElicitRequestParams) -> Result<ElicitResult, RpcError> {
+    let ElicitRequestParams::Form(form) = params else {
+        return Ok(ElicitResult {
+            action: ElicitResultAction::Decline,
+            content: None,
+            meta: None,
+        });
+    };
+    let mut result = ElicitResult {
+        action: ElicitResultAction::Accept,
+        content: None,
+        meta: None,
+    };
+    let content = result.content.get_or_insert_with(Default::default);
+    for (name, schema) in &form.requested_schema.properties {
+        let value = match schema {
+            PrimitiveSchemaDefinition::StringSchema(s) => {
+                s.default.clone().map(ElicitResultContentValue::String)
+            }
+            PrimitiveSchemaDefinition::NumberSchema(s) => {
+                s.default.clone().map(ElicitResultContentValue::JsonNumber)
+            }
+            PrimitiveSchemaDefinition::BooleanSchema(s) => {
+                s.default.map(ElicitResultContentValue::Boolean)
+            }
+            PrimitiveSchemaDefinition::UntitledSingleSelectEnumSchema(s) => {
+                s.default.clone().map(ElicitResultContentValue::String)
+            }
+            PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema(s) => {
+                s.default.clone().map(ElicitResultContentValue::String)
+            }
+            PrimitiveSchemaDefinition::LegacyTitledEnumSchema(s) => {
+                s.default.clone().map(ElicitResultContentValue::String)
+            }
+            PrimitiveSchemaDefinition::UntitledMultiSelectEnumSchema(s) => {
+                s.default.clone().map(ElicitResultContentValue::Array)
+            }
+            PrimitiveSchemaDefinition::TitledMultiSelectEnumSchema(s) => {
+                s.default.clone().map(ElicitResultContentValue::Array)
+            }
+        };
+        if let Some(value) = value {
+            content.insert(name.clone(), value);
+        }
+    }
+    Ok(result)
+}
