@@ -43,5 +43,6 @@ step interop-setup bash tests/interop/setup.sh
 step build cargo build --workspace --locked --bins
 step rust-tests cargo test --workspace --locked
 count_tests "$logs/rust-tests.log"
+step conformance bash tests/conformance/run.sh
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -70,20 +70,30 @@ grep -E '^(Total|Summary|Scenarios)' "$out/client-suite.log" || true
 
 # Every scenario that is not an expected failure must have a passing check.
 python3 - "$out" "$here/expected-failures.yml" <<'PY' || status=1
-import json, pathlib, sys
+import json, pathlib, re, sys
 out, expected_file = pathlib.Path(sys.argv[1]), sys.argv[2]
 expected = {l.strip()[2:] for l in open(expected_file) if l.strip().startswith("- ")}
-bad = []
+# Run by --requirements but not scored for 2025-11-25 (extensions; the
+# authorization issue will take them on).
+expected |= {
+    "auth/client-credentials-jwt", "auth/client-credentials-basic", "auth/enterprise-managed-authorization",
+    "auth/dpop", "auth/dpop-nonce", "auth/wif-jwt-bearer",
+}
+bad, seen = [], 0
 for checks in sorted(out.glob("**/checks.json")):
     rel = checks.parent.relative_to(out)
-    leg, name = rel.parts[0], "/".join(rel.parts[1:])
-    scenario = name.rsplit("-20", 1)[0]
+    leg = rel.parts[0]
+    # <leg>/[server-]<scenario>-<ISO timestamp>, auth scenarios one folder deeper.
+    name = re.sub(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$", "", "/".join(rel.parts[1:]))
     if leg == "server":
-        scenario = scenario.removeprefix("server-") if not scenario.startswith("server-s") else scenario
+        name = name.removeprefix("server-")
+    seen += 1
     data = json.loads(checks.read_text())
-    ok = any(c.get("status") == "SUCCESS" for c in data)
-    if not ok and scenario not in expected and not any(scenario.endswith(e) for e in expected):
-        bad.append(f"{leg}/{scenario}")
+    if not any(c.get("status") == "SUCCESS" for c in data) and name not in expected:
+        bad.append(f"{leg}/{name}")
+if seen == 0:
+    print("conformance: no results were written")
+    sys.exit(1)
 if bad:
     print("conformance: scenarios without any passing check:", ", ".join(bad))
     sys.exit(1)

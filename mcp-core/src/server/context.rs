@@ -99,6 +99,13 @@ impl Context {
         }
     }
 
+    /// The progress token the client sent with this request, if any.
+    pub fn progress_token(&self) -> Option<&crate::schema::ProgressToken> {
+        self.request
+            .as_ref()
+            .and_then(RequestContext::progress_token)
+    }
+
     /// Whether the client subscribed to `uri` in this session.
     pub fn is_subscribed(&self, uri: &str) -> bool {
         self.session.is_subscribed(uri)

@@ -94,7 +94,10 @@ pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
     }
 }
 
-async fn write_line<W: AsyncWrite + Unpin>(writer: &mut W, message: &OutboundMessage) -> std::io::Result<()> {
+async fn write_line<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    message: &OutboundMessage,
+) -> std::io::Result<()> {
     if message.kind == OutboundKind::CloseStream {
         return Ok(());
     }

@@ -103,6 +103,29 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
             }
             Ok(())
         }
+        "json-schema-2020-12-preservation" => {
+            // Echo the focal tool's inputSchema back exactly as we hold it.
+            let client = builder
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
+            let focal = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or("the server does not list json_schema_2020_12_tool")?;
+            let schema = serde_json::Value::Object(focal.input_schema.as_map().clone());
+            let args = json!({ "schema": schema }).as_object().cloned();
+            let result = client
+                .call_tool("json_schema_echo", args)
+                .await
+                .map_err(|e| e.to_string())?;
+            client.close().await;
+            if result.is_error() {
+                return Err(format!("the echo failed: {:?}", result.content));
+            }
+            Ok(())
+        }
         other => Err(format!(
             "scenario `{other}` is not implemented by this client"
         )),

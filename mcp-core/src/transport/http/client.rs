@@ -488,7 +488,50 @@ async fn send_other(conn: &Arc<Conn>, text: String) {
         Err(e) => tracing::warn!("sending a notification or response failed: {e}"),
     }
     if is_initialized && !conn.get_started.swap(true, Ordering::AcqRel) {
-        tokio::spawn(listen(conn.clone()));
+        // Open the GET stream before anything else is sent, so that a server
+        // answering a later request over it does not race its opening.
+        let first = tokio::time::timeout(Duration::from_secs(5), open_get(conn, None)).await;
+        let first = match first {
+            Ok(GetOutcome::Open(response)) => Some(response),
+            Ok(GetOutcome::NotOffered) => return,
+            Ok(GetOutcome::Failed) | Err(_) => None,
+        };
+        tokio::spawn(listen(conn.clone(), first));
+    }
+}
+
+enum GetOutcome {
+    Open(reqwest::Response),
+    /// The server offers no GET stream (405 or 400).
+    NotOffered,
+    Failed,
+}
+
+async fn open_get(conn: &Conn, last_event_id: Option<&str>) -> GetOutcome {
+    let mut request = conn
+        .request(reqwest::Method::GET)
+        .header(ACCEPT, "text/event-stream");
+    if let Some(last) = last_event_id {
+        request = request.header(LAST_EVENT_ID, last);
+    }
+    match request.send().await {
+        Ok(r) if r.status().is_success() => GetOutcome::Open(r),
+        Ok(r)
+            if matches!(
+                r.status(),
+                StatusCode::METHOD_NOT_ALLOWED | StatusCode::BAD_REQUEST
+            ) =>
+        {
+            GetOutcome::NotOffered
+        }
+        Ok(r) => {
+            tracing::debug!("the GET stream got HTTP {}", r.status());
+            GetOutcome::Failed
+        }
+        Err(e) => {
+            tracing::debug!("the GET stream failed: {e}");
+            GetOutcome::Failed
+        }
     }
 }
 
@@ -514,42 +557,30 @@ async fn reinitialize(conn: &Arc<Conn>) -> std::result::Result<(), String> {
 }
 
 /// The GET stream for server-initiated messages, reconnected after drops.
-async fn listen(conn: Arc<Conn>) {
+async fn listen(conn: Arc<Conn>, mut open: Option<reqwest::Response>) {
     let mut cursor = StreamCursor::default();
     let mut failures = 0;
     while !conn.close.is_cancelled() && failures < MAX_RESUME_ATTEMPTS {
-        let mut request = conn
-            .request(reqwest::Method::GET)
-            .header(ACCEPT, "text/event-stream");
-        if let Some(last) = &cursor.last_event_id {
-            request = request.header(LAST_EVENT_ID, last.clone());
-        }
-        let response = tokio::select! {
-            r = request.send() => r,
-            () = conn.close.cancelled() => return,
+        let response = match open.take() {
+            Some(response) => Some(response),
+            None => {
+                let outcome = tokio::select! {
+                    o = open_get(&conn, cursor.last_event_id.as_deref()) => o,
+                    () = conn.close.cancelled() => return,
+                };
+                match outcome {
+                    GetOutcome::Open(r) => Some(r),
+                    GetOutcome::NotOffered => return,
+                    GetOutcome::Failed => None,
+                }
+            }
         };
         match response {
-            Ok(r) if r.status().is_success() => {
+            Some(r) => {
                 failures = 0;
                 read_sse(&conn, r, &mut cursor, None, false).await;
             }
-            // The server offers no GET stream: nothing to listen to.
-            Ok(r)
-                if matches!(
-                    r.status(),
-                    StatusCode::METHOD_NOT_ALLOWED | StatusCode::BAD_REQUEST
-                ) =>
-            {
-                return;
-            }
-            Ok(r) => {
-                tracing::debug!("the GET stream got HTTP {}", r.status());
-                failures += 1;
-            }
-            Err(e) => {
-                tracing::debug!("the GET stream failed: {e}");
-                failures += 1;
-            }
+            None => failures += 1,
         }
         tokio::select! {
             () = tokio::time::sleep(cursor.retry.unwrap_or(DEFAULT_RETRY)) => {}

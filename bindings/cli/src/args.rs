@@ -1,0 +1,206 @@
+//! The command line.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const AFTER_HELP: &str = "\
+The server to talk to is given after `--` as a command to start (stdio), e.g.
+  mcp tools list -- mcp serve everything
+  mcp tools call add_numbers --args '{\"a\": 2, \"b\": 3}' -- mcp serve everything
+
+Exit status:
+  0  success
+  1  the request failed: the server answered with an error, or the tool
+     result has isError (it is printed first)
+  2  bad command line (including --args that is not a JSON object)
+  3  no session: the server could not be started or did not initialize";
+
+/// Serve the built-in everything MCP server, or talk to any MCP server.
+#[derive(Debug, Parser)]
+#[command(name = "mcp", version, after_help = AFTER_HELP)]
+pub(crate) struct Cli {
+    /// Print results as raw JSON (for scripts).
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+
+    /// Seconds to wait for each answer from the server.
+    #[arg(
+        long,
+        global = true,
+        value_name = "SECONDS",
+        default_value = "60",
+        value_parser = parse_seconds
+    )]
+    pub(crate) timeout: Duration,
+
+    /// Do not show the server's stderr, log messages or progress.
+    #[arg(long, short, global = true)]
+    pub(crate) quiet: bool,
+
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Serve a built-in server over stdio (or Streamable HTTP with --http).
+    Serve(ServeArgs),
+    /// List or call the server's tools.
+    #[command(subcommand)]
+    Tools(ToolsCommand),
+    /// List or read the server's resources.
+    #[command(subcommand)]
+    Resources(ResourcesCommand),
+    /// List or get the server's prompts.
+    #[command(subcommand)]
+    Prompts(PromptsCommand),
+    /// Check that the server answers.
+    Ping(TargetArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Which server.
+    #[arg(value_enum)]
+    pub(crate) server: BuiltinServer,
+
+    /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:3000) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum BuiltinServer {
+    /// Every fixture of the MCP conformance suite.
+    Everything,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ToolsCommand {
+    /// List the tools.
+    List(TargetArgs),
+    /// Call a tool.
+    Call {
+        /// The tool's name.
+        name: String,
+        /// The arguments, as a JSON object.
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ResourcesCommand {
+    /// List the resources.
+    List(TargetArgs),
+    /// Read a resource.
+    Read {
+        /// The resource's URI.
+        uri: String,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// List the resource templates.
+    Templates(TargetArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum PromptsCommand {
+    /// List the prompts.
+    List(TargetArgs),
+    /// Get a prompt.
+    Get {
+        /// The prompt's name.
+        name: String,
+        /// The arguments, as a JSON object of strings.
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+}
+
+/// Which server to talk to.
+#[derive(Debug, Args)]
+pub(crate) struct TargetArgs {
+    /// The server's Streamable HTTP endpoint.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub(crate) url: Option<String>,
+
+    /// An environment variable for the server process (repeatable). Only
+    /// PATH, HOME, LANG and a few more are passed otherwise.
+    #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
+    pub(crate) env: Vec<(String, String)>,
+
+    /// Pass this process's whole environment to the server process.
+    #[arg(long)]
+    pub(crate) inherit_env: bool,
+
+    /// The command that starts the server (stdio), and its arguments.
+    #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
+    pub(crate) command: Vec<OsString>,
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(seconds > 0.0 && seconds <= 86_400.0) {
+        return Err(format!(
+            "{text} is not between 0 and 86400 seconds (exclusive of 0)"
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+        _ => Err(format!("`{text}` is not KEY=VALUE")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn parses_targets_and_options() {
+        let cli = Cli::try_parse_from([
+            "mcp", "tools", "call", "add", "--args", "{}", "--json", "--env", "A=b=c", "--",
+            "server", "--flag",
+        ])
+        .unwrap();
+        assert!(cli.json);
+        let Command::Tools(ToolsCommand::Call { name, args, target }) = cli.command else {
+            panic!()
+        };
+        assert_eq!((name.as_str(), args.as_deref()), ("add", Some("{}")));
+        assert_eq!(target.command, ["server", "--flag"]);
+        assert_eq!(target.env, [("A".to_string(), "b=c".to_string())]);
+
+        let cli = Cli::try_parse_from(["mcp", "ping", "--url", "http://localhost:1/mcp"]).unwrap();
+        let Command::Ping(target) = cli.command else {
+            panic!()
+        };
+        assert_eq!(target.url.as_deref(), Some("http://localhost:1/mcp"));
+    }
+
+    #[test]
+    fn rejects_missing_or_conflicting_targets() {
+        assert!(Cli::try_parse_from(["mcp", "ping"]).is_err());
+        assert!(Cli::try_parse_from(["mcp", "ping", "--url", "http://x", "--", "server"]).is_err());
+        assert!(Cli::try_parse_from(["mcp", "--timeout", "0", "ping", "--", "s"]).is_err());
+        assert!(Cli::try_parse_from(["mcp", "ping", "--env", "NOEQUALS", "--", "s"]).is_err());
+    }
+}

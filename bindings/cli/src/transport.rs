@@ -1,0 +1,139 @@
+//! The only place that knows the transports: [`connect`] for the client
+//! commands and [`serve`] for `mcp serve`.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use mcp_core::client::Client;
+use mcp_core::schema::ServerNotification;
+use mcp_core::server::Server;
+use mcp_core::session::SessionConfig;
+use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::{ChildProcess, Stdio};
+
+use crate::error::CliError;
+use crate::output;
+
+/// The server a client command talks to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A server started as a child process, over its stdin and stdout.
+    Stdio {
+        /// The program.
+        program: OsString,
+        /// Its arguments.
+        args: Vec<OsString>,
+        /// Environment variables set for it.
+        env: Vec<(String, String)>,
+        /// Whether it gets this process's whole environment.
+        inherit_env: bool,
+    },
+    /// A Streamable HTTP endpoint.
+    Http {
+        /// The endpoint's URL.
+        url: String,
+    },
+}
+
+/// How the client behaves, whatever the transport.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnectOptions {
+    /// How long to wait for each answer.
+    pub timeout: Duration,
+    /// Hide the server's stderr and log messages.
+    pub quiet: bool,
+}
+
+/// Connects to `target` and initializes the session.
+pub async fn connect(target: &Target, options: ConnectOptions) -> Result<Client, CliError> {
+    let builder = Client::builder("mcp-cli", env!("CARGO_PKG_VERSION"))
+        .session_config(SessionConfig::default().request_timeout(options.timeout));
+    let builder = if options.quiet {
+        builder
+    } else {
+        builder.on_notification(|notification| {
+            if let ServerNotification::LoggingMessage(m) = notification {
+                output::log_message(&m.params);
+            }
+        })
+    };
+    match target {
+        Target::Stdio {
+            program,
+            args,
+            env,
+            inherit_env,
+        } => {
+            let mut child = ChildProcess::new(program)
+                .args(args)
+                .inherit_env(*inherit_env)
+                .shutdown_grace(Duration::from_secs(2));
+            for (key, value) in env {
+                child = child.env(key, value);
+            }
+            child = if options.quiet {
+                child.on_stderr(|_| {})
+            } else {
+                child.on_stderr(output::server_stderr)
+            };
+            builder.connect(child).await.map_err(CliError::connect)
+        }
+        Target::Http { url } => builder
+            .connect(StreamableHttpClient::new(url.clone()))
+            .await
+            .map_err(CliError::connect),
+    }
+}
+
+/// How `mcp serve` serves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServeMode {
+    /// One client over this process's stdin and stdout.
+    Stdio,
+    /// Streamable HTTP on an address such as `127.0.0.1:3000`.
+    Http(String),
+}
+
+/// Serves `server` until the client goes away.
+pub async fn serve(server: Server, mode: ServeMode) -> Result<(), CliError> {
+    match mode {
+        ServeMode::Stdio => {
+            let session = server
+                .serve(Stdio::new())
+                .map_err(|e| CliError::Failed(format!("cannot serve over stdio: {e}")))?;
+            let reason = session.closed().await;
+            tracing::debug!("the stdio session ended: {reason}");
+            // Returns once everything queued for stdout is written.
+            session.close().await;
+            Ok(())
+        }
+        ServeMode::Http(addr) => {
+            let addr: std::net::SocketAddr = addr.parse().map_err(|e| {
+                CliError::Usage(format!(
+                    "--http {addr}: not an address such as 127.0.0.1:3000 ({e})"
+                ))
+            })?;
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| CliError::Failed(format!("cannot listen on {addr}: {e}")))?;
+            let bound = listener
+                .local_addr()
+                .map_err(|e| CliError::Failed(format!("cannot read the bound address: {e}")))?;
+            if !bound.ip().is_loopback() {
+                eprintln!(
+                    "mcp: warning: only requests with a loopback Host/Origin are accepted \
+                     (DNS-rebinding protection); put a proxy in front for remote clients"
+                );
+            }
+            // Scripts read the endpoint (and the port, with --http HOST:0) from here.
+            eprintln!("mcp: serving on http://{bound}/mcp");
+            let http = StreamableHttpServer::new(server, HttpServerConfig::default());
+            tokio::select! {
+                served = http.serve(listener) => {
+                    served.map_err(|e| CliError::Failed(format!("the HTTP server failed: {e}")))
+                }
+                _ = tokio::signal::ctrl_c() => Ok(()),
+            }
+        }
+    }
+}

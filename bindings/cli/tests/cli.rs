@@ -1,0 +1,462 @@
+//! The `mcp` binary end to end: our client against our everything server
+//! over stdio (`mcp … -- mcp serve everything`), output and exit statuses.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers fail the test on any error"
+)]
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+/// Longest any one invocation may take.
+const LIMIT: Duration = Duration::from_secs(30);
+
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
+    }
+}
+
+/// Runs `mcp ARGS…`, killing it if it takes longer than [`LIMIT`].
+fn mcp(args: &[&str]) -> Run {
+    let mut child = Command::new(MCP)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start the mcp binary");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        stdout.read_to_string(&mut s).map(|_| s)
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        stderr.read_to_string(&mut s).map(|_| s)
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`mcp {}` did not finish within {LIMIT:?}", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Run {
+        status: status.code().expect("killed by a signal"),
+        stdout: out.join().unwrap().unwrap(),
+        stderr: err.join().unwrap().unwrap(),
+    }
+}
+
+/// `mcp ARGS… -- mcp serve everything`.
+fn against_everything(args: &[&str]) -> Run {
+    let mut all = vec!["--timeout", "20"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--", MCP, "serve", "everything"]);
+    mcp(&all)
+}
+
+fn ok(run: &Run) {
+    assert_eq!(
+        run.status, 0,
+        "stdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
+}
+
+#[test]
+fn tools_list_for_people_and_scripts() {
+    let run = against_everything(&["tools", "list"]);
+    ok(&run);
+    assert!(
+        run.stdout
+            .contains("add_numbers — Adds two numbers and returns their sum\n")
+    );
+    assert!(
+        run.stdout
+            .contains("    a: number (required) — The first number.\n")
+    );
+    assert!(
+        run.stdout
+            .contains("test_simple_text — Tests simple text content response\n")
+    );
+
+    let run = against_everything(&["tools", "list", "--json"]);
+    ok(&run);
+    let tools = run.json();
+    let tools = tools["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 15);
+    let simple = tools
+        .iter()
+        .find(|t| t["name"] == "test_simple_text")
+        .unwrap();
+    assert_eq!(
+        simple["inputSchema"],
+        json!({"type": "object", "properties": {}})
+    );
+}
+
+#[test]
+fn tools_call_prints_content_and_passes_arguments() {
+    let run = against_everything(&[
+        "tools",
+        "call",
+        "add_numbers",
+        "--args",
+        r#"{"a": 2, "b": 40}"#,
+    ]);
+    ok(&run);
+    assert_eq!(run.stdout, "42\n");
+
+    let run = against_everything(&[
+        "tools",
+        "call",
+        "add_numbers",
+        "--json",
+        "--args",
+        r#"{"a": 0.5, "b": 0.25}"#,
+    ]);
+    ok(&run);
+    assert_eq!(
+        run.json(),
+        json!({"content": [{"type": "text", "text": "0.75"}]})
+    );
+
+    let run = against_everything(&["tools", "call", "test_multiple_content_types"]);
+    ok(&run);
+    assert_eq!(
+        run.stdout,
+        "Multiple content types test:\n[image (image/png), 69 bytes]\n\
+         [resource test://mixed-content-resource (application/json)]\n\
+         {\"test\":\"data\",\"value\":123}\n"
+    );
+    let run = against_everything(&["tools", "call", "test_audio_content"]);
+    ok(&run);
+    assert_eq!(run.stdout, "[audio (audio/wav), 204 bytes]\n");
+}
+
+#[test]
+fn logging_and_progress_go_to_stderr_unless_quiet() {
+    let run = against_everything(&["tools", "call", "test_tool_with_logging"]);
+    ok(&run);
+    assert_eq!(run.stdout, "Tool with logging executed successfully\n");
+    for line in [
+        "[log info everything] Tool execution started",
+        "[log info everything] Tool processing data",
+        "[log info everything] Tool execution completed",
+    ] {
+        assert!(run.stderr.contains(line), "{}", run.stderr);
+    }
+
+    let run = against_everything(&["tools", "call", "test_tool_with_progress"]);
+    ok(&run);
+    assert!(
+        run.stderr
+            .contains("[progress] 0/100 Completed step 0 of 100"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("[progress] 50/100"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("[progress] 100/100 Completed step 100 of 100"),
+        "{}",
+        run.stderr
+    );
+
+    let run = against_everything(&["--quiet", "tools", "call", "test_tool_with_logging"]);
+    ok(&run);
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn a_tool_error_is_printed_and_exits_1() {
+    let run = against_everything(&["tools", "call", "test_error_handling"]);
+    assert_eq!(run.status, 1);
+    assert_eq!(
+        run.stdout,
+        "This tool intentionally returns an error for testing\n"
+    );
+    assert!(
+        run.stderr
+            .contains("error: the tool `test_error_handling` reported an error"),
+        "{}",
+        run.stderr
+    );
+
+    let run = against_everything(&["tools", "call", "test_error_handling", "--json"]);
+    assert_eq!(run.status, 1);
+    assert_eq!(run.json()["isError"], true);
+
+    // Arguments that do not match the schema: a tool error the model can read.
+    let run = against_everything(&["tools", "call", "add_numbers", "--args", r#"{"a": "x"}"#]);
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stdout
+            .starts_with("Invalid arguments for tool `add_numbers`"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn an_unknown_tool_shows_the_servers_json_rpc_error() {
+    let run = against_everything(&["tools", "call", "no_such_tool"]);
+    assert_eq!(run.status, 1);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("error -32602") && run.stderr.contains("unknown tool `no_such_tool`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    for (args, expected) in [
+        (r#"{"a": 1"#, "--args is not valid JSON"),
+        ("[1, 2]", "--args must be a JSON object"),
+    ] {
+        let run = against_everything(&["tools", "call", "add_numbers", "--args", args]);
+        assert_eq!(run.status, 2, "{}", run.stderr);
+        assert!(run.stderr.contains(expected), "{}", run.stderr);
+    }
+    let run = against_everything(&[
+        "prompts",
+        "get",
+        "test_simple_prompt",
+        "--args",
+        r#"{"a": {}}"#,
+    ]);
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr.contains("prompt arguments are strings"),
+        "{}",
+        run.stderr
+    );
+
+    // No server at all.
+    let run = mcp(&["tools", "list"]);
+    assert_eq!(run.status, 2);
+    assert!(run.stderr.contains("<COMMAND>"), "{}", run.stderr);
+    let run = mcp(&["frobnicate"]);
+    assert_eq!(run.status, 2);
+}
+
+#[test]
+fn a_server_that_cannot_start_exits_3() {
+    let run = mcp(&["ping", "--", "/nonexistent/mcp-server"]);
+    assert_eq!(run.status, 3);
+    assert!(
+        run.stderr.contains("cannot start /nonexistent/mcp-server"),
+        "{}",
+        run.stderr
+    );
+
+    let run = mcp(&["ping", "--", "sh", "-c", "echo broken >&2; exit 7"]);
+    assert_eq!(run.status, 3);
+    assert!(run.stderr.contains("[server] broken"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("error: could not start a session with the server"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `mcp serve everything --http 127.0.0.1:0`, stopped by PID when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> Self {
+        use std::io::BufRead;
+        let mut child = Command::new(MCP)
+            .args(["serve", "everything", "--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("cannot start mcp serve");
+        let stderr = child.stderr.take().unwrap();
+        let mut lines = std::io::BufReader::new(stderr).lines();
+        let url = lines
+            .by_ref()
+            .take(20)
+            .map_while(Result::ok)
+            .find_map(|l| l.strip_prefix("mcp: serving on ").map(str::to_string))
+            .expect("the server did not say where it listens");
+        // Keep draining stderr so that the server never blocks on it.
+        std::thread::spawn(move || lines.for_each(drop));
+        Self { child, url }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn over_streamable_http() {
+    let server = HttpServer::start();
+    let run = mcp(&["tools", "list", "--url", &server.url]);
+    ok(&run);
+    assert!(run.stdout.contains("test_simple_text"), "{}", run.stdout);
+    let run = mcp(&[
+        "tools",
+        "call",
+        "add_numbers",
+        "--args",
+        r#"{"a":2,"b":40}"#,
+        "--url",
+        &server.url,
+    ]);
+    ok(&run);
+    assert!(run.stdout.contains("42"), "{}", run.stdout);
+    // The server closes the stream mid-call; the client resumes it.
+    let run = mcp(&["tools", "call", "test_reconnection", "--url", &server.url]);
+    ok(&run);
+    assert!(run.stdout.contains("reconnected"), "{}", run.stdout);
+}
+
+#[test]
+fn http_errors_are_clear() {
+    // Nothing listens on port 9 of loopback.
+    let run = mcp(&["ping", "--url", "http://127.0.0.1:9/mcp"]);
+    assert_eq!(run.status, 3);
+    assert!(run.stderr.contains("error"), "{}", run.stderr);
+    let run = mcp(&["serve", "everything", "--http", "not-an-address"]);
+    assert_eq!(run.status, 2);
+    assert!(run.stderr.contains("not an address"), "{}", run.stderr);
+}
+
+#[test]
+fn resources() {
+    let run = against_everything(&["resources", "list"]);
+    ok(&run);
+    assert_eq!(
+        run.stdout
+            .lines()
+            .map(|l| l.split("  ").next().unwrap())
+            .collect::<Vec<_>>(),
+        [
+            "test://static-text",
+            "test://static-binary",
+            "test://watched-resource"
+        ]
+    );
+
+    let run = against_everything(&["resources", "read", "test://static-text"]);
+    ok(&run);
+    assert_eq!(
+        run.stdout,
+        "This is the content of the static text resource.\n"
+    );
+
+    let run = against_everything(&["resources", "read", "test://static-binary"]);
+    ok(&run);
+    assert_eq!(
+        run.stdout,
+        "[resource test://static-binary (image/png), 69 bytes]\n"
+    );
+
+    let run = against_everything(&["resources", "read", "test://template/123/data", "--json"]);
+    ok(&run);
+    let text = run.json()["contents"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(text.contains("\"id\":\"123\""), "{text}");
+
+    let run = against_everything(&["resources", "templates"]);
+    ok(&run);
+    assert!(
+        run.stdout
+            .starts_with("test://template/{id}/data  template [application/json]"),
+        "{}",
+        run.stdout
+    );
+
+    let run = against_everything(&["resources", "read", "test://missing"]);
+    assert_eq!(run.status, 1);
+    assert!(run.stderr.contains("error -32002"), "{}", run.stderr);
+}
+
+#[test]
+fn prompts() {
+    let run = against_everything(&["prompts", "list"]);
+    ok(&run);
+    assert!(
+        run.stdout.contains(
+            "test_prompt_with_arguments (Prompt With Arguments) — A prompt with required arguments\n    arg1 (required) — First test argument\n"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    let run = against_everything(&[
+        "prompts",
+        "get",
+        "test_prompt_with_arguments",
+        "--args",
+        r#"{"arg1": "one", "arg2": "two"}"#,
+    ]);
+    ok(&run);
+    assert_eq!(
+        run.stdout,
+        "[user]\nPrompt with arguments: arg1='one', arg2='two'\n"
+    );
+
+    let run = against_everything(&["prompts", "get", "test_prompt_with_image", "--json"]);
+    ok(&run);
+    assert_eq!(run.json()["messages"][0]["content"]["type"], "image");
+
+    let run = against_everything(&["prompts", "get", "test_prompt_with_arguments"]);
+    assert_eq!(run.status, 1);
+    assert!(run.stderr.contains("arg1, arg2"), "{}", run.stderr);
+}
+
+#[test]
+fn ping() {
+    let run = against_everything(&["ping"]);
+    ok(&run);
+    assert!(run.stdout.starts_with("pong ("), "{}", run.stdout);
+    let run = against_everything(&["ping", "--json"]);
+    ok(&run);
+    assert_eq!(run.json(), json!({}));
+}
+
+#[test]
+fn help_and_version() {
+    let run = mcp(&["--help"]);
+    ok(&run);
+    assert!(run.stdout.contains("Exit status:"), "{}", run.stdout);
+    let run = mcp(&["--version"]);
+    ok(&run);
+    assert!(run.stdout.starts_with("mcp "), "{}", run.stdout);
+}
