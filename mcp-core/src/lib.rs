@@ -6,6 +6,7 @@ pub mod jsonrpc;
 pub mod schema;
 pub mod server;
 pub mod session;
+pub mod tasks;
 pub mod transport;
 pub mod uri_template;
 mod version;

@@ -8,16 +8,19 @@ use tokio::sync::broadcast;
 use super::ClientBuilder;
 use super::service::ClientService;
 use crate::schema::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CompleteRequest, CompleteRequestParams,
-    CompleteResult, EmptyResult, GetPromptRequest, GetPromptRequestParams, GetPromptResult,
-    Implementation, InitializeRequest, InitializeRequestParams, InitializeResult,
-    InitializedNotification, ListPromptsRequest, ListPromptsResult, ListResourceTemplatesRequest,
-    ListResourceTemplatesResult, ListResourcesRequest, ListResourcesResult, ListToolsRequest,
-    ListToolsResult, LoggingLevel, PaginatedRequestParams, PingRequest, Prompt,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelTaskRequest,
+    CancelTaskRequestParams, CancelTaskResult, CompleteRequest, CompleteRequestParams,
+    CompleteResult, CreateTaskResult, EmptyResult, GetPromptRequest, GetPromptRequestParams,
+    GetPromptResult, GetTaskPayloadRequest, GetTaskPayloadRequestParams, GetTaskRequest,
+    GetTaskRequestParams, GetTaskResult, Implementation, InitializeRequest,
+    InitializeRequestParams, InitializeResult, InitializedNotification, ListPromptsRequest,
+    ListPromptsResult, ListResourceTemplatesRequest, ListResourceTemplatesResult,
+    ListResourcesRequest, ListResourcesResult, ListTasksRequest, ListTasksResult, ListToolsRequest,
+    ListToolsResult, LoggingLevel, McpRequest, PaginatedRequestParams, PingRequest, Prompt,
     ReadResourceRequest, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
     Root, RootsListChangedNotification, ServerCapabilities, ServerNotification, SetLevelRequest,
-    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, Tool, UnsubscribeRequest,
-    UnsubscribeRequestParams,
+    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, TaskMetadata, TaskStatus,
+    Tool, UnsubscribeRequest, UnsubscribeRequestParams,
 };
 use crate::session::{Peer, RequestOptions, Session};
 use crate::transport::Transport;
@@ -307,6 +310,109 @@ impl Client {
                 problems.join("; ")
             )))
         }
+    }
+
+    fn has_tool_tasks(&self) -> Result<()> {
+        let declared = self
+            .server
+            .capabilities
+            .tasks
+            .as_ref()
+            .and_then(|t| t.requests.as_ref())
+            .and_then(|r| r.tools.as_ref())
+            .and_then(|t| t.call.as_ref())
+            .is_some();
+        self.require(declared, "tools/call", "tasks.requests.tools.call")
+    }
+
+    /// Starts `tools/call` as a task (the server must declare
+    /// `tasks.requests.tools.call` and the tool must allow it); returns at
+    /// once with the task. `ttl` asks how long the server keeps it.
+    pub async fn call_tool_as_task(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        ttl: Option<std::time::Duration>,
+    ) -> Result<CreateTaskResult> {
+        self.has_tool_tasks()?;
+        let params = CallToolRequestParams {
+            name: name.to_string(),
+            arguments,
+            meta: None,
+            task: Some(TaskMetadata {
+                ttl: ttl.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+            }),
+        };
+        let raw = self
+            .peer()
+            .request_raw(
+                <CallToolRequest as McpRequest>::METHOD,
+                &params,
+                RequestOptions::default(),
+            )
+            .await?;
+        Ok(serde_json::from_str(raw.get())?)
+    }
+
+    /// `tasks/get`.
+    pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult> {
+        let params = GetTaskRequestParams {
+            task_id: task_id.to_string(),
+        };
+        self.peer()
+            .request::<GetTaskRequest>(params, RequestOptions::default())
+            .await
+    }
+
+    /// `tasks/result` of a tool-call task: waits until the task ends and
+    /// returns the tool's result (or the call's error).
+    pub async fn tool_task_result(&self, task_id: &str) -> Result<CallToolResult> {
+        let params = GetTaskPayloadRequestParams {
+            task_id: task_id.to_string(),
+        };
+        let raw = self
+            .peer()
+            .request_raw(
+                <GetTaskPayloadRequest as McpRequest>::METHOD,
+                &params,
+                RequestOptions::default().timeout(std::time::Duration::from_secs(24 * 3600)),
+            )
+            .await?;
+        Ok(serde_json::from_str(raw.get())?)
+    }
+
+    /// Polls `tasks/get` (at the server's `pollInterval`) until the task is
+    /// terminal or needs input, then fetches the result with `tasks/result`
+    /// (which also delivers the server's input requests to the handlers).
+    pub async fn await_tool_task(&self, task_id: &str) -> Result<CallToolResult> {
+        loop {
+            let task = self.get_task(task_id).await?;
+            if crate::tasks::is_terminal(task.status) || task.status == TaskStatus::InputRequired {
+                return self.tool_task_result(task_id).await;
+            }
+            let interval = task
+                .poll_interval
+                .and_then(|ms| u64::try_from(ms).ok())
+                .unwrap_or(1000);
+            tokio::time::sleep(std::time::Duration::from_millis(interval.clamp(10, 60_000))).await;
+        }
+    }
+
+    /// One page of `tasks/list`.
+    pub async fn list_tasks(&self, cursor: Option<String>) -> Result<ListTasksResult> {
+        self.peer()
+            .request::<ListTasksRequest>(paginated(cursor), RequestOptions::default())
+            .await
+    }
+
+    /// `tasks/cancel`.
+    pub async fn cancel_task(&self, task_id: &str) -> Result<CancelTaskResult> {
+        let params = CancelTaskRequestParams {
+            task_id: task_id.to_string(),
+        };
+        self.peer()
+            .request::<CancelTaskRequest>(params, RequestOptions::default())
+            .await
     }
 
     /// One page of `resources/list`.

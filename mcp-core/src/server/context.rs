@@ -8,9 +8,10 @@ use crate::schema::{
     ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequest, ElicitRequestParams, ElicitResult, Implementation, ListRootsRequest,
     ListRootsResult, LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParams,
-    RequestId,
+    McpRequest, ProgressToken, RequestId, TaskStatus,
 };
 use crate::session::{Peer, RequestContext, RequestOptions};
+use crate::tasks::TaskManager;
 use crate::{Error, ProtocolVersion, Result};
 
 /// What a server handler gets besides its params: the request, the client,
@@ -21,6 +22,25 @@ pub struct Context {
     pub(crate) peer: Peer,
     pub(crate) cancel: CancellationToken,
     pub(crate) session: Arc<SessionState>,
+    /// Set while the handler runs as a task.
+    pub(crate) task: Option<TaskLink>,
+}
+
+/// What a handler running as a task knows about its task.
+#[derive(Clone)]
+pub(crate) struct TaskLink {
+    pub(crate) id: String,
+    pub(crate) owner: String,
+    pub(crate) manager: Arc<TaskManager>,
+    pub(crate) progress_token: Option<ProgressToken>,
+}
+
+impl std::fmt::Debug for TaskLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskLink")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Context {
@@ -30,7 +50,29 @@ impl Context {
             cancel: request.cancellation().clone(),
             request: Some(request),
             session,
+            task: None,
         }
+    }
+
+    /// The context of a tool call running as task `task`: its messages are
+    /// not tied to the (already answered) request.
+    pub(crate) fn for_task(
+        session: Arc<SessionState>,
+        cancel: CancellationToken,
+        task: TaskLink,
+    ) -> Self {
+        Self {
+            peer: session.peer.clone(),
+            cancel,
+            request: None,
+            session,
+            task: Some(task),
+        }
+    }
+
+    /// The id of the task this handler runs as, if it runs as one.
+    pub fn task_id(&self) -> Option<&str> {
+        self.task.as_ref().map(|t| t.id.as_str())
     }
 
     pub(crate) fn for_session(session: Arc<SessionState>) -> Self {
@@ -39,6 +81,7 @@ impl Context {
             cancel: session.peer.shared.closed.child_token(),
             request: None,
             session,
+            task: None,
         }
     }
 
@@ -86,7 +129,22 @@ impl Context {
     ) -> Result<()> {
         match &self.request {
             Some(request) => request.progress(progress, total, message).await,
-            None => Ok(()),
+            None => match self.task.as_ref().and_then(|t| t.progress_token.clone()) {
+                // The progress token stays valid for the task's lifetime.
+                Some(token) => {
+                    let params = crate::schema::ProgressNotificationParams {
+                        progress_token: token,
+                        progress: crate::session::number(progress)?,
+                        total: total.map(crate::session::number).transpose()?,
+                        message,
+                        meta: None,
+                    };
+                    self.peer
+                        .notify::<crate::schema::ProgressNotification>(params)
+                        .await
+                }
+                None => Ok(()),
+            },
         }
     }
 
@@ -144,7 +202,7 @@ impl Context {
             return Err(missing("sampling/createMessage", "sampling.tools"));
         }
         self.peer()
-            .request::<CreateMessageRequest>(params, RequestOptions::default())
+            .request_for_task::<CreateMessageRequest>(params, self.task.as_ref())
             .await
     }
 
@@ -179,8 +237,51 @@ impl Context {
             return Err(missing("elicitation/create", "elicitation.url"));
         }
         self.peer()
-            .request::<ElicitRequest>(params, RequestOptions::default())
+            .request_for_task::<ElicitRequest>(params, self.task.as_ref())
             .await
+    }
+}
+
+/// Sends a request for a handler; inside a task, the request carries the
+/// related-task `_meta` and the task is `input_required` while it waits.
+trait RequestForTask {
+    async fn request_for_task<R: McpRequest>(
+        &self,
+        params: R::Params,
+        task: Option<&TaskLink>,
+    ) -> Result<R::Result>;
+}
+
+impl RequestForTask for Peer {
+    async fn request_for_task<R: McpRequest>(
+        &self,
+        params: R::Params,
+        task: Option<&TaskLink>,
+    ) -> Result<R::Result> {
+        let Some(task) = task else {
+            return self.request::<R>(params, RequestOptions::default()).await;
+        };
+        let mut value = serde_json::to_value(&params)?;
+        if let Some(object) = value.as_object_mut() {
+            crate::tasks::insert_related_task(object, &task.id);
+        }
+        let owner = &task.owner;
+        if let Some(moved) =
+            task.manager
+                .transition(owner, &task.id, TaskStatus::InputRequired, None)
+        {
+            super::tasks::notify(&task.manager, self, moved).await;
+        }
+        let answer = self
+            .request_raw(R::METHOD, &value, RequestOptions::default())
+            .await;
+        if let Some(moved) = task
+            .manager
+            .transition(owner, &task.id, TaskStatus::Working, None)
+        {
+            super::tasks::notify(&task.manager, self, moved).await;
+        }
+        Ok(serde_json::from_str(answer?.get())?)
     }
 }
 

@@ -1,13 +1,15 @@
 use async_trait::async_trait;
+use serde_json::value::RawValue;
 
 use super::Context;
 use crate::jsonrpc::RpcError;
 use crate::schema::{
-    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, EmptyResult,
-    GetPromptRequestParams, GetPromptResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResult, ServerCapabilities, SubscribeRequestParams,
-    UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
+    CompleteRequestParams, CompleteResult, CreateTaskResult, EmptyResult, GetPromptRequestParams,
+    GetPromptResult, GetTaskPayloadRequestParams, GetTaskRequestParams, GetTaskResult,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListTasksResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResult, ServerCapabilities, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 
 /// Who the server is, sent in the `initialize` result.
@@ -116,6 +118,53 @@ pub trait ServerHandler: Send + Sync + 'static {
         _cx: Context,
     ) -> Result<GetPromptResult, RpcError> {
         Err(RpcError::method_not_found("prompts/get"))
+    }
+
+    /// `tools/call` with `task` params, when [`info`](Self::info) declares
+    /// `tasks.requests.tools.call`: start the call and answer at once.
+    async fn call_tool_as_task(
+        &self,
+        _params: CallToolRequestParams,
+        _cx: Context,
+    ) -> Result<CreateTaskResult, RpcError> {
+        Err(RpcError::method_not_found("tools/call"))
+    }
+
+    /// `tasks/get`.
+    async fn get_task(
+        &self,
+        _params: GetTaskRequestParams,
+        _cx: Context,
+    ) -> Result<GetTaskResult, RpcError> {
+        Err(RpcError::method_not_found("tasks/get"))
+    }
+
+    /// `tasks/result`: waits for the task to end; returns exactly what the
+    /// underlying request returned (encoded), or its error.
+    async fn get_task_payload(
+        &self,
+        _params: GetTaskPayloadRequestParams,
+        _cx: Context,
+    ) -> Result<Box<RawValue>, RpcError> {
+        Err(RpcError::method_not_found("tasks/result"))
+    }
+
+    /// `tasks/list`.
+    async fn list_tasks(
+        &self,
+        _params: Option<PaginatedRequestParams>,
+        _cx: Context,
+    ) -> Result<ListTasksResult, RpcError> {
+        Err(RpcError::method_not_found("tasks/list"))
+    }
+
+    /// `tasks/cancel`.
+    async fn cancel_task(
+        &self,
+        _params: CancelTaskRequestParams,
+        _cx: Context,
+    ) -> Result<CancelTaskResult, RpcError> {
+        Err(RpcError::method_not_found("tasks/cancel"))
     }
 
     /// `completion/complete`.

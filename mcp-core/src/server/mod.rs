@@ -9,6 +9,7 @@ mod registry;
 mod resource;
 mod service;
 mod session_state;
+mod tasks;
 mod tool;
 
 pub use context::Context;

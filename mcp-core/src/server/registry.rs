@@ -10,23 +10,29 @@ use serde_json::Map;
 use super::pagination::page;
 use super::service::{ServerSession, serve, serve_initialized};
 use super::session_state::SessionState;
+use super::tasks;
 use super::{
     Context, PromptDef, ResourceDef, ResourceTemplateDef, ServerHandler, ServerInfo, ToolDef,
 };
 use crate::jsonrpc::{ErrorCode, RpcError};
 use crate::schema::{
-    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult,
-    CompleteResultCompletion, EmptyResult, GetPromptRequestParams, GetPromptResult, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, PromptListChangedNotification, ReadResourceRequestParams,
-    ReadResourceResult, ResourceListChangedNotification, ResourceUpdatedNotification,
+    CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
+    CompleteRequestParams, CompleteResult, CompleteResultCompletion, CreateTaskResult, EmptyResult,
+    GetPromptRequestParams, GetPromptResult, GetTaskPayloadRequestParams, GetTaskRequestParams,
+    GetTaskResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListTasksResult, ListToolsResult, PaginatedRequestParams,
+    PromptListChangedNotification, ReadResourceRequestParams, ReadResourceResult,
+    ResourceListChangedNotification, ResourceUpdatedNotification,
     ResourceUpdatedNotificationParams, ServerCapabilities, ServerCapabilitiesPrompts,
-    ServerCapabilitiesResources, ServerCapabilitiesTools, SubscribeRequestParams,
-    ToolListChangedNotification, UnsubscribeRequestParams,
+    ServerCapabilitiesResources, ServerCapabilitiesTasks, ServerCapabilitiesTasksRequests,
+    ServerCapabilitiesTasksRequestsTools, ServerCapabilitiesTools, SubscribeRequestParams,
+    ToolExecutionTaskSupport, ToolListChangedNotification, UnsubscribeRequestParams,
 };
 use crate::session::SessionConfig;
+use crate::tasks::{TaskConfig, TaskManager};
 use crate::transport::Transport;
 use crate::{Error, Result};
+use serde_json::value::RawValue;
 
 /// Answers `completion/complete`.
 pub type CompletionFn = Arc<
@@ -73,6 +79,7 @@ struct Inner {
     prompts: RwLock<IndexMap<String, PromptDef>>,
     completion: Option<CompletionFn>,
     sessions: Mutex<Vec<Weak<SessionState>>>,
+    tasks: Option<Arc<TaskManager>>,
 }
 
 /// Which capabilities the server declares, fixed when it is built.
@@ -113,6 +120,7 @@ pub struct ServerBuilder {
     templates: IndexMap<String, ResourceTemplateDef>,
     prompts: IndexMap<String, PromptDef>,
     completion: Option<CompletionFn>,
+    tasks: Option<TaskConfig>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -215,8 +223,25 @@ impl ServerBuilder {
         self
     }
 
+    /// Runs tool calls as tasks (declares `tasks`). Tools opt in with
+    /// [`ToolDef::task_support`]; a server with such a tool gets the default
+    /// [`TaskConfig`] without calling this.
+    #[must_use]
+    pub fn tasks(mut self, config: TaskConfig) -> Self {
+        self.tasks = Some(config);
+        self
+    }
+
     /// Builds the server.
     pub fn build(self) -> Server {
+        let wants_tasks = self
+            .tools
+            .values()
+            .any(|t| t.task_support_of() != ToolExecutionTaskSupport::Forbidden);
+        let tasks = self
+            .tasks
+            .or_else(|| wants_tasks.then(TaskConfig::default))
+            .map(|c| Arc::new(TaskManager::new(c)));
         let offers = Offers {
             tools: self.offers.tools || !self.tools.is_empty(),
             resources: self.offers.resources
@@ -237,6 +262,7 @@ impl ServerBuilder {
                 prompts: RwLock::new(self.prompts),
                 completion: self.completion,
                 sessions: Mutex::new(Vec::new()),
+                tasks,
             }),
         }
     }
@@ -256,6 +282,7 @@ impl Server {
             templates: IndexMap::new(),
             prompts: IndexMap::new(),
             completion: None,
+            tasks: None,
         }
     }
 
@@ -424,8 +451,23 @@ impl Server {
             logging: Some(Map::new()),
             completions: self.inner.completion.is_some().then(Map::new),
             experimental: None,
-            tasks: None,
+            tasks: self.inner.tasks.as_ref().map(|_| ServerCapabilitiesTasks {
+                list: Some(Map::new()),
+                cancel: Some(Map::new()),
+                requests: Some(ServerCapabilitiesTasksRequests {
+                    tools: Some(ServerCapabilitiesTasksRequestsTools {
+                        call: Some(Map::new()),
+                    }),
+                }),
+            }),
         }
+    }
+
+    fn task_manager(&self, method: &str) -> Result<&Arc<TaskManager>, RpcError> {
+        self.inner
+            .tasks
+            .as_ref()
+            .ok_or_else(|| RpcError::method_not_found(method))
     }
 
     fn require_offer(offered: bool, method: &str) -> Result<(), RpcError> {
@@ -482,7 +524,74 @@ impl ServerHandler for Server {
                 params.name
             )));
         };
+        if self.inner.tasks.is_some()
+            && tool.task_support_of() == ToolExecutionTaskSupport::Required
+        {
+            return Err(RpcError::method_not_found(&format!(
+                "tools/call of `{}` without a task (the tool requires task-augmented execution)",
+                params.name
+            )));
+        }
         Ok(tool.call(params.arguments, cx).await)
+    }
+
+    async fn call_tool_as_task(
+        &self,
+        params: CallToolRequestParams,
+        cx: Context,
+    ) -> Result<CreateTaskResult, RpcError> {
+        let manager = self.task_manager("tools/call")?;
+        let tool = read(&self.inner.tools).get(&params.name).cloned();
+        let Some(tool) = tool else {
+            return Err(RpcError::invalid_params(format!(
+                "unknown tool `{}`",
+                params.name
+            )));
+        };
+        if tool.task_support_of() == ToolExecutionTaskSupport::Forbidden {
+            return Err(RpcError::method_not_found(&format!(
+                "tools/call of `{}` as a task (the tool does not support task-augmented execution)",
+                params.name
+            )));
+        }
+        tasks::start(manager, tool, params, cx).await
+    }
+
+    async fn get_task(
+        &self,
+        params: GetTaskRequestParams,
+        cx: Context,
+    ) -> Result<GetTaskResult, RpcError> {
+        tasks::get(self.task_manager("tasks/get")?, &params.task_id, &cx)
+    }
+
+    async fn get_task_payload(
+        &self,
+        params: GetTaskPayloadRequestParams,
+        cx: Context,
+    ) -> Result<Box<RawValue>, RpcError> {
+        tasks::result(self.task_manager("tasks/result")?, &params.task_id, &cx).await
+    }
+
+    async fn list_tasks(
+        &self,
+        params: Option<PaginatedRequestParams>,
+        cx: Context,
+    ) -> Result<ListTasksResult, RpcError> {
+        tasks::list(
+            self.task_manager("tasks/list")?,
+            cursor(params.as_ref()),
+            self.inner.page_size,
+            &cx,
+        )
+    }
+
+    async fn cancel_task(
+        &self,
+        params: CancelTaskRequestParams,
+        cx: Context,
+    ) -> Result<CancelTaskResult, RpcError> {
+        tasks::cancel(self.task_manager("tasks/cancel")?, &params.task_id, &cx).await
     }
 
     async fn list_resources(

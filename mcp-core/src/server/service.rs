@@ -184,17 +184,22 @@ impl Service for ServerService {
                 ClientRequest::ListPrompts(r) => encode(handler.list_prompts(r.params, cx).await),
                 ClientRequest::GetPrompt(r) => encode(handler.get_prompt(r.params, cx).await),
                 ClientRequest::ListTools(r) => encode(handler.list_tools(r.params, cx).await),
+                ClientRequest::CallTool(r)
+                    if r.params.task.is_some() && offers_tool_tasks(&*handler) =>
+                {
+                    encode(handler.call_tool_as_task(r.params, cx).await)
+                }
+                // A receiver without the capability ignores the task field (spec).
                 ClientRequest::CallTool(r) => encode(handler.call_tool(r.params, cx).await),
                 ClientRequest::SetLevel(r) => {
                     state.set_log_level(r.params.level);
                     encode(Ok(EmptyResult::new()))
                 }
                 ClientRequest::Complete(r) => encode(handler.complete(r.params, cx).await),
-                // Tasks are not offered yet: the capability is not declared.
-                ClientRequest::GetTask(_)
-                | ClientRequest::GetTaskPayload(_)
-                | ClientRequest::CancelTask(_)
-                | ClientRequest::ListTasks(_) => Err(RpcError::method_not_found(method.as_str())),
+                ClientRequest::GetTask(r) => encode(handler.get_task(r.params, cx).await),
+                ClientRequest::GetTaskPayload(r) => handler.get_task_payload(r.params, cx).await,
+                ClientRequest::CancelTask(r) => encode(handler.cancel_task(r.params, cx).await),
+                ClientRequest::ListTasks(r) => encode(handler.list_tasks(r.params, cx).await),
             }
         }))
     }
@@ -235,6 +240,18 @@ impl Service for ServerService {
             }
         }
     }
+}
+
+/// Whether the handler declares task-augmented `tools/call`.
+fn offers_tool_tasks(handler: &dyn ServerHandler) -> bool {
+    handler
+        .info()
+        .capabilities
+        .tasks
+        .and_then(|t| t.requests)
+        .and_then(|r| r.tools)
+        .and_then(|t| t.call)
+        .is_some()
 }
 
 fn initialize(

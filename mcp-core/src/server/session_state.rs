@@ -9,6 +9,8 @@ use crate::session::Peer;
 /// What the server knows about one client session.
 #[derive(Debug)]
 pub(crate) struct SessionState {
+    /// Random and unguessable: owns this session's tasks.
+    pub(crate) id: String,
     pub(crate) peer: Peer,
     pub(crate) client: OnceLock<ClientHello>,
     pub(crate) initialized: AtomicBool,
@@ -30,7 +32,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl SessionState {
     pub(crate) fn new(peer: Peer) -> Self {
+        let mut bytes = [0u8; 16];
+        // Without randomness the id is still unique per process, which keeps
+        // tasks apart; unguessability is what the OS RNG adds.
+        if getrandom::fill(&mut bytes).is_err() {
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            bytes[..8].copy_from_slice(&NEXT.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+        }
         Self {
+            id: bytes.iter().map(|b| format!("{b:02x}")).collect(),
             peer,
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),

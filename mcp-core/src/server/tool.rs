@@ -217,6 +217,24 @@ impl ToolDef {
         self
     }
 
+    /// Whether the tool may (or must) run as a task (default: forbidden).
+    #[must_use]
+    pub fn task_support(mut self, support: crate::schema::ToolExecutionTaskSupport) -> Self {
+        self.tool.execution = Some(crate::schema::ToolExecution {
+            task_support: Some(support),
+        });
+        self
+    }
+
+    /// The tool's declared task support.
+    pub fn task_support_of(&self) -> crate::schema::ToolExecutionTaskSupport {
+        self.tool
+            .execution
+            .as_ref()
+            .and_then(|e| e.task_support)
+            .unwrap_or(crate::schema::ToolExecutionTaskSupport::Forbidden)
+    }
+
     /// Sets the output schema (a JSON object schema, served as given).
     pub fn output_schema(mut self, schema: Value) -> Result<Self> {
         let schema = ObjectSchema::try_from(schema).map_err(|e| {

@@ -10,6 +10,7 @@ mod peer;
 
 pub use config::SessionConfig;
 pub use context::RequestContext;
+pub(crate) use context::number;
 pub use engine::Session;
 pub(crate) use engine::{RequestFuture, Service};
 pub use peer::{Peer, ProgressCallback, RequestOptions};

@@ -1,0 +1,448 @@
+//! Tasks (spec 2025-11-25, experimental): a task-augmented request is
+//! answered at once with a `CreateTaskResult` and runs in the background;
+//! the requestor polls `tasks/get`, waits with `tasks/result`, lists and
+//! cancels. This module is the receiver's bookkeeping; the server role
+//! (`server/tasks.rs`) runs tool calls through it.
+
+mod store;
+mod time;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+pub use store::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreFull};
+
+use crate::jsonrpc::{ErrorCode, RpcError};
+use crate::schema::{Task, TaskStatus};
+
+/// The `_meta` key that ties a message to a task.
+pub const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
+
+/// Whether `status` is terminal (completed, failed or cancelled).
+pub fn is_terminal(status: TaskStatus) -> bool {
+    matches!(
+        status,
+        TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+    )
+}
+
+/// The transitions the spec allows: from `working` to anything else, from
+/// `input_required` to anything else, and never out of a terminal status.
+pub fn can_move(from: TaskStatus, to: TaskStatus) -> bool {
+    match from {
+        TaskStatus::Working => to != TaskStatus::Working,
+        TaskStatus::InputRequired => to != TaskStatus::InputRequired,
+        TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled => false,
+    }
+}
+
+/// How a receiver runs tasks.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct TaskConfig {
+    /// Lifetime of a task that asks for none (default 1 h).
+    pub default_ttl: Duration,
+    /// Longest lifetime granted, whatever is asked (default 24 h).
+    pub max_ttl: Duration,
+    /// Suggested polling interval (default 1 s).
+    pub poll_interval: Duration,
+    /// Send `notifications/tasks/status` on every change (default true).
+    pub status_notifications: bool,
+    /// Where tasks are kept (default: in memory, 10,000 tasks).
+    pub store: Arc<dyn TaskStore>,
+}
+
+impl std::fmt::Debug for TaskConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskConfig")
+            .field("default_ttl", &self.default_ttl)
+            .field("max_ttl", &self.max_ttl)
+            .field("poll_interval", &self.poll_interval)
+            .field("status_notifications", &self.status_notifications)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        Self {
+            default_ttl: Duration::from_secs(3600),
+            max_ttl: Duration::from_secs(24 * 3600),
+            poll_interval: Duration::from_secs(1),
+            status_notifications: true,
+            store: Arc::new(InMemoryTaskStore::default()),
+        }
+    }
+}
+
+impl TaskConfig {
+    /// Sets [`default_ttl`](Self::default_ttl) and [`max_ttl`](Self::max_ttl).
+    #[must_use]
+    pub fn ttl(mut self, default: Duration, max: Duration) -> Self {
+        self.default_ttl = default;
+        self.max_ttl = max.max(default);
+        self
+    }
+
+    /// Sets [`poll_interval`](Self::poll_interval).
+    #[must_use]
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// Sets [`store`](Self::store).
+    #[must_use]
+    pub fn store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Sets [`status_notifications`](Self::status_notifications).
+    #[must_use]
+    pub fn status_notifications(mut self, on: bool) -> Self {
+        self.status_notifications = on;
+        self
+    }
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+fn not_found(task_id: &str) -> RpcError {
+    RpcError::invalid_params(format!(
+        "Failed to retrieve task: task `{task_id}` not found (or expired)"
+    ))
+}
+
+/// The receiver's live view of tasks: the store plus what cannot be stored
+/// (running work to cancel, waiters to wake).
+pub(crate) struct TaskManager {
+    pub(crate) config: TaskConfig,
+    running: Mutex<HashMap<String, CancellationToken>>,
+    changed: Notify,
+}
+
+impl TaskManager {
+    pub(crate) fn new(config: TaskConfig) -> Self {
+        Self {
+            config,
+            running: Mutex::new(HashMap::new()),
+            changed: Notify::new(),
+        }
+    }
+
+    fn running(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Creates a `working` task for `owner`; `cancel` stops its work.
+    pub(crate) fn create(
+        &self,
+        owner: &str,
+        requested_ttl: Option<i64>,
+        cancel: CancellationToken,
+    ) -> Result<Task, RpcError> {
+        let store = &self.config.store;
+        store.remove_expired(Instant::now());
+        let ttl = match requested_ttl {
+            Some(ms) if ms > 0 => Duration::from_millis(u64::try_from(ms).unwrap_or(u64::MAX))
+                .min(self.config.max_ttl),
+            _ => self.config.default_ttl,
+        };
+        let mut id = [0u8; 16];
+        getrandom::fill(&mut id)
+            .map_err(|e| RpcError::internal(format!("no randomness for a task id: {e}")))?;
+        let task_id: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        let now = time::rfc3339(SystemTime::now());
+        let task = Task {
+            task_id: task_id.clone(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: now.clone(),
+            last_updated_at: now,
+            ttl: Some(millis(ttl)),
+            poll_interval: Some(millis(self.config.poll_interval)),
+        };
+        store
+            .insert(TaskRecord {
+                task: task.clone(),
+                owner: owner.to_string(),
+                outcome: None,
+                expires_at: Some(Instant::now() + ttl),
+            })
+            .map_err(|e| RpcError::new(ErrorCode::SERVER_ERROR, e.to_string()))?;
+        self.running().insert(task_id, cancel);
+        Ok(task)
+    }
+
+    /// Moves a task to `status` if the spec allows it; `None` when it may
+    /// not move (e.g. it was cancelled meanwhile) or does not exist.
+    pub(crate) fn transition(
+        &self,
+        owner: &str,
+        task_id: &str,
+        status: TaskStatus,
+        message: Option<String>,
+    ) -> Option<Task> {
+        let mut moved = false;
+        let record = self.config.store.update(owner, task_id, &mut |r| {
+            if can_move(r.task.status, status) {
+                r.task.status = status;
+                r.task.status_message = message.clone();
+                r.task.last_updated_at = time::rfc3339(SystemTime::now());
+                moved = true;
+            }
+        })?;
+        if moved {
+            self.changed.notify_waiters();
+        }
+        moved.then_some(record.task)
+    }
+
+    /// Records the outcome and the terminal status of a finished task.
+    pub(crate) fn finish(
+        &self,
+        owner: &str,
+        task_id: &str,
+        status: TaskStatus,
+        outcome: Result<Box<RawValue>, RpcError>,
+    ) -> Option<Task> {
+        self.running().remove(task_id);
+        let mut moved = false;
+        let record = self.config.store.update(owner, task_id, &mut |r| {
+            if can_move(r.task.status, status) {
+                r.task.status = status;
+                r.task.last_updated_at = time::rfc3339(SystemTime::now());
+                r.outcome = Some(outcome.clone());
+                moved = true;
+            }
+        });
+        self.changed.notify_waiters();
+        record.filter(|_| moved).map(|r| r.task)
+    }
+
+    pub(crate) fn get(&self, owner: &str, task_id: &str) -> Result<Task, RpcError> {
+        self.config
+            .store
+            .get(owner, task_id)
+            .map(|r| r.task)
+            .ok_or_else(|| not_found(task_id))
+    }
+
+    /// Waits until the task is terminal and returns what the underlying
+    /// request returned, tagged with the related-task `_meta`.
+    pub(crate) async fn result(
+        &self,
+        owner: &str,
+        task_id: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Box<RawValue>, RpcError> {
+        loop {
+            // Register interest before checking, so no change is missed.
+            let changed = self.changed.notified();
+            let record = self
+                .config
+                .store
+                .get(owner, task_id)
+                .ok_or_else(|| not_found(task_id))?;
+            if is_terminal(record.task.status) {
+                return match record.outcome {
+                    Some(Ok(raw)) => with_related_task(&raw, task_id),
+                    Some(Err(error)) => Err(error),
+                    None => Err(RpcError::new(
+                        ErrorCode::SERVER_ERROR,
+                        format!("task `{task_id}` was cancelled before it produced a result"),
+                    )),
+                };
+            }
+            tokio::select! {
+                () = changed => {}
+                () = cancel.cancelled() => {
+                    return Err(RpcError::new(ErrorCode::SERVER_ERROR, "tasks/result was cancelled"));
+                }
+                // Expiry is noticed by polling now and then.
+                () = tokio::time::sleep(Duration::from_secs(5)) => {}
+            }
+        }
+    }
+
+    /// Cancels a task: its work stops and it becomes `cancelled`.
+    pub(crate) fn cancel(&self, owner: &str, task_id: &str) -> Result<Task, RpcError> {
+        let current = self.get(owner, task_id)?;
+        if is_terminal(current.status) {
+            return Err(RpcError::invalid_params(format!(
+                "task `{task_id}` is already {} and cannot be cancelled",
+                current.status
+            )));
+        }
+        let task = self
+            .transition(
+                owner,
+                task_id,
+                TaskStatus::Cancelled,
+                Some("The task was cancelled by request.".into()),
+            )
+            .ok_or_else(|| {
+                RpcError::invalid_params(format!("task `{task_id}` cannot be cancelled now"))
+            })?;
+        if let Some(token) = self.running().remove(task_id) {
+            token.cancel();
+        }
+        Ok(task)
+    }
+
+    /// One page of `owner`'s tasks after `cursor` (a task id).
+    pub(crate) fn list(
+        &self,
+        owner: &str,
+        cursor: Option<&str>,
+        page: usize,
+    ) -> Result<(Vec<Task>, Option<String>), RpcError> {
+        let tasks = self.config.store.list(owner);
+        let start = match cursor {
+            None => 0,
+            Some(c) => tasks
+                .iter()
+                .position(|t| t.task_id == c)
+                .ok_or_else(|| RpcError::invalid_params(format!("invalid cursor `{c}`")))?,
+        };
+        let page = page.max(1);
+        let next = tasks.get(start + page).map(|t| t.task_id.clone());
+        Ok((tasks.into_iter().skip(start).take(page).collect(), next))
+    }
+}
+
+/// Adds `_meta["io.modelcontextprotocol/related-task"] = {taskId}` to a
+/// JSON object.
+pub(crate) fn with_related_task(raw: &RawValue, task_id: &str) -> Result<Box<RawValue>, RpcError> {
+    let mut value: Value = serde_json::from_str(raw.get()).map_err(RpcError::internal)?;
+    if let Some(object) = value.as_object_mut() {
+        insert_related_task(object, task_id);
+    }
+    serde_json::value::to_raw_value(&value).map_err(RpcError::internal)
+}
+
+/// Adds the related-task key to an object's `_meta`.
+pub(crate) fn insert_related_task(object: &mut Map<String, Value>, task_id: &str) {
+    let meta = object
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.insert(RELATED_TASK_META.into(), json!({ "taskId": task_id }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_allowed_transitions() {
+        use TaskStatus::*;
+        assert!(can_move(Working, InputRequired) && can_move(InputRequired, Working));
+        assert!(can_move(Working, Completed) && can_move(InputRequired, Cancelled));
+        for terminal in [Completed, Failed, Cancelled] {
+            for to in [Working, InputRequired, Completed, Failed, Cancelled] {
+                assert!(!can_move(terminal, to), "{terminal} → {to}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn lifecycle_result_and_cancel() {
+        let manager = TaskManager::new(
+            TaskConfig::default().ttl(Duration::from_secs(60), Duration::from_secs(60)),
+        );
+        let task = manager
+            .create("a", Some(1_000_000_000), CancellationToken::new())
+            .unwrap();
+        assert_eq!(task.ttl, Some(60_000), "the ttl is capped");
+        assert!(
+            manager.get("b", &task.task_id).is_err(),
+            "other owners do not see it"
+        );
+        let raw = serde_json::value::to_raw_value(&json!({"content": []})).unwrap();
+        manager.finish("a", &task.task_id, TaskStatus::Completed, Ok(raw));
+        let result = manager
+            .result("a", &task.task_id, &CancellationToken::new())
+            .await
+            .unwrap();
+        assert!(result.get().contains(RELATED_TASK_META));
+        let err = manager.cancel("a", &task.task_id).unwrap_err();
+        assert_eq!(err.code, ErrorCode::INVALID_PARAMS);
+
+        let token = CancellationToken::new();
+        let other = manager.create("a", None, token.clone()).unwrap();
+        assert_eq!(
+            manager.cancel("a", &other.task_id).unwrap().status,
+            TaskStatus::Cancelled
+        );
+        assert!(token.is_cancelled());
+        // A late finish does not move a cancelled task.
+        let raw = serde_json::value::to_raw_value(&json!({})).unwrap();
+        assert!(
+            manager
+                .finish("a", &other.task_id, TaskStatus::Completed, Ok(raw))
+                .is_none()
+        );
+        assert_eq!(
+            manager.get("a", &other.task_id).unwrap().status,
+            TaskStatus::Cancelled
+        );
+    }
+
+    #[test]
+    fn expired_tasks_are_gone() {
+        let store = InMemoryTaskStore::new(2);
+        let task = Task {
+            task_id: "t".into(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: String::new(),
+            last_updated_at: String::new(),
+            ttl: Some(0),
+            poll_interval: None,
+        };
+        store
+            .insert(TaskRecord {
+                task,
+                owner: "o".into(),
+                outcome: None,
+                expires_at: Some(Instant::now()),
+            })
+            .unwrap();
+        assert!(store.get("o", "t").is_none());
+        assert_eq!(store.remove_expired(Instant::now()), 1);
+    }
+
+    #[test]
+    fn a_full_store_refuses_when_nothing_is_terminal() {
+        let store = InMemoryTaskStore::new(1);
+        let record = |id: &str| TaskRecord {
+            task: Task {
+                task_id: id.into(),
+                status: TaskStatus::Working,
+                status_message: None,
+                created_at: String::new(),
+                last_updated_at: String::new(),
+                ttl: None,
+                poll_interval: None,
+            },
+            owner: "o".into(),
+            outcome: None,
+            expires_at: None,
+        };
+        store.insert(record("a")).unwrap();
+        assert_eq!(store.insert(record("b")), Err(TaskStoreFull(1)));
+    }
+}
