@@ -88,6 +88,9 @@ pub(crate) enum ToolsCommand {
         /// The arguments, as a JSON object.
         #[arg(long, value_name = "JSON")]
         args: Option<String>,
+        /// Run the call as a task: start it, poll it, then fetch its result.
+        #[arg(long)]
+        task: bool,
         #[command(flatten)]
         target: TargetArgs,
     },
@@ -182,7 +185,10 @@ mod tests {
         ])
         .unwrap();
         assert!(cli.json);
-        let Command::Tools(ToolsCommand::Call { name, args, target }) = cli.command else {
+        let Command::Tools(ToolsCommand::Call {
+            name, args, target, ..
+        }) = cli.command
+        else {
             panic!()
         };
         assert_eq!((name.as_str(), args.as_deref()), ("add", Some("{}")));

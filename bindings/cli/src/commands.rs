@@ -20,6 +20,8 @@ pub(crate) enum Request {
         name: String,
         /// Its arguments (`None`: no `arguments` key at all).
         arguments: Option<Map<String, Value>>,
+        /// Run it as a task.
+        task: bool,
     },
     /// `resources/list`, every page.
     ListResources,
@@ -90,7 +92,37 @@ pub(crate) async fn run(
             let tools = client.list_all_tools().await.map_err(CliError::request)?;
             print(json, &json!({ "tools": tools }), || output::tools(&tools));
         }
-        Request::CallTool { name, arguments } => {
+        Request::CallTool {
+            name,
+            arguments,
+            task: true,
+        } => {
+            let created = client
+                .call_tool_as_task(&name, arguments, None)
+                .await
+                .map_err(CliError::request)?;
+            let id = created.task.task_id;
+            if !printing.quiet {
+                output::stderr(&format!("task {id}: {}", created.task.status));
+            }
+            let result = client
+                .await_tool_task(&id)
+                .await
+                .map_err(CliError::request)?;
+            if !printing.quiet {
+                if let Ok(task) = client.get_task(&id).await {
+                    output::stderr(&format!("task {id}: {}", task.status));
+                }
+            }
+            print(json, &result, || output::tool_result(&result));
+            if result.is_error() {
+                output::stderr(&format!("error: the tool `{name}` reported an error"));
+                return Err(CliError::Reported);
+            }
+        }
+        Request::CallTool {
+            name, arguments, ..
+        } => {
             let params = CallToolRequestParams {
                 name: name.clone(),
                 arguments,

@@ -83,9 +83,21 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             return transport::serve(server, mode).await;
         }
         Command::Tools(ToolsCommand::List(target)) => (Request::ListTools, target),
-        Command::Tools(ToolsCommand::Call { name, args, target }) => {
+        Command::Tools(ToolsCommand::Call {
+            name,
+            args,
+            task,
+            target,
+        }) => {
             let arguments = args.as_deref().map(commands::tool_arguments).transpose()?;
-            (Request::CallTool { name, arguments }, target)
+            (
+                Request::CallTool {
+                    name,
+                    arguments,
+                    task,
+                },
+                target,
+            )
         }
         Command::Resources(ResourcesCommand::List(target)) => (Request::ListResources, target),
         Command::Resources(ResourcesCommand::Read { uri, target }) => {

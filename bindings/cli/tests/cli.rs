@@ -105,7 +105,7 @@ fn tools_list_for_people_and_scripts() {
     ok(&run);
     let tools = run.json();
     let tools = tools["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 15);
+    assert_eq!(tools.len(), 16);
     let simple = tools
         .iter()
         .find(|t| t["name"] == "test_simple_text")
@@ -459,4 +459,38 @@ fn help_and_version() {
     let run = mcp(&["--version"]);
     ok(&run);
     assert!(run.stdout.starts_with("mcp "), "{}", run.stdout);
+}
+
+#[test]
+fn tools_call_as_a_task() {
+    let run = against_everything(&[
+        "tools",
+        "call",
+        "test_slow_task",
+        "--task",
+        "--args",
+        r#"{"seconds":1}"#,
+    ]);
+    ok(&run);
+    assert!(run.stdout.contains("worked for 1 s"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains(": working") && run.stderr.contains(": completed"),
+        "{}",
+        run.stderr
+    );
+    // A tool that does not support tasks is refused by the server.
+    let run = against_everything(&[
+        "tools",
+        "call",
+        "add_numbers",
+        "--task",
+        "--args",
+        r#"{"a":1,"b":2}"#,
+    ]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("-32601") || run.stderr.contains("task"),
+        "{}",
+        run.stderr
+    );
 }

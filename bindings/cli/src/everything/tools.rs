@@ -51,6 +51,12 @@ fn typed(tool: mcp_core::Result<ToolDef>) -> Option<ToolDef> {
 }
 
 #[derive(Deserialize, JsonSchema)]
+struct SlowTask {
+    /// How long to work, in seconds (at most 600).
+    seconds: Option<u32>,
+}
+
+#[derive(Deserialize, JsonSchema)]
 struct AddNumbers {
     /// The first number.
     a: f64,
@@ -206,6 +212,25 @@ pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
             "Adds two numbers and returns their sum",
             |args: AddNumbers, _cx| async move { Ok::<_, String>(format!("{}", args.a + args.b)) },
         )),
+        typed(
+            ToolDef::new(
+                "test_slow_task",
+                "Works for `seconds` (default 2), reporting progress each second; runs as a task \
+                 (tools/call with `task`) or normally",
+                |args: SlowTask, cx| async move {
+                    let seconds = args.seconds.unwrap_or(2).min(600);
+                    for done in 0..seconds {
+                        cx.progress(f64::from(done), Some(f64::from(seconds)), None).await.ok();
+                        tokio::select! {
+                            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+                            () = cx.cancellation().cancelled() => return Err("cancelled".to_string()),
+                        }
+                    }
+                    Ok(format!("worked for {seconds} s"))
+                },
+            )
+            .map(|t| t.task_support(mcp_core::schema::ToolExecutionTaskSupport::Optional)),
+        ),
     ];
     tools
         .into_iter()
