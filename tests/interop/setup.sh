@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the stdio interop tests (tests/tests/interop_stdio.rs) need,
-# into target/interop/ under the workspace root:
+# Installs what the interop tests (tests/tests/interop_stdio.rs and
+# interop_http.rs) need, into target/interop/ under the workspace root:
 #   node22/  Node.js 22 from the npm registry (the system's node may be older)
 #   npm/     the official reference server @modelcontextprotocol/server-everything
 #   venv/    a Python venv with the official Python SDK (`mcp`)

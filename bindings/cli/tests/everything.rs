@@ -116,6 +116,7 @@ async fn tools_are_listed_with_descriptions_and_schemas() {
             "json_schema_2020_12_tool",
             "test_reconnection",
             "add_numbers",
+            "test_slow_task",
         ]
     );
     for tool in tools.as_array().unwrap() {

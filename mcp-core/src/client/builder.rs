@@ -10,7 +10,8 @@ use crate::jsonrpc::RpcError;
 use crate::schema::{
     ClientCapabilities, ClientCapabilitiesElicitation, ClientCapabilitiesRoots,
     ClientCapabilitiesSampling, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, Implementation, Root, ServerNotification,
+    ElicitRequestParams, ElicitRequestUrlParams, ElicitResult, Implementation, Root,
+    ServerNotification,
 };
 use crate::session::{RequestContext, SessionConfig};
 use crate::transport::Transport;
@@ -25,6 +26,10 @@ pub type SamplingFn = Arc<
         + Send
         + Sync,
 >;
+/// Asked, when a request fails with -32042, to have the user complete one
+/// URL-mode elicitation (e.g. open the URL); `true` means the user agreed.
+pub type UrlElicitationFn =
+    Arc<dyn Fn(ElicitRequestUrlParams) -> BoxFuture<'static, bool> + Send + Sync>;
 /// Answers `elicitation/create`.
 pub type ElicitationFn = Arc<
     dyn Fn(
@@ -45,6 +50,7 @@ pub struct ClientBuilder {
     pub(crate) elicitation: Option<(ElicitationFn, bool)>,
     pub(crate) roots: Option<Arc<Mutex<Vec<Root>>>>,
     pub(crate) on_notification: Option<NotificationFn>,
+    pub(crate) url_elicitation: Option<UrlElicitationFn>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -69,6 +75,7 @@ impl ClientBuilder {
             elicitation: None,
             roots: None,
             on_notification: None,
+            url_elicitation: None,
         }
     }
 
@@ -110,6 +117,20 @@ impl ClientBuilder {
         self
     }
 
+    /// Handles -32042 (URL elicitation required): `handler` presents each
+    /// URL to the user; when all are accepted, the client waits for the
+    /// server's `notifications/elicitation/complete` for each and retries the
+    /// request once. Declares URL-mode elicitation.
+    #[must_use]
+    pub fn on_url_elicitation<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitRequestUrlParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = bool> + Send + 'static,
+    {
+        self.url_elicitation = Some(Arc::new(move |p| Box::pin(handler(p))));
+        self
+    }
+
     /// Offers these roots (declares `roots` with `listChanged`); change them
     /// later with [`Client::set_roots`].
     #[must_use]
@@ -138,13 +159,16 @@ impl ClientBuilder {
                     context: None,
                     tools: tools.then(Map::new),
                 }),
-            elicitation: self
-                .elicitation
-                .as_ref()
-                .map(|(_, url)| ClientCapabilitiesElicitation {
-                    form: Some(Map::new()),
-                    url: url.then(Map::new),
-                }),
+            elicitation: (self.elicitation.is_some() || self.url_elicitation.is_some()).then(
+                || {
+                    let url = self.elicitation.as_ref().is_some_and(|(_, url)| *url)
+                        || self.url_elicitation.is_some();
+                    ClientCapabilitiesElicitation {
+                        form: self.elicitation.as_ref().map(|_| Map::new()),
+                        url: url.then(Map::new),
+                    }
+                },
+            ),
             roots: self.roots.as_ref().map(|_| ClientCapabilitiesRoots {
                 list_changed: Some(true),
             }),

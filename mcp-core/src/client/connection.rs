@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -30,6 +30,9 @@ use crate::{Error, ProtocolVersion, Result};
 /// cursors never end.
 const MAX_PAGES: usize = 10_000;
 
+/// How long to wait for the server to report URL-mode elicitations done.
+const URL_ELICITATION_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// A connected, initialized MCP client.
 ///
 /// ```no_run
@@ -51,6 +54,7 @@ pub struct Client {
     server: InitializeResult,
     version: ProtocolVersion,
     roots: Option<Arc<Mutex<Vec<Root>>>>,
+    url_elicitation: Option<crate::client::UrlElicitationFn>,
     notifications: broadcast::Sender<ServerNotification>,
     output_validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
 }
@@ -87,6 +91,7 @@ impl Client {
         let service = Arc::new(ClientService {
             sampling: builder.sampling.map(|(f, _)| f),
             elicitation: builder.elicitation.map(|(f, _)| f),
+            url_elicitation: builder.url_elicitation.clone(),
             roots: builder.roots.clone(),
             on_notification: builder.on_notification,
             notifications: notifications.clone(),
@@ -127,6 +132,7 @@ impl Client {
             server,
             version,
             roots: builder.roots,
+            url_elicitation: builder.url_elicitation,
             notifications,
             output_validators: Mutex::new(HashMap::new()),
         })
@@ -256,12 +262,64 @@ impl Client {
     ) -> Result<CallToolResult> {
         self.has_tools("tools/call")?;
         let name = params.name.clone();
-        let result = self
+        let first = self
             .peer()
-            .request::<CallToolRequest>(params, options)
-            .await?;
+            .request::<CallToolRequest>(params.clone(), options.clone())
+            .await;
+        let result = match first {
+            Err(Error::Rpc(e)) if e.code == crate::jsonrpc::ErrorCode::URL_ELICITATION_REQUIRED => {
+                self.complete_url_elicitations(e).await?;
+                self.peer()
+                    .request::<CallToolRequest>(params, options)
+                    .await?
+            }
+            other => other?,
+        };
         self.check_structured_content(&name, &result)?;
         Ok(result)
+    }
+
+    /// Runs the URL-mode elicitations a -32042 error lists: each is shown
+    /// to the user through the URL handler; once all are accepted, waits for
+    /// the server to report each complete. Gives back the error otherwise.
+    async fn complete_url_elicitations(&self, error: crate::jsonrpc::RpcError) -> Result<()> {
+        #[derive(serde::Deserialize)]
+        struct Data {
+            elicitations: Vec<crate::schema::ElicitRequestUrlParams>,
+        }
+        let Some(handler) = self.url_elicitation.clone() else {
+            return Err(Error::Rpc(error));
+        };
+        let Some(Ok(data)) = error.data.clone().map(serde_json::from_value::<Data>) else {
+            return Err(Error::Protocol(format!(
+                "a -32042 error without valid `elicitations`: {error}"
+            )));
+        };
+        // Subscribe before the user acts, so no completion is missed.
+        let mut notifications = self.notifications.subscribe();
+        let mut pending: HashSet<String> = HashSet::new();
+        for elicitation in data.elicitations {
+            pending.insert(elicitation.elicitation_id.clone());
+            if !handler(elicitation).await {
+                return Err(Error::Rpc(error));
+            }
+        }
+        let wait = async {
+            while !pending.is_empty() {
+                match notifications.recv().await {
+                    Ok(ServerNotification::ElicitationComplete(done)) => {
+                        pending.remove(&done.params.elicitation_id);
+                    }
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => return false,
+                }
+            }
+            true
+        };
+        match tokio::time::timeout(URL_ELICITATION_WAIT, wait).await {
+            Ok(true) => Ok(()),
+            _ => Err(Error::Rpc(error)),
+        }
     }
 
     fn remember_output_schemas(&self, tools: &[Tool]) {

@@ -7,5 +7,5 @@ mod builder;
 mod connection;
 mod service;
 
-pub use builder::{ClientBuilder, ElicitationFn, SamplingFn};
+pub use builder::{ClientBuilder, ElicitationFn, SamplingFn, UrlElicitationFn};
 pub use connection::Client;

@@ -17,6 +17,7 @@ use crate::session::{Peer, RequestContext, RequestFuture, Service};
 pub(crate) struct ClientService {
     pub(crate) sampling: Option<SamplingFn>,
     pub(crate) elicitation: Option<ElicitationFn>,
+    pub(crate) url_elicitation: Option<super::builder::UrlElicitationFn>,
     pub(crate) roots: Option<Arc<Mutex<Vec<Root>>>>,
     pub(crate) on_notification: Option<NotificationFn>,
     pub(crate) notifications: broadcast::Sender<ServerNotification>,
@@ -46,10 +47,31 @@ impl Service for ClientService {
                 let handler = self.sampling.clone().ok_or_else(not_offered)?;
                 Box::pin(async move { encode(handler(r.params, ctx).await) })
             }
-            ServerRequest::Elicit(r) => {
-                let handler = self.elicitation.clone().ok_or_else(not_offered)?;
-                Box::pin(async move { encode(handler(r.params, ctx).await) })
-            }
+            ServerRequest::Elicit(r) => match (
+                self.elicitation.clone(),
+                self.url_elicitation.clone(),
+                r.params,
+            ) {
+                (Some(handler), _, params) => {
+                    Box::pin(async move { encode(handler(params, ctx).await) })
+                }
+                // URL mode without a general handler: the URL handler decides.
+                (None, Some(url), crate::schema::ElicitRequestParams::Url(params)) => {
+                    Box::pin(async move {
+                        let action = if url(params).await {
+                            crate::schema::ElicitResultAction::Accept
+                        } else {
+                            crate::schema::ElicitResultAction::Decline
+                        };
+                        encode(Ok(crate::schema::ElicitResult {
+                            action,
+                            content: None,
+                            meta: None,
+                        }))
+                    })
+                }
+                _ => return Err(not_offered()),
+            },
             ServerRequest::ListRoots(_) => {
                 let roots = self.roots.as_ref().ok_or_else(not_offered)?;
                 let roots = roots

@@ -98,6 +98,16 @@ impl RpcError {
         )
     }
 
+    /// -32042: the request needs the user to complete these URL-mode
+    /// elicitations first; the client may retry once they are done.
+    pub fn url_elicitation_required(
+        message: impl Into<Cow<'static, str>>,
+        elicitations: &[crate::schema::ElicitRequestUrlParams],
+    ) -> Self {
+        let data = serde_json::json!({ "elicitations": elicitations });
+        Self::new(ErrorCode::URL_ELICITATION_REQUIRED, message).with_data(data)
+    }
+
     /// -32603: the handler failed.
     pub fn internal(detail: impl fmt::Display) -> Self {
         Self::new(

@@ -164,6 +164,17 @@ impl Context {
             .and_then(RequestContext::progress_token)
     }
 
+    /// Tells the client that the out-of-band step of URL-mode elicitation
+    /// `elicitation_id` is finished (`notifications/elicitation/complete`).
+    pub async fn notify_elicitation_complete(&self, elicitation_id: &str) -> Result<()> {
+        let params = crate::schema::ElicitationCompleteNotificationParams {
+            elicitation_id: elicitation_id.to_string(),
+        };
+        self.peer
+            .notify::<crate::schema::ElicitationCompleteNotification>(params)
+            .await
+    }
+
     /// Whether the client subscribed to `uri` in this session.
     pub fn is_subscribed(&self, uri: &str) -> bool {
         self.session.is_subscribed(uri)

@@ -532,7 +532,7 @@ impl ServerHandler for Server {
                 params.name
             )));
         }
-        Ok(tool.call(params.arguments, cx).await)
+        tool.call(params.arguments, cx).await
     }
 
     async fn call_tool_as_task(

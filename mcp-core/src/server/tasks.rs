@@ -53,6 +53,16 @@ pub(crate) async fn start(
             }
         };
         let Some(result) = outcome else { return };
+        let result = match result {
+            Ok(result) => result,
+            Err(error) => {
+                if let Some(task) = runner.finish(&owner, &task_id, TaskStatus::Failed, Err(error))
+                {
+                    notify(&runner, &peer, task).await;
+                }
+                return;
+            }
+        };
         // A tool result with isError makes the task `failed` (spec); the
         // result is still what tasks/result returns.
         let status = if result.is_error() {

@@ -9,11 +9,18 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::Context;
+use crate::jsonrpc::RpcError;
 use crate::schema::{CallToolResult, ContentBlock, ObjectSchema, Tool, ToolAnnotations};
 use crate::{Error, Result};
 
-type Handler =
-    Arc<dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, CallToolResult> + Send + Sync>;
+type Handler = Arc<
+    dyn Fn(
+            Map<String, Value>,
+            Context,
+        ) -> BoxFuture<'static, std::result::Result<CallToolResult, RpcError>>
+        + Send
+        + Sync,
+>;
 
 /// A tool: its definition as listed to clients, a validator for its input
 /// schema, and its handler.
@@ -116,7 +123,9 @@ pub fn validate_tool_name(name: &str) -> Result<()> {
 impl ToolDef {
     /// A typed tool: arguments are validated against `A`'s JSON Schema
     /// (derived with schemars), then deserialized into `A`. An `Err` from the
-    /// handler becomes a result with `isError: true` carrying its message.
+    /// handler becomes a result with `isError: true` carrying its message —
+    /// except an [`RpcError`], which is answered as that JSON-RPC error (for
+    /// protocol-level conditions such as -32042, URL elicitation required).
     pub fn new<A, O, E, F, Fut>(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -131,7 +140,7 @@ impl ToolDef {
     {
         let input_schema = schemars::schema_for!(A).to_value();
         let handler = Arc::new(handler);
-        let mut def = Self::raw(
+        let mut def = Self::fallible(
             name,
             input_schema,
             move |args: Map<String, Value>, cx: Context| {
@@ -139,11 +148,16 @@ impl ToolDef {
                 async move {
                     let args: A = match serde_json::from_value(Value::Object(args)) {
                         Ok(args) => args,
-                        Err(e) => return CallToolResult::error(format!("Invalid arguments: {e}")),
+                        Err(e) => {
+                            return Ok(CallToolResult::error(format!("Invalid arguments: {e}")));
+                        }
                     };
                     match handler(args, cx).await {
-                        Ok(output) => output.into_result(),
-                        Err(e) => CallToolResult::error(e.to_string()),
+                        Ok(output) => Ok(output.into_result()),
+                        Err(e) => match (&e as &dyn std::any::Any).downcast_ref::<RpcError>() {
+                            Some(rpc) => Err(rpc.clone()),
+                            None => Ok(CallToolResult::error(e.to_string())),
+                        },
                     }
                 }
             },
@@ -161,6 +175,24 @@ impl ToolDef {
     where
         F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = CallToolResult> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        Self::fallible(name, input_schema, move |args, cx| {
+            let handler = handler.clone();
+            async move { Ok(handler(args, cx).await) }
+        })
+    }
+
+    /// Like [`raw`](Self::raw), but the handler may answer with a JSON-RPC
+    /// error instead of a result (e.g. -32042, URL elicitation required).
+    pub fn fallible<F, Fut>(
+        name: impl Into<String>,
+        input_schema: Value,
+        handler: F,
+    ) -> Result<Self>
+    where
+        F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = std::result::Result<CallToolResult, RpcError>> + Send + 'static,
     {
         let name = name.into();
         validate_tool_name(&name)?;
@@ -255,7 +287,7 @@ impl ToolDef {
         &self,
         arguments: Option<Map<String, Value>>,
         cx: Context,
-    ) -> CallToolResult {
+    ) -> std::result::Result<CallToolResult, RpcError> {
         let arguments = arguments.unwrap_or_default();
         let instance = Value::Object(arguments);
         let problems: Vec<String> = self
@@ -271,14 +303,14 @@ impl ToolDef {
             })
             .collect();
         if !problems.is_empty() {
-            return CallToolResult::error(format!(
+            return Ok(CallToolResult::error(format!(
                 "Invalid arguments for tool `{}`: {}",
                 self.tool.name,
                 problems.join("; ")
-            ));
+            )));
         }
         let Value::Object(arguments) = instance else {
-            return CallToolResult::error("arguments must be an object");
+            return Ok(CallToolResult::error("arguments must be an object"));
         };
         (self.handler)(arguments, cx).await
     }

