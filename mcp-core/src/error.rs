@@ -51,6 +51,10 @@ pub enum Error {
     /// An argument given to this library is not valid.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// OAuth authorization failed (discovery, registration, the user's
+    /// consent, the token endpoint, or the server refusing every token).
+    #[error("authorization failed: {0}")]
+    Auth(String),
 }
 
 /// `Result` with [`Error`].

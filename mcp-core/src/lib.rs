@@ -1,5 +1,6 @@
 //! The libmcp Model Context Protocol engine.
 
+pub mod auth;
 pub mod client;
 mod error;
 pub mod jsonrpc;

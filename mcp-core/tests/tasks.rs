@@ -428,3 +428,101 @@ async fn a_server_without_tasks_refuses_client_side() {
         .unwrap();
     assert!(raw.get().contains("\"p\""), "{}", raw.get());
 }
+
+/// The other direction: the server asks the client to run sampling as a
+/// task, polls it and fetches the result; the client can also cancel and
+/// list. A client without tasks is refused before anything is sent.
+#[tokio::test]
+async fn task_augmented_sampling_from_the_server() {
+    let tool = ToolDef::new(
+        "delegate",
+        "Samples as a task",
+        |_: Map<String, Value>, cx| async move {
+            let params = CreateMessageRequestParams {
+                max_tokens: 5,
+                messages: vec![SamplingMessage {
+                    role: Role::User,
+                    content: SamplingMessageContent::TextContent(TextContent::new("hi")),
+                    meta: None,
+                }],
+                include_context: None,
+                meta: None,
+                metadata: None,
+                model_preferences: None,
+                stop_sequences: None,
+                system_prompt: None,
+                task: None,
+                temperature: None,
+                tool_choice: None,
+                tools: None,
+            };
+            let created = cx
+                .create_message_as_task(params, Some(Duration::from_secs(30)))
+                .await
+                .map_err(|e| e.to_string())?;
+            let id = created.task.task_id;
+            assert_eq!(created.task.status, TaskStatus::Working);
+            for _ in 0..200 {
+                let task = cx.client_task(&id).await.map_err(|e| e.to_string())?;
+                if task.status == TaskStatus::Completed {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            let listed = cx
+                .list_client_tasks(None)
+                .await
+                .map_err(|e| e.to_string())?;
+            assert!(listed.tasks.iter().any(|t| t.task_id == id));
+            let result: CreateMessageResult = cx
+                .client_task_result(&id)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(result.model)
+        },
+    )
+    .unwrap();
+    let server = Server::builder("s", "1").tool(tool).build();
+
+    let (a, b) = memory_pair();
+    server.serve(b).unwrap();
+    let client = Client::builder("c", "1")
+        .tasks(TaskConfig::default().poll_interval(Duration::from_millis(10)))
+        .on_sampling(false, |_params, _cx| async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok(CreateMessageResult {
+                content: CreateMessageResultContent::TextContent(TextContent::new("later")),
+                model: "slow-model".into(),
+                role: Role::Assistant,
+                stop_reason: None,
+                meta: None,
+            })
+        })
+        .connect(a)
+        .await
+        .unwrap();
+    let result = client.call_tool("delegate", None).await.unwrap();
+    assert_eq!(
+        result.content[0].as_text(),
+        Some("slow-model"),
+        "{result:?}"
+    );
+
+    // Without the client's tasks capability the server refuses locally.
+    let (a, b) = memory_pair();
+    server.serve(b).unwrap();
+    let plain = Client::builder("c", "1")
+        .on_sampling(false, |_p, _cx| async move {
+            Err(mcp_core::jsonrpc::RpcError::internal("unused"))
+        })
+        .connect(a)
+        .await
+        .unwrap();
+    let refused = plain.call_tool("delegate", None).await.unwrap();
+    assert!(refused.is_error());
+    let text = refused.content[0].as_text().unwrap();
+    assert!(
+        text.contains("tasks.requests.sampling.createMessage"),
+        "{text}"
+    );
+}

@@ -51,6 +51,7 @@ pub struct ClientBuilder {
     pub(crate) roots: Option<Arc<Mutex<Vec<Root>>>>,
     pub(crate) on_notification: Option<NotificationFn>,
     pub(crate) url_elicitation: Option<UrlElicitationFn>,
+    pub(crate) tasks: Option<crate::tasks::TaskConfig>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -76,6 +77,7 @@ impl ClientBuilder {
             roots: None,
             on_notification: None,
             url_elicitation: None,
+            tasks: None,
         }
     }
 
@@ -131,6 +133,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Lets the server run sampling and elicitation requests as tasks
+    /// (declares `tasks` for the handlers that are set).
+    #[must_use]
+    pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {
+        self.tasks = Some(config);
+        self
+    }
+
     /// Offers these roots (declares `roots` with `listChanged`); change them
     /// later with [`Client::set_roots`].
     #[must_use]
@@ -173,7 +183,26 @@ impl ClientBuilder {
                 list_changed: Some(true),
             }),
             experimental: None,
-            tasks: None,
+            tasks: self
+                .tasks
+                .as_ref()
+                .map(|_| crate::schema::ClientCapabilitiesTasks {
+                    list: Some(Map::new()),
+                    cancel: Some(Map::new()),
+                    requests: Some(crate::schema::ClientCapabilitiesTasksRequests {
+                        sampling: self.sampling.as_ref().map(|_| {
+                            crate::schema::ClientCapabilitiesTasksRequestsSampling {
+                                create_message: Some(Map::new()),
+                            }
+                        }),
+                        elicitation: (self.elicitation.is_some() || self.url_elicitation.is_some())
+                            .then(
+                                || crate::schema::ClientCapabilitiesTasksRequestsElicitation {
+                                    create: Some(Map::new()),
+                                },
+                            ),
+                    }),
+                }),
         }
     }
 

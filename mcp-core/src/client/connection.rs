@@ -92,6 +92,10 @@ impl Client {
             sampling: builder.sampling.map(|(f, _)| f),
             elicitation: builder.elicitation.map(|(f, _)| f),
             url_elicitation: builder.url_elicitation.clone(),
+            tasks: builder
+                .tasks
+                .clone()
+                .map(|c| Arc::new(crate::tasks::TaskManager::new(c))),
             roots: builder.roots.clone(),
             on_notification: builder.on_notification,
             notifications: notifications.clone(),

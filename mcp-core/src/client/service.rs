@@ -11,6 +11,7 @@ use crate::schema::{
     ServerRequestMethod,
 };
 use crate::session::{Peer, RequestContext, RequestFuture, Service};
+use crate::tasks::TaskManager;
 
 /// The client side of the session engine: answers server requests with the
 /// registered handlers and fans notifications out.
@@ -21,11 +22,49 @@ pub(crate) struct ClientService {
     pub(crate) roots: Option<Arc<Mutex<Vec<Root>>>>,
     pub(crate) on_notification: Option<NotificationFn>,
     pub(crate) notifications: broadcast::Sender<ServerNotification>,
+    /// Runs task-augmented sampling and elicitation, when configured.
+    pub(crate) tasks: Option<Arc<TaskManager>>,
 }
+
+/// The client's tasks all belong to its one server.
+const OWNER: &str = "server";
 
 fn encode<T: Serialize>(value: Result<T, RpcError>) -> Result<Box<RawValue>, RpcError> {
     serde_json::value::to_raw_value(&value?)
         .map_err(|e| RpcError::internal(format!("could not encode the result: {e}")))
+}
+
+impl ClientService {
+    /// Runs `work` as a task when the request asked for one and the client
+    /// offers tasks (answering `CreateTaskResult` at once); otherwise as is.
+    fn maybe_as_task(
+        &self,
+        ttl: Option<Option<i64>>,
+        work: RequestFuture,
+        peer: &Peer,
+    ) -> Result<RequestFuture, RpcError> {
+        let (Some(ttl), Some(manager)) = (ttl, self.tasks.clone()) else {
+            // No task asked for, or none offered: a receiver without the
+            // capability processes the request normally (spec).
+            return Ok(work);
+        };
+        let cancel = peer.shared.closed.child_token();
+        let task = manager.create(OWNER, ttl, cancel.clone())?;
+        let task_id = task.task_id.clone();
+        crate::tasks::run_in_background(
+            manager.clone(),
+            OWNER.into(),
+            task_id,
+            cancel,
+            peer.clone(),
+            work,
+        );
+        let peer = peer.clone();
+        Ok(Box::pin(async move {
+            crate::tasks::notify(&manager, &peer, task.clone()).await;
+            encode(Ok(crate::schema::CreateTaskResult { task, meta: None }))
+        }))
+    }
 }
 
 impl Service for ClientService {
@@ -39,39 +78,49 @@ impl Service for ClientService {
         let request = ServerRequest::from_parts(method, request.id, request.params)
             .map_err(RpcError::invalid_params)?;
         let not_offered = || RpcError::method_not_found(method.as_str());
+        let peer = ctx.peer().unrelated();
         Ok(match request {
             ServerRequest::Ping(_) => {
                 Box::pin(async { encode(Ok(crate::schema::EmptyResult::new())) })
             }
             ServerRequest::CreateMessage(r) => {
                 let handler = self.sampling.clone().ok_or_else(not_offered)?;
-                Box::pin(async move { encode(handler(r.params, ctx).await) })
+                let ttl = r.params.task.as_ref().map(|t| t.ttl);
+                let work = Box::pin(async move { encode(handler(r.params, ctx).await) });
+                self.maybe_as_task(ttl, work, &peer)?
             }
-            ServerRequest::Elicit(r) => match (
-                self.elicitation.clone(),
-                self.url_elicitation.clone(),
-                r.params,
-            ) {
-                (Some(handler), _, params) => {
-                    Box::pin(async move { encode(handler(params, ctx).await) })
-                }
-                // URL mode without a general handler: the URL handler decides.
-                (None, Some(url), crate::schema::ElicitRequestParams::Url(params)) => {
-                    Box::pin(async move {
-                        let action = if url(params).await {
-                            crate::schema::ElicitResultAction::Accept
-                        } else {
-                            crate::schema::ElicitResultAction::Decline
-                        };
-                        encode(Ok(crate::schema::ElicitResult {
-                            action,
-                            content: None,
-                            meta: None,
-                        }))
-                    })
-                }
-                _ => return Err(not_offered()),
-            },
+            ServerRequest::Elicit(r) => {
+                let ttl = match &r.params {
+                    crate::schema::ElicitRequestParams::Form(f) => f.task.as_ref().map(|t| t.ttl),
+                    crate::schema::ElicitRequestParams::Url(u) => u.task.as_ref().map(|t| t.ttl),
+                };
+                let work: RequestFuture = match (
+                    self.elicitation.clone(),
+                    self.url_elicitation.clone(),
+                    r.params,
+                ) {
+                    (Some(handler), _, params) => {
+                        Box::pin(async move { encode(handler(params, ctx).await) })
+                    }
+                    // URL mode without a general handler: the URL handler decides.
+                    (None, Some(url), crate::schema::ElicitRequestParams::Url(params)) => {
+                        Box::pin(async move {
+                            let action = if url(params).await {
+                                crate::schema::ElicitResultAction::Accept
+                            } else {
+                                crate::schema::ElicitResultAction::Decline
+                            };
+                            encode(Ok(crate::schema::ElicitResult {
+                                action,
+                                content: None,
+                                meta: None,
+                            }))
+                        })
+                    }
+                    _ => return Err(not_offered()),
+                };
+                self.maybe_as_task(ttl, work, &peer)?
+            }
             ServerRequest::ListRoots(_) => {
                 let roots = self.roots.as_ref().ok_or_else(not_offered)?;
                 let roots = roots
@@ -80,11 +129,58 @@ impl Service for ClientService {
                     .clone();
                 Box::pin(async move { encode(Ok(ListRootsResult { roots, meta: None })) })
             }
-            // Tasks are not offered yet: the capability is not declared.
-            ServerRequest::GetTask(_)
-            | ServerRequest::GetTaskPayload(_)
-            | ServerRequest::CancelTask(_)
-            | ServerRequest::ListTasks(_) => return Err(not_offered()),
+            ServerRequest::GetTask(r) => {
+                let manager = self.tasks.clone().ok_or_else(not_offered)?;
+                Box::pin(async move {
+                    let task = manager.get(OWNER, &r.params.task_id)?;
+                    encode(Ok(crate::schema::GetTaskResult {
+                        task_id: task.task_id,
+                        status: task.status,
+                        status_message: task.status_message,
+                        created_at: task.created_at,
+                        last_updated_at: task.last_updated_at,
+                        ttl: task.ttl,
+                        poll_interval: task.poll_interval,
+                        meta: None,
+                        extra: serde_json::Map::new(),
+                    }))
+                })
+            }
+            ServerRequest::GetTaskPayload(r) => {
+                let manager = self.tasks.clone().ok_or_else(not_offered)?;
+                let cancel = ctx.cancellation().clone();
+                Box::pin(async move { manager.result(OWNER, &r.params.task_id, &cancel).await })
+            }
+            ServerRequest::CancelTask(r) => {
+                let manager = self.tasks.clone().ok_or_else(not_offered)?;
+                Box::pin(async move {
+                    let task = manager.cancel(OWNER, &r.params.task_id)?;
+                    crate::tasks::notify(&manager, &peer, task.clone()).await;
+                    encode(Ok(crate::schema::CancelTaskResult {
+                        task_id: task.task_id,
+                        status: task.status,
+                        status_message: task.status_message,
+                        created_at: task.created_at,
+                        last_updated_at: task.last_updated_at,
+                        ttl: task.ttl,
+                        poll_interval: task.poll_interval,
+                        meta: None,
+                        extra: serde_json::Map::new(),
+                    }))
+                })
+            }
+            ServerRequest::ListTasks(r) => {
+                let manager = self.tasks.clone().ok_or_else(not_offered)?;
+                let cursor = r.params.and_then(|p| p.cursor);
+                Box::pin(async move {
+                    let (tasks, next_cursor) = manager.list(OWNER, cursor.as_deref(), 100)?;
+                    encode(Ok(crate::schema::ListTasksResult {
+                        tasks,
+                        next_cursor,
+                        meta: None,
+                    }))
+                })
+            }
         })
     }
 

@@ -164,6 +164,136 @@ impl Context {
             .and_then(RequestContext::progress_token)
     }
 
+    fn client_task_requests(&self) -> Option<&crate::schema::ClientCapabilitiesTasksRequests> {
+        self.client_capabilities()?
+            .tasks
+            .as_ref()?
+            .requests
+            .as_ref()
+    }
+
+    /// Asks the client to run `sampling/createMessage` as a task (it must
+    /// declare `tasks.requests.sampling.createMessage`); returns the task at
+    /// once. Follow it with [`client_task`](Self::client_task) and
+    /// [`client_task_result`](Self::client_task_result).
+    pub async fn create_message_as_task(
+        &self,
+        mut params: CreateMessageRequestParams,
+        ttl: Option<std::time::Duration>,
+    ) -> Result<crate::schema::CreateTaskResult> {
+        let declared = self
+            .client_task_requests()
+            .and_then(|r| r.sampling.as_ref())
+            .and_then(|s| s.create_message.as_ref());
+        if declared.is_none() {
+            return Err(missing(
+                "sampling/createMessage",
+                "tasks.requests.sampling.createMessage",
+            ));
+        }
+        params.task = Some(crate::schema::TaskMetadata {
+            ttl: ttl.map(millis),
+        });
+        let raw = self
+            .peer
+            .request_raw(
+                <CreateMessageRequest as McpRequest>::METHOD,
+                &params,
+                RequestOptions::default(),
+            )
+            .await?;
+        Ok(serde_json::from_str(raw.get())?)
+    }
+
+    /// Asks the client to run `elicitation/create` as a task (it must
+    /// declare `tasks.requests.elicitation.create`); returns the task at once.
+    pub async fn elicit_as_task(
+        &self,
+        mut params: ElicitRequestParams,
+        ttl: Option<std::time::Duration>,
+    ) -> Result<crate::schema::CreateTaskResult> {
+        let declared = self
+            .client_task_requests()
+            .and_then(|r| r.elicitation.as_ref())
+            .and_then(|e| e.create.as_ref());
+        if declared.is_none() {
+            return Err(missing(
+                "elicitation/create",
+                "tasks.requests.elicitation.create",
+            ));
+        }
+        let task = Some(crate::schema::TaskMetadata {
+            ttl: ttl.map(millis),
+        });
+        match &mut params {
+            ElicitRequestParams::Form(f) => f.task = task,
+            ElicitRequestParams::Url(u) => u.task = task,
+        }
+        let raw = self
+            .peer
+            .request_raw(
+                <ElicitRequest as McpRequest>::METHOD,
+                &params,
+                RequestOptions::default(),
+            )
+            .await?;
+        Ok(serde_json::from_str(raw.get())?)
+    }
+
+    /// `tasks/get` on the client.
+    pub async fn client_task(&self, task_id: &str) -> Result<crate::schema::GetTaskResult> {
+        let params = crate::schema::GetTaskRequestParams {
+            task_id: task_id.to_string(),
+        };
+        self.peer
+            .request::<crate::schema::GetTaskRequest>(params, RequestOptions::default())
+            .await
+    }
+
+    /// `tasks/result` on the client: waits for the task to end and decodes
+    /// its result as `T` (e.g. `CreateMessageResult`, `ElicitResult`).
+    pub async fn client_task_result<T: serde::de::DeserializeOwned>(
+        &self,
+        task_id: &str,
+    ) -> Result<T> {
+        let params = crate::schema::GetTaskPayloadRequestParams {
+            task_id: task_id.to_string(),
+        };
+        let method = <crate::schema::GetTaskPayloadRequest as McpRequest>::METHOD;
+        let raw = self
+            .peer
+            .request_raw(method, &params, RequestOptions::default())
+            .await?;
+        Ok(serde_json::from_str(raw.get())?)
+    }
+
+    /// `tasks/list` on the client (one page).
+    pub async fn list_client_tasks(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<crate::schema::ListTasksResult> {
+        let params = cursor.map(|cursor| crate::schema::PaginatedRequestParams {
+            cursor: Some(cursor),
+            meta: None,
+        });
+        self.peer
+            .request::<crate::schema::ListTasksRequest>(params, RequestOptions::default())
+            .await
+    }
+
+    /// `tasks/cancel` on the client.
+    pub async fn cancel_client_task(
+        &self,
+        task_id: &str,
+    ) -> Result<crate::schema::CancelTaskResult> {
+        let params = crate::schema::CancelTaskRequestParams {
+            task_id: task_id.to_string(),
+        };
+        self.peer
+            .request::<crate::schema::CancelTaskRequest>(params, RequestOptions::default())
+            .await
+    }
+
     /// Tells the client that the out-of-band step of URL-mode elicitation
     /// `elicitation_id` is finished (`notifications/elicitation/complete`).
     pub async fn notify_elicitation_complete(&self, elicitation_id: &str) -> Result<()> {
@@ -173,6 +303,13 @@ impl Context {
         self.peer
             .notify::<crate::schema::ElicitationCompleteNotification>(params)
             .await
+    }
+
+    /// Who the client is, when the server is a protected resource: the
+    /// identity of the bearer token validated for the latest HTTP request of
+    /// this session (a session keeps one subject).
+    pub fn auth(&self) -> Option<Arc<crate::auth::AuthInfo>> {
+        self.session.auth()
     }
 
     /// Whether the client subscribed to `uri` in this session.
@@ -294,6 +431,10 @@ impl RequestForTask for Peer {
         }
         Ok(serde_json::from_str(answer?.get())?)
     }
+}
+
+fn millis(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
 fn missing(method: &str, capability: &str) -> Error {

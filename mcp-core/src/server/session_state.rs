@@ -16,6 +16,8 @@ pub(crate) struct SessionState {
     pub(crate) initialized: AtomicBool,
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<HashSet<String>>,
+    /// The identity of the latest validated bearer token (protected HTTP).
+    auth: Mutex<Option<std::sync::Arc<crate::auth::AuthInfo>>>,
 }
 
 /// The client's half of the handshake.
@@ -46,6 +48,7 @@ impl SessionState {
             initialized: AtomicBool::new(false),
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(HashSet::new()),
+            auth: Mutex::new(None),
         }
     }
 
@@ -73,5 +76,23 @@ impl SessionState {
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).contains(uri)
+    }
+
+    /// Records the identity behind the current request; refused (false) if
+    /// the session belongs to another subject.
+    pub(crate) fn set_auth(&self, info: std::sync::Arc<crate::auth::AuthInfo>) -> bool {
+        let mut slot = lock(&self.auth);
+        if slot
+            .as_ref()
+            .is_some_and(|known| known.subject != info.subject)
+        {
+            return false;
+        }
+        *slot = Some(info);
+        true
+    }
+
+    pub(crate) fn auth(&self) -> Option<std::sync::Arc<crate::auth::AuthInfo>> {
+        lock(&self.auth).clone()
     }
 }

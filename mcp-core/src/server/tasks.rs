@@ -11,9 +11,8 @@ use super::tool::ToolDef;
 use crate::jsonrpc::RpcError;
 use crate::schema::{
     CallToolRequestParams, CancelTaskResult, CreateTaskResult, GetTaskResult, ListTasksResult,
-    Task, TaskStatus, TaskStatusNotification, TaskStatusNotificationParams,
+    TaskStatus,
 };
-use crate::session::Peer;
 use crate::tasks::TaskManager;
 
 /// How long a cancelled task's work may take to stop by itself.
@@ -79,24 +78,7 @@ pub(crate) async fn start(
     Ok(CreateTaskResult { task, meta: None })
 }
 
-/// Sends `notifications/tasks/status` if the server is configured to.
-pub(crate) async fn notify(manager: &TaskManager, peer: &Peer, task: Task) {
-    if !manager.config.status_notifications {
-        return;
-    }
-    let params = TaskStatusNotificationParams {
-        task_id: task.task_id,
-        status: task.status,
-        status_message: task.status_message,
-        created_at: task.created_at,
-        last_updated_at: task.last_updated_at,
-        ttl: task.ttl,
-        poll_interval: task.poll_interval,
-        meta: None,
-    };
-    // A closed session has nobody to tell.
-    let _ = peer.notify::<TaskStatusNotification>(params).await;
-}
+pub(crate) use crate::tasks::notify;
 
 pub(crate) fn get(
     manager: &TaskManager,

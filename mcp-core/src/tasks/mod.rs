@@ -322,6 +322,60 @@ impl TaskManager {
     }
 }
 
+/// Sends `notifications/tasks/status` for `task` if configured to.
+pub(crate) async fn notify(manager: &TaskManager, peer: &crate::session::Peer, task: Task) {
+    if !manager.config.status_notifications {
+        return;
+    }
+    let params = crate::schema::TaskStatusNotificationParams {
+        task_id: task.task_id,
+        status: task.status,
+        status_message: task.status_message,
+        created_at: task.created_at,
+        last_updated_at: task.last_updated_at,
+        ttl: task.ttl,
+        poll_interval: task.poll_interval,
+        meta: None,
+    };
+    // A closed session has nobody to tell.
+    let _ = peer
+        .notify::<crate::schema::TaskStatusNotification>(params)
+        .await;
+}
+
+/// Runs `work` as task `task_id` in the background: its outcome becomes the
+/// task's, unless the task is cancelled first (the work then gets a moment
+/// to stop by itself before it is dropped).
+pub(crate) fn run_in_background(
+    manager: Arc<TaskManager>,
+    owner: String,
+    task_id: String,
+    cancel: CancellationToken,
+    peer: crate::session::Peer,
+    work: futures::future::BoxFuture<'static, Result<Box<RawValue>, RpcError>>,
+) {
+    tokio::spawn(async move {
+        tokio::pin!(work);
+        let outcome = tokio::select! {
+            biased;
+            outcome = &mut work => Some(outcome),
+            () = cancel.cancelled() => {
+                let _ = tokio::time::timeout(Duration::from_millis(250), &mut work).await;
+                None
+            }
+        };
+        let Some(outcome) = outcome else { return };
+        let status = if outcome.is_ok() {
+            TaskStatus::Completed
+        } else {
+            TaskStatus::Failed
+        };
+        if let Some(task) = manager.finish(&owner, &task_id, status, outcome) {
+            notify(&manager, &peer, task).await;
+        }
+    });
+}
+
 /// Adds `_meta["io.modelcontextprotocol/related-task"] = {taskId}` to a
 /// JSON object.
 pub(crate) fn with_related_task(raw: &RawValue, task_id: &str) -> Result<Box<RawValue>, RpcError> {

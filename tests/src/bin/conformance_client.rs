@@ -6,15 +6,24 @@
 #![allow(clippy::print_stderr, reason = "a test tool reports on stderr")]
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use mcp_core::client::Client;
+use mcp_core::auth::{ClientCredentials, GrantKind, HeadlessUserAgent, OAuthClient};
+use mcp_core::client::{Client, ClientBuilder};
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     ElicitRequestParams, ElicitResult, ElicitResultAction, ElicitResultContentValue,
     PrimitiveSchemaDefinition,
 };
 use mcp_core::transport::http::StreamableHttpClient;
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
+
+/// The Client ID Metadata Document URL the suite expects (auth/basic-cimd).
+const CIMD_CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+/// The redirect URI registered by the reference client; the suite's
+/// authorization server redirects there with the code, which the headless
+/// user agent takes from the `Location` header.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -126,10 +135,58 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
             }
             Ok(())
         }
+        auth if auth.starts_with("auth/") => run_auth(builder, auth, url).await,
         other => Err(format!(
             "scenario `{other}` is not implemented by this client"
         )),
     }
+}
+
+/// The authorization scenarios: connect through an OAuth client, list the
+/// tools and call `test-tool` (the 401 on the way starts the flow).
+async fn run_auth(builder: ClientBuilder, scenario: &str, url: &str) -> Result<(), String> {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|raw| serde_json::from_str(&raw).ok())
+        .unwrap_or(Value::Null);
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_string);
+    let agent = HeadlessUserAgent::new(REDIRECT_URI).map_err(|e| e.to_string())?;
+    let mut oauth = OAuthClient::builder(url)
+        .client_name("libmcp-conformance-client")
+        .client_metadata_url(CIMD_CLIENT_METADATA_URL)
+        .user_agent(Arc::new(agent));
+    if let Some(id) = text("client_id") {
+        let mut credentials = ClientCredentials::new(id);
+        if let Some(secret) = text("client_secret") {
+            credentials = credentials.with_secret(secret);
+        }
+        oauth = oauth.pre_registered(credentials);
+    }
+    let machine = scenario == "auth/client-credentials-basic";
+    if machine {
+        oauth = oauth.grant(GrantKind::ClientCredentials);
+    }
+    let oauth = oauth.build().map_err(|e| e.to_string())?;
+    let client = builder
+        .connect(StreamableHttpClient::new(url).auth(oauth))
+        .await
+        .map_err(|e| e.to_string())?;
+    let outcome = async {
+        client.list_tools(None).await.map_err(|e| e.to_string())?;
+        if !machine {
+            let result = client
+                .call_tool("test-tool", Some(Map::new()))
+                .await
+                .map_err(|e| e.to_string())?;
+            if result.is_error() {
+                return Err(format!("test-tool failed: {:?}", result.content));
+            }
+        }
+        Ok(())
+    }
+    .await;
+    client.close().await;
+    outcome
 }
 
 /// Accepts a form elicitation, answering every field that has a default

@@ -6,12 +6,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures::StreamExt;
-use http::header::{ACCEPT, CONTENT_TYPE};
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::sse::SseParser;
+use crate::auth::{AuthChallenge, AuthProvider, MAX_AUTH_ATTEMPTS, Secret};
 use crate::jsonrpc::{ErrorCode, Inbound, RpcError, decode, encode_error};
 use crate::schema::{RequestId, methods};
 use crate::transport::{
@@ -38,12 +39,17 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// - On 404 for its session, initializes a new session transparently and
 ///   resends (turn off with [`reinitialize`](Self::reinitialize)).
 /// - Ends the session with DELETE when closed.
+/// - With an [`AuthProvider`] ([`auth`](Self::auth)), sends
+///   `Authorization: Bearer` on every request and, when the server answers
+///   401 or 403 `insufficient_scope`, lets the provider authorize (at most
+///   [`MAX_AUTH_ATTEMPTS`] times per request) and sends the request again.
 #[derive(Clone)]
 pub struct StreamableHttpClient {
     url: String,
     headers: HeaderMap,
     reinitialize: bool,
     max_message_size: usize,
+    auth: Option<Arc<dyn AuthProvider>>,
 }
 
 impl fmt::Debug for StreamableHttpClient {
@@ -53,6 +59,7 @@ impl fmt::Debug for StreamableHttpClient {
             .field("url", &self.url)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("reinitialize", &self.reinitialize)
+            .field("auth", &self.auth)
             .finish()
     }
 }
@@ -65,7 +72,16 @@ impl StreamableHttpClient {
             headers: HeaderMap::new(),
             reinitialize: true,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            auth: None,
         }
+    }
+
+    /// Authorizes requests with `provider`, e.g. an
+    /// [`OAuthClient`](crate::auth::OAuthClient).
+    #[must_use]
+    pub fn auth(mut self, provider: Arc<dyn AuthProvider>) -> Self {
+        self.auth = Some(provider);
+        self
     }
 
     /// Adds a header to every request (e.g. `Authorization`).
@@ -102,6 +118,7 @@ struct Handshake {
 
 struct Conn {
     http: reqwest::Client,
+    auth: Option<Arc<dyn AuthProvider>>,
     url: String,
     headers: HeaderMap,
     reinitialize: bool,
@@ -130,6 +147,7 @@ impl Transport for StreamableHttpClient {
         let done = CancellationToken::new();
         let conn = Arc::new(Conn {
             http,
+            auth: self.auth,
             url: self.url,
             headers: self.headers,
             reinitialize: self.reinitialize,
@@ -189,12 +207,33 @@ async fn write_loop(
     done.cancel();
 }
 
+/// Why a request could not be sent.
+enum SendError {
+    Http(reqwest::Error),
+    /// Authorization failed (the message says why; it holds no token).
+    Auth(String),
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Http(e) => write!(f, "HTTP request failed: {e}"),
+            Self::Auth(why) => f.write_str(why),
+        }
+    }
+}
+
 impl Conn {
-    fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
-        let mut builder = self
-            .http
-            .request(method, &self.url)
-            .headers(self.headers.clone());
+    fn request(&self, method: reqwest::Method, token: Option<&Secret>) -> reqwest::RequestBuilder {
+        let mut headers = self.headers.clone();
+        if let Some(token) = token {
+            // Replaces any Authorization header set by hand.
+            if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {}", token.expose())) {
+                value.set_sensitive(true);
+                headers.insert(AUTHORIZATION, value);
+            }
+        }
+        let mut builder = self.http.request(method, &self.url).headers(headers);
         if let Some(id) = lock(&self.session_id).clone() {
             builder = builder.header(SESSION_HEADER, id);
         }
@@ -204,13 +243,56 @@ impl Conn {
         builder
     }
 
-    async fn post(&self, text: &str) -> std::result::Result<reqwest::Response, reqwest::Error> {
-        self.request(reqwest::Method::POST)
-            .header(ACCEPT, "application/json, text/event-stream")
-            .header(CONTENT_TYPE, "application/json")
-            .body(text.to_string())
-            .send()
-            .await
+    /// Sends a request (`decorate` adds to it) with the current token; on an
+    /// authorization challenge lets the provider act, boundedly, and sends
+    /// it again.
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        decorate: impl Fn(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+    ) -> std::result::Result<reqwest::Response, SendError> {
+        let Some(auth) = &self.auth else {
+            return decorate(self.request(method, None))
+                .send()
+                .await
+                .map_err(SendError::Http);
+        };
+        let mut attempts = 0;
+        loop {
+            let token = auth
+                .token()
+                .await
+                .map_err(|e| SendError::Auth(e.to_string()))?;
+            let response = decorate(self.request(method.clone(), token.as_ref()))
+                .send()
+                .await
+                .map_err(SendError::Http)?;
+            let status = response.status().as_u16();
+            let Some(challenge) = AuthChallenge::from_response(status, response.headers()) else {
+                return Ok(response);
+            };
+            drop(response);
+            if attempts == MAX_AUTH_ATTEMPTS {
+                let why = format!(
+                    "the server still refuses the request after {attempts} attempts ({})",
+                    challenge.describe()
+                );
+                return Err(SendError::Auth(Error::Auth(why).to_string()));
+            }
+            attempts += 1;
+            auth.handle_challenge(&challenge, token.as_ref())
+                .await
+                .map_err(|e| SendError::Auth(e.to_string()))?;
+        }
+    }
+
+    async fn post(&self, text: &str) -> std::result::Result<reqwest::Response, SendError> {
+        self.send(reqwest::Method::POST, |b| {
+            b.header(ACCEPT, "application/json, text/event-stream")
+                .header(CONTENT_TYPE, "application/json")
+                .body(text.to_string())
+        })
+        .await
     }
 
     async fn deliver(&self, text: String) {
@@ -261,7 +343,7 @@ async fn send_request(conn: &Arc<Conn>, text: String) {
     loop {
         let response = match conn.post(&text).await {
             Ok(r) => r,
-            Err(e) => return conn.fail(&id, format!("HTTP request failed: {e}")).await,
+            Err(e) => return conn.fail(&id, e.to_string()).await,
         };
         let status = response.status();
         let had_session = lock(&conn.session_id).is_some();
@@ -331,10 +413,10 @@ async fn read_answer(
             attempts += 1;
             tokio::time::sleep(cursor.retry.unwrap_or(DEFAULT_RETRY)).await;
             let resumed = conn
-                .request(reqwest::Method::GET)
-                .header(ACCEPT, "text/event-stream")
-                .header(LAST_EVENT_ID, last)
-                .send()
+                .send(reqwest::Method::GET, |b| {
+                    b.header(ACCEPT, "text/event-stream")
+                        .header(LAST_EVENT_ID, last.clone())
+                })
                 .await;
             match resumed {
                 Ok(r) if r.status().is_success() => {
@@ -508,13 +590,16 @@ enum GetOutcome {
 }
 
 async fn open_get(conn: &Conn, last_event_id: Option<&str>) -> GetOutcome {
-    let mut request = conn
-        .request(reqwest::Method::GET)
-        .header(ACCEPT, "text/event-stream");
-    if let Some(last) = last_event_id {
-        request = request.header(LAST_EVENT_ID, last);
-    }
-    match request.send().await {
+    let sent = conn
+        .send(reqwest::Method::GET, |b| {
+            let b = b.header(ACCEPT, "text/event-stream");
+            match last_event_id {
+                Some(last) => b.header(LAST_EVENT_ID, last),
+                None => b,
+            }
+        })
+        .await;
+    match sent {
         Ok(r) if r.status().is_success() => GetOutcome::Open(r),
         Ok(r)
             if matches!(
@@ -593,8 +678,13 @@ async fn delete_session(conn: &Conn) {
     if lock(&conn.session_id).is_none() {
         return;
     }
+    // The current token, without starting an authorization at close.
+    let token = match &conn.auth {
+        Some(auth) => auth.token().await.ok().flatten(),
+        None => None,
+    };
     let request = conn
-        .request(reqwest::Method::DELETE)
+        .request(reqwest::Method::DELETE, token.as_ref())
         .timeout(Duration::from_secs(2));
     match request.send().await {
         Ok(r) if r.status().is_success() || r.status() == StatusCode::METHOD_NOT_ALLOWED => {}

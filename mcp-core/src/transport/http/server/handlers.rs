@@ -20,6 +20,7 @@ use super::session::{HttpSession, lock};
 use super::streams::{LiveItem, Replay, STANDALONE, event_id, parse_event_id};
 use super::{State, streams::AttachError};
 use crate::ProtocolVersion;
+use crate::auth::AuthInfo;
 use crate::jsonrpc::{ErrorCode, Inbound, RpcError, decode, encode_error};
 use crate::schema::{RequestId, methods};
 use crate::transport::InboundFrame;
@@ -44,10 +45,18 @@ pub(super) async fn endpoint(
             format!("Forbidden: {why}"),
         );
     }
+    // A protected resource validates the token before anything else.
+    let identity = match &state.config.protected_resource {
+        None => None,
+        Some(resource) => match resource.authenticate(&headers).await {
+            Ok(info) => Some(info),
+            Err(rejection) => return rejection.into_response(),
+        },
+    };
     match method {
-        Method::POST => post(state, headers, body).await,
-        Method::GET => get(state, headers).await,
-        Method::DELETE => delete(state, headers).await,
+        Method::POST => post(state, headers, body, identity).await,
+        Method::GET => get(state, headers, identity).await,
+        Method::DELETE => delete(state, headers, identity).await,
         _ => {
             let mut response = http_error(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -74,6 +83,30 @@ fn rpc_error(status: StatusCode, id: Option<&RequestId>, error: &RpcError) -> Re
         encode_error(id, error),
     )
         .into_response()
+}
+
+/// Records the request's identity on its session; a session keeps the
+/// subject that opened it (403 for another one).
+fn bind_identity(session: &HttpSession, identity: Option<&Arc<AuthInfo>>) -> Result<(), Response> {
+    match identity {
+        Some(info) if !session.server.state().set_auth(info.clone()) => Err(http_error(
+            StatusCode::FORBIDDEN,
+            ErrorCode::SERVER_ERROR,
+            "Forbidden: the session belongs to another subject",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The tool a `tools/call` names.
+fn tool_name(params: Option<&serde_json::value::RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: String,
+    }
+    serde_json::from_str::<Named>(params?.get())
+        .ok()
+        .map(|n| n.name)
 }
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -146,7 +179,12 @@ fn existing_session(state: &State, headers: &HeaderMap) -> Result<Arc<HttpSessio
     }
 }
 
-async fn post(state: Arc<State>, headers: HeaderMap, body: Body) -> Response {
+async fn post(
+    state: Arc<State>,
+    headers: HeaderMap,
+    body: Body,
+    identity: Option<Arc<AuthInfo>>,
+) -> Response {
     let content_type = header(&headers, CONTENT_TYPE.as_str())
         .unwrap_or("")
         .to_ascii_lowercase();
@@ -187,7 +225,20 @@ async fn post(state: Arc<State>, headers: HeaderMap, body: Body) -> Response {
     // Classify the message (the engine decodes it again, typed).
     let (request_id, is_initialize) = match decode(&text) {
         Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
-        Ok(Inbound::Request(r)) => (Some(r.id.clone()), r.method == methods::INITIALIZE),
+        Ok(Inbound::Request(r)) => {
+            // Scopes of the method (and of the tool, for tools/call).
+            if let (Some(resource), Some(info)) = (&state.config.protected_resource, &identity) {
+                if resource.has_operation_scopes() {
+                    let tool = (r.method == methods::TOOLS_CALL)
+                        .then(|| tool_name(r.params))
+                        .flatten();
+                    if let Err(rejection) = resource.authorize(info, &r.method, tool.as_deref()) {
+                        return rejection.into_response();
+                    }
+                }
+            }
+            (Some(r.id.clone()), r.method == methods::INITIALIZE)
+        }
         Ok(_) => (None, false),
     };
 
@@ -226,6 +277,13 @@ async fn post(state: Arc<State>, headers: HeaderMap, body: Body) -> Response {
             Err(response) => return response,
         }
     };
+
+    if let Err(response) = bind_identity(&session, identity.as_ref()) {
+        if state.config.stateless {
+            session.terminate().await;
+        }
+        return response;
+    }
 
     let Some(request_id) = request_id else {
         // Notifications and responses: hand over and acknowledge.
@@ -416,7 +474,7 @@ fn sse_response(
         .into_response()
 }
 
-async fn get(state: Arc<State>, headers: HeaderMap) -> Response {
+async fn get(state: Arc<State>, headers: HeaderMap, identity: Option<Arc<AuthInfo>>) -> Response {
     if state.config.stateless {
         return http_error(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -442,6 +500,9 @@ async fn get(state: Arc<State>, headers: HeaderMap) -> Response {
         Ok(session) => session,
         Err(response) => return response,
     };
+    if let Err(response) = bind_identity(&session, identity.as_ref()) {
+        return response;
+    }
     let (stream_id, after) = match header(&headers, LAST_EVENT_ID) {
         None => (STANDALONE, None),
         Some(id) => match parse_event_id(id) {
@@ -495,7 +556,11 @@ async fn get(state: Arc<State>, headers: HeaderMap) -> Response {
     sse_response(session, stream_id, priming, replay, None, live)
 }
 
-async fn delete(state: Arc<State>, headers: HeaderMap) -> Response {
+async fn delete(
+    state: Arc<State>,
+    headers: HeaderMap,
+    identity: Option<Arc<AuthInfo>>,
+) -> Response {
     if state.config.stateless {
         return http_error(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -510,6 +575,12 @@ async fn delete(state: Arc<State>, headers: HeaderMap) -> Response {
             "Bad Request: the Mcp-Session-Id header is required",
         );
     };
+    let known = lock(&state.sessions).get(id).cloned();
+    if let Some(session) = &known {
+        if let Err(response) = bind_identity(session, identity.as_ref()) {
+            return response;
+        }
+    }
     let session = lock(&state.sessions).remove(id);
     match session {
         Some(session) => {

@@ -16,10 +16,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
-use axum::routing::any;
+use axum::routing::{any, get};
 use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 
+use crate::auth::ProtectedResource;
 use crate::server::{Server, ServerHandler, serve};
 use crate::session::SessionConfig;
 
@@ -50,6 +51,11 @@ pub struct HttpServerConfig {
     pub replay_limit: usize,
     /// The `retry` hint sent to clients with the priming event (default 1 s).
     pub sse_retry: Duration,
+    /// OAuth protection (default none): every request needs a valid bearer
+    /// token for this resource, and the Protected Resource Metadata is
+    /// served (by [`StreamableHttpServer::serve`], or mount
+    /// [`StreamableHttpServer::metadata_router`]).
+    pub protected_resource: Option<ProtectedResource>,
 }
 
 impl Default for HttpServerConfig {
@@ -63,6 +69,7 @@ impl Default for HttpServerConfig {
             idle_timeout: Duration::from_secs(30 * 60),
             replay_limit: 256,
             sse_retry: Duration::from_secs(1),
+            protected_resource: None,
         }
     }
 }
@@ -114,6 +121,13 @@ impl HttpServerConfig {
     #[must_use]
     pub fn sse_retry(mut self, retry: Duration) -> Self {
         self.sse_retry = retry;
+        self
+    }
+
+    /// Sets [`protected_resource`](Self::protected_resource).
+    #[must_use]
+    pub fn protected_resource(mut self, resource: ProtectedResource) -> Self {
+        self.protected_resource = Some(resource);
         self
     }
 }
@@ -187,12 +201,32 @@ impl StreamableHttpServer {
             .with_state(self.state.clone())
     }
 
-    /// Serves standalone on `listener`, endpoint `/mcp`, with TCP_NODELAY on
-    /// every connection, until the listener fails.
+    /// The Protected Resource Metadata route (at its well-known path, e.g.
+    /// `/.well-known/oauth-protected-resource/mcp`), to merge at the root of
+    /// an application that mounts [`router`](Self::router) itself; empty
+    /// without [`HttpServerConfig::protected_resource`].
+    pub fn metadata_router(&self) -> Router {
+        match &self.state.config.protected_resource {
+            Some(resource) => {
+                let path = resource.metadata_path().to_string();
+                let resource = resource.clone();
+                Router::new().route(
+                    &path,
+                    get(move || async move { resource.metadata_response() }),
+                )
+            }
+            None => Router::new(),
+        }
+    }
+
+    /// Serves standalone on `listener`, endpoint `/mcp` (and the Protected
+    /// Resource Metadata when protected), with TCP_NODELAY on every
+    /// connection, until the listener fails.
     pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
         let app = Router::new()
             .route("/mcp", any(handlers::endpoint))
-            .with_state(self.state.clone());
+            .with_state(self.state.clone())
+            .merge(self.metadata_router());
         let listener = listener.tap_io(|tcp| {
             if let Err(e) = tcp.set_nodelay(true) {
                 tracing::warn!("could not set TCP_NODELAY: {e}");
