@@ -35,6 +35,15 @@ count_tests() {
     failed=$((failed + ${counts#* }))
 }
 
+# count_plain LABEL LOG: adds up a "LABEL: N passed, M failed" line.
+count_plain() {
+    local line
+    line=$(grep -E "^$1: [0-9]+ passed, [0-9]+ failed" "$2" | tail -n 1)
+    [ -n "$line" ] || return 0
+    passed=$((passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+}
+
 echo "libmcp test suite"
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
@@ -43,6 +52,10 @@ step interop-setup bash tests/interop/setup.sh
 step build cargo build --workspace --locked --bins
 step rust-tests cargo test --workspace --locked
 count_tests "$logs/rust-tests.log"
+step cbindgen bash -c '[ "$(cbindgen --version 2>/dev/null)" = "cbindgen 0.29.4" ] ||
+    cargo install cbindgen --version 0.29.4 --locked --quiet'
+step c-bindings bash bindings/c/run-tests.sh
+count_plain "c tests" "$logs/c-bindings.log"
 step conformance bash tests/conformance/run.sh
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

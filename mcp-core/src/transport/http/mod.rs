@@ -6,4 +6,6 @@ mod server;
 mod sse;
 
 pub use client::StreamableHttpClient;
-pub use server::{HostPolicy, HttpServerConfig, StreamableHttpServer};
+pub use server::{
+    EventStore, HostPolicy, HttpServerConfig, InMemoryEventStore, StreamKey, StreamableHttpServer,
+};

@@ -254,7 +254,7 @@ async fn post(
             id,
             &state.factory,
             preset,
-            state.config.replay_limit,
+            state.config.event_store.clone(),
             state.config.json_response,
         ) {
             Ok(session) => session,
@@ -401,7 +401,7 @@ fn create_session(state: &State) -> Result<Arc<HttpSession>, Response> {
         id.clone(),
         &state.factory,
         None,
-        state.config.replay_limit,
+        state.config.event_store.clone(),
         state.config.json_response,
     )
     .map_err(|e| {

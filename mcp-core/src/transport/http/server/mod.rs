@@ -4,6 +4,7 @@
 //! to mount at any path of an application; [`StreamableHttpServer::serve`]
 //! runs it standalone with the endpoint at `/mcp`.
 
+mod event_store;
 mod guard;
 mod handlers;
 mod session;
@@ -24,6 +25,7 @@ use crate::auth::ProtectedResource;
 use crate::server::{Server, ServerHandler, serve};
 use crate::session::SessionConfig;
 
+pub use event_store::{EventStore, InMemoryEventStore, StreamKey};
 pub use guard::HostPolicy;
 use session::{HttpSession, SessionFactory, lock};
 
@@ -47,8 +49,9 @@ pub struct HttpServerConfig {
     pub max_sessions: usize,
     /// Sessions idle this long are ended (default 30 min).
     pub idle_timeout: Duration,
-    /// Events kept per stream for `Last-Event-ID` resumption (default 256).
-    pub replay_limit: usize,
+    /// Where stream events are kept for `Last-Event-ID` resumption
+    /// (default: in memory, the last 256 events of each stream).
+    pub event_store: Arc<dyn EventStore>,
     /// The `retry` hint sent to clients with the priming event (default 1 s).
     pub sse_retry: Duration,
     /// OAuth protection (default none): every request needs a valid bearer
@@ -67,7 +70,7 @@ impl Default for HttpServerConfig {
             max_body_size: crate::transport::DEFAULT_MAX_MESSAGE_SIZE,
             max_sessions: 10_000,
             idle_timeout: Duration::from_secs(30 * 60),
-            replay_limit: 256,
+            event_store: Arc::new(InMemoryEventStore::default()),
             sse_retry: Duration::from_secs(1),
             protected_resource: None,
         }
@@ -114,6 +117,13 @@ impl HttpServerConfig {
     #[must_use]
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
+        self
+    }
+
+    /// Sets [`event_store`](Self::event_store).
+    #[must_use]
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = store;
         self
     }
 

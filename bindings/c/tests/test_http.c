@@ -1,0 +1,293 @@
+/*
+ * The fixture server served in-process over Streamable HTTP, with clients in
+ * the same process: calls, server-to-client requests and notifications over
+ * HTTP, callbacks running in parallel, cancellation reaching the server,
+ * headers, concurrent clients, stopping from another thread, and freeing the
+ * server under a connected client.
+ * Usage: test_http
+ */
+#include "harness.h"
+
+#include "fixture.h"
+
+#include <pthread.h>
+
+static mcp_server *server;
+static char url[128];
+
+static atomic_int tools_changed;
+static atomic_int logs;
+
+static void on_notification(void *userdata, const char *method, const char *params) {
+    (void)userdata, (void)params;
+    if (strcmp(method, "notifications/tools/list_changed") == 0) atomic_fetch_add(&tools_changed, 1);
+    if (strcmp(method, "notifications/message") == 0) atomic_fetch_add(&logs, 1);
+}
+
+static mcp_result on_sampling(void *userdata, const char *params, char **result) {
+    (void)userdata, (void)params;
+    *result = mcp_string_new("{\"role\":\"assistant\",\"model\":\"m\",\"content\":"
+                             "{\"type\":\"text\",\"text\":\"sampled over HTTP\"}}");
+    return MCP_OK;
+}
+
+static mcp_result on_elicitation(void *userdata, const char *params, char **result) {
+    (void)userdata, (void)params;
+    *result = mcp_string_new("{\"action\":\"decline\"}");
+    return MCP_OK;
+}
+
+static mcp_client *connect_http(void) {
+    mcp_client *client = NULL;
+    if (mcp_client_new("http-test", "1", &client) != MCP_OK) return NULL;
+    CHECK_OK(mcp_client_set_timeout(client, 20000));
+    CHECK_OK(mcp_client_on_notification(client, on_notification, NULL));
+    CHECK_OK(mcp_client_on_sampling(client, on_sampling, NULL));
+    CHECK_OK(mcp_client_on_elicitation(client, on_elicitation, NULL));
+    CHECK_OK(mcp_client_set_roots(client, "[{\"uri\":\"file:///over-http\"}]"));
+    const char *headers[] = {"X-Test: yes", "Authorization: Bearer not-checked", NULL};
+    mcp_result r = mcp_client_connect_http(client, url, headers);
+    CHECK_OK(r);
+    if (r != MCP_OK) {
+        mcp_client_free(client);
+        return NULL;
+    }
+    return client;
+}
+
+static char *call(mcp_client *client, const char *tool, const char *args,
+                  const mcp_call_options *options) {
+    char *json = NULL;
+    mcp_result r = mcp_client_call_tool(client, tool, args, options, &json);
+    if (r != MCP_OK)
+        fprintf(stderr, "call %s: %s: %s\n", tool, mcp_result_name(r), mcp_last_error_message());
+    return r == MCP_OK ? json : NULL;
+}
+
+#define CHECK_CALL(client, tool, args, needle)                                          \
+    do {                                                                                \
+        char *check_json_ = call((client), (tool), (args), NULL);                       \
+        CHECK_CONTAINS(check_json_, (needle));                                          \
+        mcp_string_free(check_json_);                                                   \
+    } while (0)
+
+static mcp_client *client;
+
+static void test_every_kind_over_http(void) {
+    char *json = NULL;
+    CHECK_OK(mcp_client_server_info(client, &json));
+    CHECK_CONTAINS(json, "c-fixture");
+    mcp_string_free(json);
+    CHECK_OK(mcp_client_ping(client, NULL));
+    CHECK_OK(mcp_client_list_tools(client, NULL, &json));
+    CHECK_CONTAINS(json, "\"name\":\"echo\"");
+    mcp_string_free(json);
+    CHECK_CALL(client, "echo", "{\"message\":\"over http\"}", "over http");
+    CHECK_CALL(client, "fail", NULL, "deliberate failure");
+    CHECK_OK(mcp_client_read_resource(client, "test://items/7", NULL, &json));
+    CHECK_CONTAINS(json, "item 7");
+    mcp_string_free(json);
+    CHECK_RC(mcp_client_read_resource(client, "test://gone", NULL, &json), MCP_ERR_RPC);
+    CHECK_CONTAINS(mcp_last_error_rpc_data(), "test://gone");
+    CHECK_OK(mcp_client_get_prompt(client, "greet", "{\"name\":\"HTTP\"}", NULL, &json));
+    CHECK_CONTAINS(json, "Hello, HTTP");
+    mcp_string_free(json);
+}
+
+static atomic_int progress_calls;
+
+static void on_progress(void *userdata, double progress, double total, const char *message) {
+    (void)userdata, (void)progress, (void)total, (void)message;
+    atomic_fetch_add(&progress_calls, 1);
+}
+
+static void test_server_requests_and_notifications_over_http(void) {
+    mcp_call_options options = {0};
+    options.on_progress = on_progress;
+    char *json = call(client, "progress", NULL, &options);
+    CHECK_CONTAINS(json, "done");
+    mcp_string_free(json);
+    CHECK(atomic_load(&progress_calls) == 4);
+    CHECK_CALL(client, "sample", NULL, "sampled over HTTP");
+    CHECK_CALL(client, "elicit", NULL, "decline");
+    CHECK_CALL(client, "roots", NULL, "file:///over-http");
+    int before = atomic_load(&logs);
+    CHECK_CALL(client, "log", NULL, "logged");
+    CHECK(wait_until(&logs, before + 2, 5000));
+    before = atomic_load(&tools_changed);
+    CHECK_CALL(client, "add_tool", NULL, "added");
+    CHECK(wait_until(&tools_changed, before + 1, 5000));
+    CHECK_CALL(client, "dynamic", NULL, "dynamic tool");
+    CHECK_CALL(client, "remove_tool", NULL, "removed");
+}
+
+static void test_cancellation_reaches_the_server(void) {
+    int before = atomic_load(&fixture_cancellations);
+    mcp_call_options options = {0};
+    options.timeout_ms = 150;
+    char *json = NULL;
+    CHECK_RC(mcp_client_call_tool(client, "sleep", "{\"ms\":5000}", &options, &json),
+             MCP_ERR_TIMEOUT);
+    /* The client sent notifications/cancelled; the callback saw it. */
+    CHECK(wait_until(&fixture_cancellations, before + 1, 5000));
+    CHECK_OK(mcp_client_ping(client, NULL));
+}
+
+static void *sleeper(void *arg) {
+    char *json = call(client, "sleep", "{\"ms\":300}", NULL);
+    *(int *)arg = json && strstr(json, "slept");
+    mcp_string_free(json);
+    return NULL;
+}
+
+static void test_callbacks_run_in_parallel(void) {
+    enum { N = 4 };
+    pthread_t threads[N];
+    int ok[N] = {0};
+    atomic_store(&fixture_max_running, 0);
+    for (int i = 0; i < N; i++) CHECK(pthread_create(&threads[i], NULL, sleeper, &ok[i]) == 0);
+    for (int i = 0; i < N; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(ok[i]);
+    }
+    CHECK(atomic_load(&fixture_max_running) >= 2);
+}
+
+static void *client_thread(void *arg) {
+    int *failures = arg;
+    mcp_client *c = connect_http();
+    if (!c) {
+        (*failures)++;
+        return NULL;
+    }
+    for (int i = 0; i < 10; i++) {
+        char args[64], expected[64];
+        snprintf(args, sizeof args, "{\"a\":%d,\"b\":1}", i);
+        snprintf(expected, sizeof expected, "\"text\":\"%d\"", i + 1);
+        char *json = call(c, "add", args, NULL);
+        if (!json || !strstr(json, expected)) (*failures)++;
+        mcp_string_free(json);
+    }
+    mcp_client_free(c);
+    return NULL;
+}
+
+static void test_concurrent_clients(void) {
+    enum { N = 4 };
+    pthread_t threads[N];
+    int failures[N] = {0};
+    for (int i = 0; i < N; i++)
+        CHECK(pthread_create(&threads[i], NULL, client_thread, &failures[i]) == 0);
+    for (int i = 0; i < N; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(failures[i] == 0);
+    }
+}
+
+static void *stopper(void *arg) {
+    *(mcp_result *)arg = mcp_server_stop(server);
+    return NULL;
+}
+
+static void test_stop_from_another_thread(void) {
+    mcp_result stopped = MCP_ERR_INTERNAL;
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, stopper, &stopped) == 0);
+    pthread_join(thread, NULL);
+    CHECK(stopped == MCP_OK);
+    /* No new connections. */
+    mcp_client *late = NULL;
+    CHECK_OK(mcp_client_new("late", "1", &late));
+    CHECK_OK(mcp_client_set_timeout(late, 3000));
+    double deadline = now_ms() + 3000;
+    mcp_result r = MCP_OK;
+    while (now_ms() < deadline) {
+        r = mcp_client_connect_http(late, url, NULL);
+        if (r != MCP_OK) break;
+        /* A connection accepted just before the stop: try again. */
+        mcp_client_free(late);
+        late = NULL;
+        CHECK_OK(mcp_client_new("late", "1", &late));
+        sleep_ms(50);
+    }
+    CHECK(r != MCP_OK);
+    mcp_client_free(late);
+}
+
+static void test_server_freed_under_a_client(void) {
+    mcp_server_free(server);
+    server = NULL;
+    /* The session is gone with the server's runtime: calls fail, quickly. */
+    mcp_call_options options = {0};
+    options.timeout_ms = 3000;
+    double start = now_ms();
+    mcp_result r = mcp_client_ping(client, &options);
+    CHECK(r == MCP_ERR_TRANSPORT || r == MCP_ERR_CLOSED);
+    CHECK(now_ms() - start < 3500);
+    mcp_client_free(client);
+    client = NULL;
+}
+
+/* A server freed from inside one of its own tool callbacks. */
+static atomic_int self_freed;
+
+static mcp_result free_own_server(void *userdata, mcp_context *cx, const char *args,
+                                  char **result) {
+    (void)cx, (void)args;
+    mcp_server_free(userdata);
+    atomic_store(&self_freed, 1);
+    *result = mcp_string_new("{\"content\":[{\"type\":\"text\",\"text\":\"freed\"}]}");
+    return MCP_OK;
+}
+
+static void test_server_freed_inside_its_callback(void) {
+    mcp_server *doomed = NULL;
+    CHECK_OK(mcp_server_new("doomed", "1", &doomed));
+    CHECK_OK(mcp_server_add_tool(doomed, "free_server", NULL, "{\"type\":\"object\"}",
+                                 free_own_server, doomed));
+    uint16_t port = 0;
+    CHECK_OK(mcp_server_serve_http(doomed, "127.0.0.1:0", &port));
+    char doomed_url[128];
+    snprintf(doomed_url, sizeof doomed_url, "http://127.0.0.1:%u/mcp", (unsigned)port);
+    mcp_client *c = NULL;
+    CHECK_OK(mcp_client_new("c", "1", &c));
+    CHECK_OK(mcp_client_set_timeout(c, 3000));
+    CHECK_OK(mcp_client_connect_http(c, doomed_url, NULL));
+    char *json = NULL;
+    /* The answer may or may not make it out before the runtime is gone. */
+    mcp_result r = mcp_client_call_tool(c, "free_server", NULL, NULL, &json);
+    CHECK(r == MCP_OK || r == MCP_ERR_CLOSED || r == MCP_ERR_TRANSPORT);
+    mcp_string_free(json);
+    CHECK(wait_until(&self_freed, 1, 5000));
+    r = mcp_client_ping(c, NULL);
+    CHECK(r == MCP_ERR_TRANSPORT || r == MCP_ERR_CLOSED);
+    mcp_client_free(c);
+    sleep_ms(200); /* let the freed server's background shutdown finish */
+}
+
+int main(void) {
+    server = fixture_server_new();
+    if (!server) return 1;
+    uint16_t port = 0;
+    if (mcp_server_serve_http(server, "127.0.0.1:0", &port) != MCP_OK || port == 0) {
+        printf("FAIL serve_http: %s\n", mcp_last_error_message());
+        mcp_server_free(server);
+        return 1;
+    }
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/mcp", (unsigned)port);
+    client = connect_http();
+    if (!client) {
+        printf("FAIL connect: %s\n", mcp_last_error_message());
+        mcp_server_free(server);
+        return 1;
+    }
+    RUN(test_every_kind_over_http);
+    RUN(test_server_requests_and_notifications_over_http);
+    RUN(test_cancellation_reaches_the_server);
+    RUN(test_callbacks_run_in_parallel);
+    RUN(test_concurrent_clients);
+    RUN(test_stop_from_another_thread);
+    RUN(test_server_freed_under_a_client);
+    RUN(test_server_freed_inside_its_callback);
+    return finish();
+}

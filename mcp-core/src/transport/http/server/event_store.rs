@@ -1,0 +1,112 @@
+//! Where the events of SSE streams are kept so that a client can resume a
+//! stream with `Last-Event-ID`: the [`EventStore`] trait and its bounded
+//! in-memory default.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Names one SSE stream: the MCP session and the stream within it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StreamKey {
+    /// The `Mcp-Session-Id`.
+    pub session: String,
+    /// The stream within the session (0 is the GET stream).
+    pub stream: u64,
+}
+
+/// Keeps the events of streams for resumption. Called while the session's
+/// routing lock is held: keep every call quick (an external store should
+/// write behind).
+pub trait EventStore: fmt::Debug + Send + Sync + 'static {
+    /// Records event `seq` (increasing per stream) of `stream`.
+    fn append(&self, stream: &StreamKey, seq: u64, message: Arc<str>);
+    /// The kept events of `stream` after `after`, oldest first.
+    fn replay(&self, stream: &StreamKey, after: u64) -> Vec<(u64, Arc<str>)>;
+    /// Forgets `stream` (it can no longer be resumed).
+    fn forget(&self, stream: &StreamKey);
+}
+
+/// Kept events of one stream, oldest first.
+type Events = VecDeque<(u64, Arc<str>)>;
+
+/// The default store: in memory, the last `per_stream` events of each
+/// stream. Memory is bounded by the session limit, the number of streams a
+/// session keeps, and this bound.
+#[derive(Debug)]
+pub struct InMemoryEventStore {
+    per_stream: usize,
+    streams: Mutex<HashMap<StreamKey, Events>>,
+}
+
+impl InMemoryEventStore {
+    /// A store keeping the last `per_stream` events of every stream.
+    pub fn new(per_stream: usize) -> Self {
+        Self {
+            per_stream: per_stream.max(1),
+            streams: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<StreamKey, Events>> {
+        self.streams
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Default for InMemoryEventStore {
+    fn default() -> Self {
+        Self::new(256)
+    }
+}
+
+impl EventStore for InMemoryEventStore {
+    fn append(&self, stream: &StreamKey, seq: u64, message: Arc<str>) {
+        let mut streams = self.lock();
+        let events = streams.entry(stream.clone()).or_default();
+        events.push_back((seq, message));
+        while events.len() > self.per_stream {
+            events.pop_front();
+        }
+    }
+
+    fn replay(&self, stream: &StreamKey, after: u64) -> Vec<(u64, Arc<str>)> {
+        self.lock()
+            .get(stream)
+            .map(|events| {
+                events
+                    .iter()
+                    .filter(|(seq, _)| *seq > after)
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn forget(&self, stream: &StreamKey) {
+        self.lock().remove(stream);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_last_events_per_stream() {
+        let store = InMemoryEventStore::new(2);
+        let key = StreamKey {
+            session: "s".into(),
+            stream: 1,
+        };
+        for seq in 1..=3 {
+            store.append(&key, seq, Arc::from(format!("m{seq}")));
+        }
+        let replay = store.replay(&key, 0);
+        assert_eq!(replay.iter().map(|(s, _)| *s).collect::<Vec<_>>(), [2, 3]);
+        assert_eq!(store.replay(&key, 2).len(), 1);
+        store.forget(&key);
+        assert!(store.replay(&key, 0).is_empty());
+    }
+}

@@ -1,0 +1,1299 @@
+//! `mcp_client`: connects to a server over stdio (a child process) or
+//! Streamable HTTP, and makes requests; C callbacks answer the server's
+//! requests (sampling, elicitation) and receive its notifications.
+
+use std::ffi::{c_char, c_void};
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use mcp_core::ProtocolVersion;
+use mcp_core::client::{Client as CoreClient, ClientBuilder};
+use mcp_core::jsonrpc::RpcError;
+use mcp_core::schema::{
+    CallToolRequestParams, CreateMessageResult, ElicitResult, ProgressNotificationParams, Root,
+    ServerNotification,
+};
+use mcp_core::session::{RequestOptions, SessionConfig};
+use mcp_core::transport::ChildProcess;
+use mcp_core::transport::http::StreamableHttpClient;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use tokio::runtime::{Handle, Runtime};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+
+use super::context::parse_level;
+use super::error::{Failure, MCP_ERR_TIMEOUT, McpResult};
+use super::ffi::{
+    Gate, OutString, ProgressFn, ProgressSink, Reply, Userdata, arg_handle, arg_json, arg_opt_json,
+    arg_str, arg_str_list, boundary, boundary_or, c_string_lossy, expect_object, new_runtime, run,
+    shut_down, to_json,
+};
+
+/// Answers a request from the server: `sampling/createMessage` (given to
+/// `mcp_client_on_sampling`) or `elicitation/create` (given to
+/// `mcp_client_on_elicitation`).
+///
+/// Called on a thread of the client's blocking pool, never an engine thread,
+/// so it may block (ask a user, call a model) and may call `mcp_client_*`
+/// functions, including on this client. `params_json` is the request's
+/// params (`CreateMessageRequestParams`, `ElicitRequestParams`).
+///
+/// On success, return `MCP_OK` and set `*result_json` to the result
+/// (`CreateMessageResult`, `ElicitResult`) made with `mcp_string_new`; the
+/// library takes and frees it. On failure return another code; the server
+/// gets a JSON-RPC error: with `MCP_ERR_RPC`, `*result_json` may be a JSON-RPC
+/// error object (`{"code":-1,"message":"User rejected sampling request"}`)
+/// sent as given; otherwise `*result_json` may be a plain message, sent with
+/// code -32603.
+pub type RequestCallback = Option<
+    unsafe extern "C" fn(
+        userdata: *mut c_void,
+        params_json: *const c_char,
+        result_json: *mut *mut c_char,
+    ) -> McpResult,
+>;
+
+/// Receives a notification from the server: `method` such as
+/// `"notifications/tools/list_changed"` or `"notifications/message"` (a log
+/// message), and its params as JSON text (`"{}"` when it has none). Both
+/// strings are valid during the call only.
+///
+/// Notifications are delivered one at a time, in the order they arrived, on
+/// a thread of the client's blocking pool; the callback may block and may
+/// call `mcp_client_*` functions, including on this client (the engine keeps
+/// running meanwhile; later notifications wait).
+pub type NotificationCallback = Option<
+    unsafe extern "C" fn(userdata: *mut c_void, method: *const c_char, params_json: *const c_char),
+>;
+
+/// Receives a progress notification for the call it was given to (in
+/// `mcp_call_options`): the progress so far, the total if known (NAN
+/// otherwise) and an optional message (NULL if none; valid during the call
+/// only). It runs on the thread that made the call, before the call returns.
+pub type ProgressCallback = Option<
+    unsafe extern "C" fn(userdata: *mut c_void, progress: f64, total: f64, message: *const c_char),
+>;
+
+/// Receives one line that the server process wrote to its stderr (without
+/// the line end; valid during the call only). Delivered like notifications:
+/// in order, on the client's blocking pool, interleaved with them.
+pub type StderrCallback = Option<unsafe extern "C" fn(userdata: *mut c_void, line: *const c_char)>;
+
+/// The functions the callback types hold.
+type RequestFn = unsafe extern "C" fn(*mut c_void, *const c_char, *mut *mut c_char) -> McpResult;
+type NotificationFn = unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char);
+type StderrFn = unsafe extern "C" fn(*mut c_void, *const c_char);
+
+/// Per-call options; pass NULL for the defaults, or zero the struct and set
+/// what you need (`mcp_call_options options = {0}; options.timeout_ms = 500;`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CallOptions {
+    /// Longest wait for the answer, in milliseconds; 0 uses the client's
+    /// default (`mcp_client_set_timeout`, otherwise 60 s). When it expires the
+    /// call fails with `MCP_ERR_TIMEOUT` and the request is cancelled. For
+    /// `mcp_client_call_tool` and `mcp_client_request` each progress
+    /// notification restarts the wait (up to 10 minutes in all).
+    pub timeout_ms: u64,
+    /// Called with each progress notification of this call
+    /// (`mcp_client_call_tool` and `mcp_client_request` only; it asks the
+    /// server for progress). May be NULL.
+    pub on_progress: ProgressCallback,
+    /// Passed to `on_progress`.
+    pub userdata: *mut c_void,
+}
+
+/// What a call's options mean once read.
+struct Options {
+    timeout: Option<Duration>,
+    progress: Option<ProgressFn>,
+}
+
+/// Reads `mcp_call_options` (NULL: defaults).
+///
+/// # Safety
+/// `options` is NULL or points to a valid `CallOptions`.
+unsafe fn read_options(options: *const CallOptions) -> Options {
+    // SAFETY: NULL or valid, as the caller guarantees.
+    let Some(options) = (unsafe { options.as_ref() }).copied() else {
+        return Options {
+            timeout: None,
+            progress: None,
+        };
+    };
+    let timeout = (options.timeout_ms > 0).then(|| Duration::from_millis(options.timeout_ms));
+    let progress = options.on_progress.map(|callback| {
+        let userdata = Userdata(options.userdata);
+        let progress: ProgressFn = Box::new(move |p: &ProgressNotificationParams| {
+            let value = p.progress.as_f64().unwrap_or(f64::NAN);
+            let total = p
+                .total
+                .as_ref()
+                .and_then(serde_json::Number::as_f64)
+                .unwrap_or(f64::NAN);
+            let message = p.message.as_deref().map(c_string_lossy);
+            let message_ptr = message.as_ref().map_or(std::ptr::null(), |m| m.as_ptr());
+            // SAFETY: the caller's callback of the documented type, with its
+            // userdata; `message` lives until the call returns.
+            unsafe { callback(userdata.ptr(), value, total, message_ptr) }
+        });
+        progress
+    });
+    Options { timeout, progress }
+}
+
+/// `RequestOptions` for a call that supports progress.
+fn request_options(timeout: Option<Duration>, sink: Option<ProgressSink>) -> RequestOptions {
+    let mut options = RequestOptions::default();
+    if let Some(timeout) = timeout {
+        options = options.timeout(timeout);
+    }
+    if let Some(sink) = sink {
+        options = options.on_progress(move |p| sink(p));
+    }
+    options
+}
+
+/// Runs `future` with the call's timeout (for calls whose `mcp_core` method
+/// takes none).
+async fn limit<T>(
+    timeout: Option<Duration>,
+    method: &str,
+    future: impl Future<Output = mcp_core::Result<T>>,
+) -> Result<T, Failure> {
+    match timeout {
+        None => future.await.map_err(Failure::from),
+        Some(limit) => match tokio::time::timeout(limit, future).await {
+            Ok(result) => result.map_err(Failure::from),
+            Err(_) => Err(Failure::new(
+                MCP_ERR_TIMEOUT,
+                format!("request `{method}` timed out after {limit:?}"),
+            )),
+        },
+    }
+}
+
+/// A connection to one MCP server. It owns a multi-thread runtime (two engine
+/// threads plus a pool of threads for callbacks), made by `mcp_client_new`
+/// and shut down by `mcp_client_free`. Once connected, any number of threads
+/// may make calls on it at once.
+pub struct Client {
+    runtime: Mutex<Option<Runtime>>,
+    handle: Handle,
+    gate: Arc<Gate>,
+    state: Mutex<ClientState>,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client").finish_non_exhaustive()
+    }
+}
+
+enum ClientState {
+    Configuring(ClientConfig),
+    Connecting,
+    Connected(Arc<CoreClient>),
+    Closed,
+}
+
+#[derive(Clone)]
+struct ClientConfig {
+    name: String,
+    version: String,
+    timeout: Option<Duration>,
+    protocol_version: Option<ProtocolVersion>,
+    sampling: Option<(RequestFn, Userdata)>,
+    elicitation: Option<(RequestFn, Userdata)>,
+    roots: Option<Vec<Root>>,
+    notification: Option<(NotificationFn, Userdata)>,
+    stderr: Option<(StderrFn, Userdata)>,
+}
+
+/// What the dispatcher delivers to C, in order.
+enum Event {
+    Notification { method: String, params: String },
+    Stderr(String),
+}
+
+impl Client {
+    fn lock(&self) -> MutexGuard<'_, ClientState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn configure(&self, change: impl FnOnce(&mut ClientConfig)) -> Result<(), Failure> {
+        match &mut *self.lock() {
+            ClientState::Configuring(config) => {
+                change(config);
+                Ok(())
+            }
+            _ => Err(Failure::state(
+                "the client is already connected; configure it before mcp_client_connect_*",
+            )),
+        }
+    }
+
+    fn connected(&self) -> Result<Arc<CoreClient>, Failure> {
+        match &*self.lock() {
+            ClientState::Connected(client) => Ok(client.clone()),
+            ClientState::Configuring(_) => Err(Failure::state(
+                "the client is not connected; call mcp_client_connect_stdio or mcp_client_connect_http first",
+            )),
+            ClientState::Connecting => Err(Failure::state("the client is still connecting")),
+            ClientState::Closed => Err(Failure::closed("the client was closed")),
+        }
+    }
+
+    /// Connects with the transport `make` builds (given the event sender for
+    /// a child's stderr) and initializes the session.
+    fn connect<T: mcp_core::transport::Transport>(
+        &self,
+        make: impl FnOnce(&ClientConfig, &UnboundedSender<Event>) -> Result<T, Failure>,
+    ) -> Result<(), Failure> {
+        let config = {
+            let mut state = self.lock();
+            match std::mem::replace(&mut *state, ClientState::Connecting) {
+                ClientState::Configuring(config) => config,
+                other => {
+                    let message = match &other {
+                        ClientState::Closed => "the client was closed; make a new one",
+                        _ => "the client is already connected",
+                    };
+                    *state = other;
+                    return Err(Failure::state(message));
+                }
+            }
+        };
+        let events = self.spawn_dispatcher(&config);
+        let outcome = make(&config, &events).and_then(|transport| {
+            let builder = self.builder(&config, events);
+            run(&self.handle, None, |_| async move {
+                builder.connect(transport).await.map_err(Failure::from)
+            })
+        });
+        let mut state = self.lock();
+        match outcome {
+            Ok(client) => {
+                *state = ClientState::Connected(Arc::new(client));
+                Ok(())
+            }
+            Err(failure) => {
+                *state = ClientState::Configuring(config);
+                Err(failure)
+            }
+        }
+    }
+
+    fn builder(&self, config: &ClientConfig, events: UnboundedSender<Event>) -> ClientBuilder {
+        let mut builder = CoreClient::builder(&config.name, &config.version);
+        if let Some(timeout) = config.timeout {
+            builder = builder.session_config(SessionConfig::default().request_timeout(timeout));
+        }
+        if let Some(version) = config.protocol_version {
+            builder = builder.protocol_version(version);
+        }
+        if let Some((callback, userdata)) = config.sampling {
+            let gate = self.gate.clone();
+            builder = builder.on_sampling(false, move |params, _cx| {
+                let gate = gate.clone();
+                async move {
+                    let params = serde_json::to_string(&params).map_err(RpcError::internal)?;
+                    answer::<CreateMessageResult>(gate, callback, userdata, params, "sampling")
+                        .await
+                }
+            });
+        }
+        if let Some((callback, userdata)) = config.elicitation {
+            let gate = self.gate.clone();
+            builder = builder.on_elicitation(false, move |params, _cx| {
+                let gate = gate.clone();
+                async move {
+                    let params = serde_json::to_string(&params).map_err(RpcError::internal)?;
+                    answer::<ElicitResult>(gate, callback, userdata, params, "elicitation").await
+                }
+            });
+        }
+        if let Some(roots) = &config.roots {
+            builder = builder.roots(roots.clone());
+        }
+        if config.notification.is_some() {
+            builder = builder.on_notification(move |notification| {
+                let (method, params) = split_notification(&notification);
+                let _ = events.send(Event::Notification { method, params });
+            });
+        }
+        builder
+    }
+
+    /// Starts the task that hands notifications and stderr lines to C, one
+    /// at a time on the blocking pool, in order.
+    fn spawn_dispatcher(&self, config: &ClientConfig) -> UnboundedSender<Event> {
+        let (tx, mut rx) = unbounded_channel::<Event>();
+        let gate = self.gate.clone();
+        let notification = config.notification;
+        let stderr = config.stderr;
+        self.handle.spawn(async move {
+            while let Some(event) = rx.recv().await {
+                let gate = gate.clone();
+                let _ = tokio::task::spawn_blocking(move || {
+                    let Some(_running) = gate.enter() else {
+                        return;
+                    };
+                    match event {
+                        Event::Notification { method, params } => {
+                            if let Some((callback, userdata)) = notification {
+                                let method = c_string_lossy(&method);
+                                let params = c_string_lossy(&params);
+                                // SAFETY: the caller's callback of the
+                                // documented type; the strings live until it
+                                // returns.
+                                unsafe {
+                                    callback(userdata.ptr(), method.as_ptr(), params.as_ptr())
+                                }
+                            }
+                        }
+                        Event::Stderr(line) => {
+                            if let Some((callback, userdata)) = stderr {
+                                let line = c_string_lossy(&line);
+                                // SAFETY: as above.
+                                unsafe { callback(userdata.ptr(), line.as_ptr()) }
+                            }
+                        }
+                    }
+                })
+                .await;
+            }
+        });
+        tx
+    }
+
+    /// Runs one request on the runtime, waiting on this thread (and calling
+    /// the progress callback here).
+    fn call<T, F, Fut>(&self, options: &Options, make: F) -> Result<T, Failure>
+    where
+        T: Send + 'static,
+        F: FnOnce(Arc<CoreClient>, Option<ProgressSink>) -> Fut,
+        Fut: Future<Output = Result<T, Failure>> + Send + 'static,
+    {
+        let client = self.connected()?;
+        run(&self.handle, options.progress.as_ref(), |sink| {
+            make(client, sink)
+        })
+    }
+}
+
+/// The method and params (JSON text, `{}` when absent) of a notification.
+fn split_notification(notification: &ServerNotification) -> (String, String) {
+    let method = notification.tag().to_string();
+    let params = serde_json::to_value(notification)
+        .ok()
+        .and_then(|mut v| v.get_mut("params").map(Value::take))
+        .filter(|p| !p.is_null())
+        .map_or_else(|| "{}".to_string(), |p| p.to_string());
+    (method, params)
+}
+
+/// Runs a client callback on the blocking pool and decodes its reply.
+async fn answer<T: DeserializeOwned>(
+    gate: Arc<Gate>,
+    callback: RequestFn,
+    userdata: Userdata,
+    params: String,
+    what: &'static str,
+) -> Result<T, RpcError> {
+    let task = tokio::task::spawn_blocking(move || {
+        let Some(_running) = gate.enter() else {
+            return Reply::refused("the client is shutting down");
+        };
+        let params = c_string_lossy(&params);
+        Reply::collect(|out| {
+            // SAFETY: the caller's callback of the documented type; `params`
+            // lives until it returns; `out` is a valid `char **`.
+            unsafe { callback(userdata.ptr(), params.as_ptr(), out) }
+        })
+    });
+    task.await
+        .map_err(|e| RpcError::internal(format!("the {what} callback's task failed: {e}")))?
+        .into_result(what)
+}
+
+/// Borrows the client behind a handle argument.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+unsafe fn client_arg<'a>(client: *const Client) -> Result<&'a Client, Failure> {
+    // SAFETY: forwarded from the caller.
+    unsafe { arg_handle(client, "client") }
+}
+
+/// Makes a client that will introduce itself as `name` at `version`, and its
+/// runtime; `*client_out` receives it, to be freed with `mcp_client_free`.
+/// Configure it (`mcp_client_on_*`, `mcp_client_set_*`), then connect it.
+///
+/// # Safety
+/// `name` and `version` are NULL or NUL-terminated; `client_out` is NULL or
+/// points to writable memory for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_new(
+    name: *const c_char,
+    version: *const c_char,
+    client_out: *mut *mut Client,
+) -> McpResult {
+    boundary(|| {
+        if client_out.is_null() {
+            return Err(Failure::null("client_out"));
+        }
+        // SAFETY: not NULL and writable, as the caller guarantees.
+        unsafe { client_out.write(std::ptr::null_mut()) };
+        // SAFETY: as the caller guarantees.
+        let name = unsafe { arg_str(name, "name") }?;
+        // SAFETY: as the caller guarantees.
+        let version = unsafe { arg_str(version, "version") }?;
+        let runtime = new_runtime("client")?;
+        let client = Box::new(Client {
+            handle: runtime.handle().clone(),
+            runtime: Mutex::new(Some(runtime)),
+            gate: Arc::new(Gate::default()),
+            state: Mutex::new(ClientState::Configuring(ClientConfig {
+                name: name.to_string(),
+                version: version.to_string(),
+                timeout: None,
+                protocol_version: None,
+                sampling: None,
+                elicitation: None,
+                roots: None,
+                notification: None,
+                stderr: None,
+            })),
+        });
+        // SAFETY: checked above.
+        unsafe { client_out.write(Box::into_raw(client)) };
+        Ok(())
+    })
+}
+
+/// Closes the session if open (as `mcp_client_close`), waits for callbacks
+/// that are running to return, shuts the runtime down and frees the client.
+/// After it returns no callback of this client runs. NULL is a no-op.
+///
+/// No other call on this client may be running or start. Calling it from
+/// inside one of this client's callbacks is allowed: that callback finishes
+/// normally and the runtime shuts down in the background.
+///
+/// # Safety
+/// `client` is NULL or a client from `mcp_client_new` not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_free(client: *mut Client) {
+    boundary_or((), || {
+        if client.is_null() {
+            return;
+        }
+        // SAFETY: a live client from `mcp_client_new`, given up by the caller.
+        let client = unsafe { Box::from_raw(client) };
+        let inside = client.gate.current_thread_inside();
+        let state = std::mem::replace(&mut *client.lock(), ClientState::Closed);
+        if let ClientState::Connected(core) = state {
+            if inside {
+                client.handle.spawn(async move { core.close().await });
+            } else {
+                let _ = run(&client.handle, None, |_| async move {
+                    core.close().await;
+                    Ok(())
+                });
+            }
+        }
+        client.gate.close_and_wait();
+        let runtime = client
+            .runtime
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(runtime) = runtime {
+            shut_down(runtime, inside);
+        }
+    });
+}
+
+/// Sets the default timeout of this client's requests, including the
+/// `initialize` handshake (default 60 s); per-call options can override it.
+/// Only before connecting.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_set_timeout(
+    client: *const Client,
+    timeout_ms: u64,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        if timeout_ms == 0 {
+            return Err(Failure::invalid("`timeout_ms` must be more than 0"));
+        }
+        client.configure(|c| c.timeout = Some(Duration::from_millis(timeout_ms)))
+    })
+}
+
+/// Asks the server for this protocol revision (e.g. `"2025-06-18"`; default:
+/// the newest this library speaks). Only before connecting.
+///
+/// # Safety
+/// `client` is NULL or a live client; `version` is NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_set_protocol_version(
+    client: *const Client,
+    version: *const c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let text = unsafe { arg_str(version, "version") }?;
+        let version = ProtocolVersion::parse(text).ok_or_else(|| {
+            let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+            Failure::invalid(format!(
+                "unknown protocol version `{text}`; known: {}",
+                known.join(", ")
+            ))
+        })?;
+        client.configure(|c| c.protocol_version = Some(version))
+    })
+}
+
+/// Sets the callback that receives the server's notifications (see
+/// `mcp_notification_callback`). `userdata` must stay valid until the client
+/// is freed. Only before connecting.
+///
+/// # Safety
+/// `client` is NULL or a live client; `callback` is NULL or a function of the
+/// `mcp_notification_callback` type.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_on_notification(
+    client: *const Client,
+    callback: NotificationCallback,
+    userdata: *mut c_void,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
+        client.configure(|c| c.notification = Some((callback, Userdata(userdata))))
+    })
+}
+
+/// Sets the callback that answers the server's `sampling/createMessage`
+/// requests, and so declares the `sampling` capability (see
+/// `mcp_request_callback`). `userdata` must stay valid until the client is
+/// freed. Only before connecting.
+///
+/// # Safety
+/// `client` is NULL or a live client; `callback` is NULL or a function of the
+/// `mcp_request_callback` type.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_on_sampling(
+    client: *const Client,
+    callback: RequestCallback,
+    userdata: *mut c_void,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
+        client.configure(|c| c.sampling = Some((callback, Userdata(userdata))))
+    })
+}
+
+/// Sets the callback that answers the server's `elicitation/create` requests
+/// (form mode), and so declares the `elicitation` capability (see
+/// `mcp_request_callback`). `userdata` must stay valid until the client is
+/// freed. Only before connecting.
+///
+/// # Safety
+/// As for `mcp_client_on_sampling`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_on_elicitation(
+    client: *const Client,
+    callback: RequestCallback,
+    userdata: *mut c_void,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
+        client.configure(|c| c.elicitation = Some((callback, Userdata(userdata))))
+    })
+}
+
+/// Sets the callback that receives each line the server process writes to
+/// its stderr (`mcp_client_connect_stdio` only; see `mcp_stderr_callback`).
+/// Without one, those lines are dropped. Only before connecting.
+///
+/// # Safety
+/// `client` is NULL or a live client; `callback` is NULL or a function of the
+/// `mcp_stderr_callback` type.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_on_stderr(
+    client: *const Client,
+    callback: StderrCallback,
+    userdata: *mut c_void,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
+        client.configure(|c| c.stderr = Some((callback, Userdata(userdata))))
+    })
+}
+
+/// Sets the roots offered to the server: a JSON array of `Root` objects
+/// (`[{"uri":"file:///home/me/project","name":"project"}]`). Before
+/// connecting this declares the `roots` capability, and the library answers
+/// the server's `roots/list` requests with the current list. After
+/// connecting (only if roots were set before) it replaces the list and sends
+/// `notifications/roots/list_changed`.
+///
+/// # Safety
+/// `client` is NULL or a live client; `roots_json` is NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_set_roots(
+    client: *const Client,
+    roots_json: *const c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let roots: Vec<Root> = unsafe { arg_json(roots_json, "roots_json") }?;
+        let connected = match &mut *client.lock() {
+            ClientState::Configuring(config) => {
+                config.roots = Some(roots);
+                return Ok(());
+            }
+            ClientState::Connected(core) => core.clone(),
+            ClientState::Connecting => {
+                return Err(Failure::state("the client is still connecting"));
+            }
+            ClientState::Closed => return Err(Failure::closed("the client was closed")),
+        };
+        run(&client.handle, None, |_| async move {
+            connected.set_roots(roots).await.map_err(|e| match e {
+                mcp_core::Error::InvalidArgument(m) => Failure::state(format!(
+                    "{m} (call mcp_client_set_roots before connecting to declare roots)"
+                )),
+                other => other.into(),
+            })
+        })
+    })
+}
+
+/// Starts `command` as a child process and connects to it over its stdin and
+/// stdout, then initializes the session (blocking until the server answers,
+/// up to the client's timeout).
+///
+/// `args` is the NULL-terminated list of arguments after the program name
+/// (NULL for none). The child does not inherit this process's environment:
+/// it gets a small safe set (`PATH`, `HOME`, `LANG`, `TERM`, `USER`, …) plus
+/// the `"NAME=value"` entries of the NULL-terminated `envp` (NULL for none).
+/// Its stderr goes to the `mcp_client_on_stderr` callback. Closing or freeing
+/// the client closes the child's stdin, then after 2 s sends SIGTERM, then
+/// after 2 s more SIGKILL, to its process group. If the process dies, pending
+/// and later calls fail with `MCP_ERR_CLOSED`.
+///
+/// # Safety
+/// `client` is NULL or a live client; `command` is NULL or NUL-terminated;
+/// `args` and `envp` are NULL or NULL-terminated arrays of NUL-terminated
+/// strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_connect_stdio(
+    client: *const Client,
+    command: *const c_char,
+    args: *const *const c_char,
+    envp: *const *const c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let command = unsafe { arg_str(command, "command") }?.to_string();
+        // SAFETY: as the caller guarantees.
+        let args = unsafe { arg_str_list(args, "args") }?;
+        // SAFETY: as the caller guarantees.
+        let envp = unsafe { arg_str_list(envp, "envp") }?;
+        let mut env = Vec::with_capacity(envp.len());
+        for entry in &envp {
+            let Some((name, value)) = entry.split_once('=') else {
+                return Err(Failure::invalid(format!(
+                    "environment entry `{entry}` is not NAME=value"
+                )));
+            };
+            if name.is_empty() {
+                return Err(Failure::invalid(format!(
+                    "environment entry `{entry}` has no name"
+                )));
+            }
+            env.push((name.to_string(), value.to_string()));
+        }
+        client.connect(|config, events| {
+            let mut child = ChildProcess::new(command).args(args);
+            for (name, value) in env {
+                child = child.env(name, value);
+            }
+            if config.stderr.is_some() {
+                let events = events.clone();
+                child = child.on_stderr(move |line| {
+                    let _ = events.send(Event::Stderr(line.to_string()));
+                });
+            } else {
+                child = child.on_stderr(|_| {});
+            }
+            Ok(child)
+        })
+    })
+}
+
+/// Connects to the Streamable HTTP endpoint at `url`
+/// (`"http://127.0.0.1:8080/mcp"`) and initializes the session. `headers` is
+/// a NULL-terminated list of `"Name: value"` strings sent with every request
+/// (e.g. `"Authorization: Bearer …"`), or NULL. A request that cannot be sent
+/// (connection refused or reset, here or later) fails with
+/// `MCP_ERR_TRANSPORT`.
+///
+/// # Safety
+/// `client` is NULL or a live client; `url` is NULL or NUL-terminated;
+/// `headers` is NULL or a NULL-terminated array of NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_connect_http(
+    client: *const Client,
+    url: *const c_char,
+    headers: *const *const c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let url = unsafe { arg_str(url, "url") }?;
+        // SAFETY: as the caller guarantees.
+        let headers = unsafe { arg_str_list(headers, "headers") }?;
+        let mut transport = StreamableHttpClient::new(url);
+        for header in &headers {
+            let Some((name, value)) = header.split_once(':') else {
+                return Err(Failure::invalid(format!(
+                    "header `{header}` is not `Name: value`"
+                )));
+            };
+            transport = transport.header(name.trim(), value.trim())?;
+        }
+        client.connect(|_, _| Ok(transport))
+    })
+}
+
+/// Writes what the server said when it initialized:
+/// `{"protocolVersion":"…","capabilities":{…},"serverInfo":{"name":…,"version":…},"instructions":"…"}`
+/// (`instructions` only if it gave some).
+///
+/// # Safety
+/// `client` is NULL or a live client; `info_json` is NULL or points to
+/// writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_server_info(
+    client: *const Client,
+    info_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(info_json, "info_json") }?;
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        let core = client.connected()?;
+        let mut info = json!({
+            "protocolVersion": core.protocol_version().as_str(),
+            "capabilities": core.server_capabilities(),
+            "serverInfo": core.server_info(),
+        });
+        if let (Some(instructions), Some(object)) = (core.instructions(), info.as_object_mut()) {
+            object.insert("instructions".into(), Value::String(instructions.into()));
+        }
+        out.set(&to_json(&info)?)
+    })
+}
+
+/// Sends `ping` and waits for the answer.
+///
+/// # Safety
+/// `client` is NULL or a live client; `options` is NULL or points to a valid
+/// `mcp_call_options`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_ping(
+    client: *const Client,
+    options: *const CallOptions,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) };
+        let timeout = options.timeout;
+        client.call(&options, |core, _| async move {
+            limit(timeout, "ping", core.ping()).await
+        })
+    })
+}
+
+/// Shared body of the `mcp_client_list_*` functions.
+///
+/// # Safety
+/// As for the exported functions.
+unsafe fn list<T, Fut>(
+    client: *const Client,
+    options: *const CallOptions,
+    out: *mut *mut c_char,
+    method: &'static str,
+    key: &'static str,
+    fetch: impl FnOnce(Arc<CoreClient>) -> Fut,
+) -> McpResult
+where
+    T: serde::Serialize,
+    Fut: Future<Output = mcp_core::Result<Vec<T>>> + Send + 'static,
+{
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(out, "result_json") }?;
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) };
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, _| {
+            let listing = fetch(core);
+            async move {
+                let items = limit(timeout, method, listing).await?;
+                let mut object = Map::new();
+                object.insert(
+                    key.to_string(),
+                    serde_json::to_value(items)
+                        .map_err(|e| Failure::internal(format!("could not encode JSON: {e}")))?,
+                );
+                to_json(&object)
+            }
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Lists every tool (`tools/list`, following cursors through all pages):
+/// `*result_json` is `{"tools":[{"name":…,"description":…,"inputSchema":{…}},…]}`.
+/// `MCP_ERR_CAPABILITY` if the server has no tools.
+///
+/// # Safety
+/// `client` is NULL or a live client; `options` is NULL or valid;
+/// `result_json` is NULL or points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_list_tools(
+    client: *const Client,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        list(
+            client,
+            options,
+            result_json,
+            "tools/list",
+            "tools",
+            |core| async move { core.list_all_tools().await },
+        )
+    }
+}
+
+/// Calls a tool (`tools/call`) with `arguments_json`, a JSON object (NULL for
+/// none), and writes the `CallToolResult` to `*result_json`
+/// (`{"content":[…],"isError":false}`).
+///
+/// A tool that fails still returns `MCP_OK`, with `"isError": true` in the
+/// result; `MCP_ERR_RPC` means the server refused the call itself (e.g. an
+/// unknown tool, -32602). Structured content is checked against the tool's
+/// output schema if `mcp_client_list_tools` saw one (`MCP_ERR_PROTOCOL` if
+/// it does not match). Progress goes to `options->on_progress`.
+///
+/// # Safety
+/// `client` is NULL or a live client; the strings are NULL or
+/// NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+/// points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_call_tool(
+    client: *const Client,
+    name: *const c_char,
+    arguments_json: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(result_json, "result_json") }?;
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let name = unsafe { arg_str(name, "name") }?.to_string();
+        // SAFETY: as the caller guarantees.
+        let arguments: Option<Value> = unsafe { arg_opt_json(arguments_json, "arguments_json") }?;
+        let arguments = arguments
+            .map(|a| expect_object(a, "arguments_json"))
+            .transpose()?;
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) };
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, sink| async move {
+            let params = CallToolRequestParams {
+                name,
+                arguments,
+                meta: None,
+                task: None,
+            };
+            let result = core
+                .call_tool_with(params, request_options(timeout, sink))
+                .await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Lists every resource (`resources/list`, all pages): `*result_json` is
+/// `{"resources":[{"uri":…,"name":…},…]}`.
+///
+/// # Safety
+/// As for `mcp_client_list_tools`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_list_resources(
+    client: *const Client,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        list(
+            client,
+            options,
+            result_json,
+            "resources/list",
+            "resources",
+            |core| async move { core.list_all_resources().await },
+        )
+    }
+}
+
+/// Lists every resource template (`resources/templates/list`, all pages):
+/// `*result_json` is `{"resourceTemplates":[{"uriTemplate":…,"name":…},…]}`.
+///
+/// # Safety
+/// As for `mcp_client_list_tools`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_list_resource_templates(
+    client: *const Client,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        list(
+            client,
+            options,
+            result_json,
+            "resources/templates/list",
+            "resourceTemplates",
+            |core| async move { core.list_all_resource_templates().await },
+        )
+    }
+}
+
+/// Reads the resource at `uri` (`resources/read`): `*result_json` is the
+/// `ReadResourceResult` (`{"contents":[{"uri":…,"text":…}]}`). An unknown URI
+/// usually gives `MCP_ERR_RPC` with code -32002.
+///
+/// # Safety
+/// `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
+/// `options` is NULL or valid; `result_json` is NULL or points to writable
+/// memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_read_resource(
+    client: *const Client,
+    uri: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(result_json, "result_json") }?;
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let uri = unsafe { arg_str(uri, "uri") }?.to_string();
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) };
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, _| async move {
+            let result = limit(timeout, "resources/read", core.read_resource(&uri)).await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Subscribes to updates of the resource at `uri` (`resources/subscribe`);
+/// they arrive as `notifications/resources/updated` at the notification
+/// callback. `MCP_ERR_CAPABILITY` if the server does not offer
+/// subscriptions.
+///
+/// # Safety
+/// `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
+/// `options` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_subscribe_resource(
+    client: *const Client,
+    uri: *const c_char,
+    options: *const CallOptions,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let uri = unsafe { arg_str(uri, "uri") }?.to_string();
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) };
+        let timeout = options.timeout;
+        client.call(&options, |core, _| async move {
+            limit(timeout, "resources/subscribe", core.subscribe(&uri)).await
+        })
+    })
+}
+
+/// Ends a subscription made with `mcp_client_subscribe_resource`
+/// (`resources/unsubscribe`).
+///
+/// # Safety
+/// As for `mcp_client_subscribe_resource`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
+    client: *const Client,
+    uri: *const c_char,
+    options: *const CallOptions,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let uri = unsafe { arg_str(uri, "uri") }?.to_string();
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) };
+        let timeout = options.timeout;
+        client.call(&options, |core, _| async move {
+            limit(timeout, "resources/unsubscribe", core.unsubscribe(&uri)).await
+        })
+    })
+}
+
+/// Lists every prompt (`prompts/list`, all pages): `*result_json` is
+/// `{"prompts":[{"name":…,"arguments":[…]},…]}`.
+///
+/// # Safety
+/// As for `mcp_client_list_tools`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_list_prompts(
+    client: *const Client,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        list(
+            client,
+            options,
+            result_json,
+            "prompts/list",
+            "prompts",
+            |core| async move { core.list_all_prompts().await },
+        )
+    }
+}
+
+/// Gets a prompt (`prompts/get`) with `arguments_json`, a JSON object of
+/// string values (`{"topic":"cats"}`, NULL for none): `*result_json` is the
+/// `GetPromptResult` (`{"messages":[{"role":"user","content":{…}}]}`).
+///
+/// # Safety
+/// `client` is NULL or a live client; the strings are NULL or
+/// NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+/// points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_get_prompt(
+    client: *const Client,
+    name: *const c_char,
+    arguments_json: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(result_json, "result_json") }?;
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let name = unsafe { arg_str(name, "name") }?.to_string();
+        // SAFETY: as the caller guarantees.
+        let arguments: Option<IndexMap<String, String>> =
+            unsafe { arg_opt_json(arguments_json, "arguments_json") }?;
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) };
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, _| async move {
+            let result = limit(timeout, "prompts/get", core.get_prompt(&name, arguments)).await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Asks the server to send log messages at `level` and above
+/// (`logging/setLevel`; `"debug"`, `"info"`, `"notice"`, `"warning"`,
+/// `"error"`, `"critical"`, `"alert"`, `"emergency"`). They arrive as
+/// `notifications/message` at the notification callback.
+///
+/// # Safety
+/// `client` is NULL or a live client; `level` is NULL or NUL-terminated;
+/// `options` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_set_logging_level(
+    client: *const Client,
+    level: *const c_char,
+    options: *const CallOptions,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let level = parse_level(unsafe { arg_str(level, "level") }?)?;
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) };
+        let timeout = options.timeout;
+        client.call(&options, |core, _| async move {
+            limit(timeout, "logging/setLevel", core.set_logging_level(level)).await
+        })
+    })
+}
+
+/// Sends any request, `method` with `params_json` (a JSON object, or NULL for
+/// none), and writes the raw result to `*result_json`: for what has no
+/// function of its own (`completion/complete`, one page of a list request with a
+/// cursor, extensions). No capability checks are made. Progress goes to
+/// `options->on_progress`.
+///
+/// # Safety
+/// `client` is NULL or a live client; the strings are NULL or
+/// NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+/// points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_request(
+    client: *const Client,
+    method: *const c_char,
+    params_json: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(result_json, "result_json") }?;
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let method = unsafe { arg_str(method, "method") }?.to_string();
+        // SAFETY: as the caller guarantees.
+        let params: Option<Value> = unsafe { arg_opt_json(params_json, "params_json") }?;
+        let params = params
+            .map(|p| expect_object(p, "params_json"))
+            .transpose()?;
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) };
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, sink| async move {
+            let raw = core
+                .peer()
+                .request_raw(&method, &params, request_options(timeout, sink))
+                .await?;
+            Ok(raw.get().to_string())
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Sends any notification, `method` with `params_json` (a JSON object, or
+/// NULL for none).
+///
+/// # Safety
+/// `client` is NULL or a live client; the strings are NULL or
+/// NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_notify(
+    client: *const Client,
+    method: *const c_char,
+    params_json: *const c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        // SAFETY: as the caller guarantees.
+        let method = unsafe { arg_str(method, "method") }?.to_string();
+        // SAFETY: as the caller guarantees.
+        let params: Option<Value> = unsafe { arg_opt_json(params_json, "params_json") }?;
+        let params = params
+            .map(|p| expect_object(p, "params_json"))
+            .transpose()?;
+        let options = Options {
+            timeout: None,
+            progress: None,
+        };
+        client.call(&options, |core, _| async move {
+            core.peer()
+                .notify_raw(&method, &params)
+                .await
+                .map_err(Failure::from)
+        })
+    })
+}
+
+/// Ends the session: calls in progress on other threads fail with
+/// `MCP_ERR_CLOSED`, a child process is shut down (see
+/// `mcp_client_connect_stdio`), an HTTP session is deleted. Returns once the
+/// transport has closed. Later calls fail with `MCP_ERR_CLOSED`; the client
+/// must still be freed. Closing a client that is not connected, or twice, is
+/// fine.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_close(client: *const Client) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        let previous = {
+            let mut state = client.lock();
+            if matches!(*state, ClientState::Connecting) {
+                return Err(Failure::state("the client is still connecting"));
+            }
+            std::mem::replace(&mut *state, ClientState::Closed)
+        };
+        match previous {
+            ClientState::Connected(core) => run(&client.handle, None, |_| async move {
+                core.close().await;
+                Ok(())
+            }),
+            _ => Ok(()),
+        }
+    })
+}

@@ -1,0 +1,237 @@
+//! `mcp_context`: what a server callback gets to talk back to the client
+//! while it handles a request (progress, logs, sampling, elicitation, roots).
+
+use std::ffi::c_char;
+use std::fmt;
+
+use mcp_core::schema::{CreateMessageRequestParams, ElicitRequestParams, LoggingLevel};
+use serde_json::{Value, json};
+use tokio::runtime::Handle;
+
+use super::error::{Failure, McpResult};
+use super::ffi::{
+    OutString, arg_handle, arg_json, arg_opt_str, arg_str, boundary, boundary_or, run, to_json,
+};
+
+/// The request a server callback is handling: pass it to `mcp_context_*` to
+/// report progress, send log messages, or ask the client for sampling,
+/// elicitation or its roots.
+///
+/// Valid only during the callback it was given to (on that callback's thread
+/// or any other thread, as long as the callback has not returned). It must
+/// not be freed.
+pub struct Context {
+    pub(crate) cx: mcp_core::server::Context,
+    pub(crate) handle: Handle,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("request_id", &self.cx.request_id())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reports progress on the request, if the client asked for progress (it
+/// does nothing otherwise). `progress` should grow with each call; `total` is
+/// the value it will reach, or NAN if unknown; `message` may be NULL.
+///
+/// # Safety
+/// `context` is the context given to the running callback (or NULL);
+/// `message` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_context_progress(
+    context: *const Context,
+    progress: f64,
+    total: f64,
+    message: *const c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let context = unsafe { arg_handle(context, "context") }?;
+        // SAFETY: as the caller guarantees.
+        let message = unsafe { arg_opt_str(message, "message") }?.map(str::to_string);
+        if !progress.is_finite() {
+            return Err(Failure::invalid("`progress` must be a finite number"));
+        }
+        let total = (!total.is_nan()).then_some(total);
+        let cx = context.cx.clone();
+        run(&context.handle, None, |_| async move {
+            cx.progress(progress, total, message)
+                .await
+                .map_err(Failure::from)
+        })
+    })
+}
+
+/// Sends a log message (`notifications/message`) to the client, if `level`
+/// passes the level the client set with `logging/setLevel` (everything passes
+/// until it sets one). `level` is one of `"debug"`, `"info"`, `"notice"`,
+/// `"warning"`, `"error"`, `"critical"`, `"alert"`, `"emergency"`; `logger`
+/// names the source and may be NULL; `message` is sent as the log's data
+/// (a JSON string).
+///
+/// # Safety
+/// `context` is the context given to the running callback (or NULL); the
+/// strings are NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_context_log(
+    context: *const Context,
+    level: *const c_char,
+    logger: *const c_char,
+    message: *const c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let context = unsafe { arg_handle(context, "context") }?;
+        // SAFETY: as the caller guarantees.
+        let level = parse_level(unsafe { arg_str(level, "level") }?)?;
+        // SAFETY: as the caller guarantees.
+        let logger = unsafe { arg_opt_str(logger, "logger") }?.map(str::to_string);
+        // SAFETY: as the caller guarantees.
+        let message = unsafe { arg_str(message, "message") }?.to_string();
+        let cx = context.cx.clone();
+        run(&context.handle, None, |_| async move {
+            cx.log(level, logger.as_deref(), Value::String(message))
+                .await
+                .map_err(Failure::from)
+        })
+    })
+}
+
+pub(crate) fn parse_level(level: &str) -> Result<LoggingLevel, Failure> {
+    serde_json::from_value(Value::String(level.to_string())).map_err(|_| {
+        Failure::invalid(format!(
+            "unknown log level `{level}`; use debug, info, notice, warning, error, critical, alert or emergency"
+        ))
+    })
+}
+
+/// Whether the client cancelled the request (or the session ended). A long
+/// callback may poll this and give up early; its result is then discarded.
+///
+/// # Safety
+/// `context` is the context given to the running callback (or NULL, which
+/// gives false).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_context_is_cancelled(context: *const Context) -> bool {
+    boundary_or(false, || {
+        // SAFETY: as the caller guarantees.
+        unsafe { context.as_ref() }.is_some_and(|c| c.cx.is_cancelled())
+    })
+}
+
+/// Asks the client's model for a completion (`sampling/createMessage`) and
+/// waits for it. `params_json` is a `CreateMessageRequestParams` object
+/// (`{"messages":[…],"maxTokens":100}`); on success `*result_json` is the
+/// `CreateMessageResult`. Fails with `MCP_ERR_CAPABILITY` (without asking)
+/// when the client did not declare `sampling`.
+///
+/// # Safety
+/// `context` is the context given to the running callback (or NULL);
+/// `params_json` is NULL or NUL-terminated; `result_json` is NULL or points
+/// to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_context_create_message(
+    context: *const Context,
+    params_json: *const c_char,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(result_json, "result_json") }?;
+        // SAFETY: as the caller guarantees.
+        let context = unsafe { arg_handle(context, "context") }?;
+        // SAFETY: as the caller guarantees.
+        let params: CreateMessageRequestParams = unsafe { arg_json(params_json, "params_json") }?;
+        let cx = context.cx.clone();
+        let json = run(&context.handle, None, |_| async move {
+            let result = cx.create_message(params).await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Asks the user for input through the client (`elicitation/create`) and
+/// waits for the answer. `params_json` is an `ElicitRequestParams` object
+/// (`{"message":"…","requestedSchema":{…}}`); on success `*result_json` is
+/// the `ElicitResult` (`{"action":"accept","content":{…}}`). Fails with
+/// `MCP_ERR_CAPABILITY` when the client did not declare `elicitation`.
+///
+/// # Safety
+/// As for `mcp_context_create_message`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_context_elicit(
+    context: *const Context,
+    params_json: *const c_char,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(result_json, "result_json") }?;
+        // SAFETY: as the caller guarantees.
+        let context = unsafe { arg_handle(context, "context") }?;
+        // SAFETY: as the caller guarantees.
+        let params: ElicitRequestParams = unsafe { arg_json(params_json, "params_json") }?;
+        let cx = context.cx.clone();
+        let json = run(&context.handle, None, |_| async move {
+            let result = cx.elicit(params).await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Asks the client for its roots (`roots/list`) and waits for them;
+/// `*result_json` is the `ListRootsResult` (`{"roots":[{"uri":…}]}`). Fails
+/// with `MCP_ERR_CAPABILITY` when the client did not declare `roots`.
+///
+/// # Safety
+/// `context` is the context given to the running callback (or NULL);
+/// `result_json` is NULL or points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_context_list_roots(
+    context: *const Context,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(result_json, "result_json") }?;
+        // SAFETY: as the caller guarantees.
+        let context = unsafe { arg_handle(context, "context") }?;
+        let cx = context.cx.clone();
+        let json = run(&context.handle, None, |_| async move {
+            let result = cx.list_roots().await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Writes what the client said about itself when it initialized:
+/// `{"clientInfo":{"name":…,"version":…},"capabilities":{…},"protocolVersion":"…"}`.
+///
+/// # Safety
+/// `context` is the context given to the running callback (or NULL);
+/// `info_json` is NULL or points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_context_client_info(
+    context: *const Context,
+    info_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(info_json, "info_json") }?;
+        // SAFETY: as the caller guarantees.
+        let context = unsafe { arg_handle(context, "context") }?;
+        let cx = &context.cx;
+        let info = json!({
+            "clientInfo": cx.client_info(),
+            "capabilities": cx.client_capabilities(),
+            "protocolVersion": cx.protocol_version().map(|v| v.as_str()),
+        });
+        out.set(&to_json(&info)?)
+    })
+}
