@@ -479,3 +479,13 @@ async fn session_limit_gives_503() {
         .unwrap();
     assert_eq!(second.status(), 503);
 }
+
+#[tokio::test]
+async fn an_unreachable_server_is_a_transport_error_not_a_peer_answer() {
+    // Nothing listens on port 9 of loopback.
+    let err = Client::builder("c", "1")
+        .connect(StreamableHttpClient::new("http://127.0.0.1:9/mcp"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, mcp_core::Error::Transport(_)), "{err}");
+}

@@ -2,8 +2,10 @@
 //! commands and [`serve`] for `mcp serve`.
 
 use std::ffi::OsString;
+use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_core::auth::{LoopbackUserAgent, OAuthClient};
 use mcp_core::client::Client;
 use mcp_core::schema::ServerNotification;
 use mcp_core::server::Server;
@@ -78,10 +80,27 @@ pub async fn connect(target: &Target, options: ConnectOptions) -> Result<Client,
             };
             builder.connect(child).await.map_err(CliError::connect)
         }
-        Target::Http { url } => builder
-            .connect(StreamableHttpClient::new(url.clone()))
-            .await
-            .map_err(CliError::connect),
+        Target::Http { url } => {
+            // OAuth only comes into play if the server answers 401: the
+            // user is then shown the authorization URL and the code comes
+            // back to a loopback redirect (RFC 8252).
+            let agent = LoopbackUserAgent::new("http://127.0.0.1:0/callback")
+                .map_err(CliError::connect)?
+                .on_url(|url| {
+                    output::stderr(&format!(
+                        "The server needs authorization. Open this URL in a browser:\n  {url}"
+                    ));
+                });
+            let oauth = OAuthClient::builder(url.clone())
+                .client_name("mcp (libmcp command-line tool)")
+                .user_agent(Arc::new(agent))
+                .build()
+                .map_err(CliError::connect)?;
+            builder
+                .connect(StreamableHttpClient::new(url.clone()).auth(oauth))
+                .await
+                .map_err(CliError::connect)
+        }
     }
 }
 

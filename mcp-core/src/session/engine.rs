@@ -2,6 +2,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Poll;
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -230,6 +231,13 @@ async fn run(
                 );
                 shared.respond_error(None, &error).await;
             }
+            Some(InboundFrame::RequestFailed { id, reason }) => {
+                if let Some(call) = shared.remove_pending(&id) {
+                    let _ = call
+                        .reply
+                        .send(Err(Error::Transport(std::io::Error::other(reason))));
+                }
+            }
             Some(InboundFrame::InvalidUtf8) => {
                 shared
                     .respond_error(
@@ -321,7 +329,7 @@ async fn handle_request(
         cancel: cancel.clone(),
         progress_token: progress_token(request.params),
     };
-    let future = match service.request(request, ctx) {
+    let mut future = match service.request(request, ctx) {
         Ok(future) => future,
         Err(error) => {
             lock(&shared.inflight).remove(&id);
@@ -329,6 +337,24 @@ async fn handle_request(
             return;
         }
     };
+    // Most handlers finish without waiting for anything: poll once here and
+    // answer at once, which saves a task (and often a thread hop) per
+    // request. A handler still pending continues in its own task, so a slow
+    // one never holds up the session.
+    let first = std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await;
+    if let Poll::Ready(outcome) = first {
+        lock(&shared.inflight).remove(&id);
+        drop(permit);
+        if cancel.is_cancelled() {
+            return;
+        }
+        let text = match outcome {
+            Ok(result) => encode_result(&id, &result),
+            Err(error) => encode_error(Some(&id), &error),
+        };
+        shared.send(text, OutboundKind::Response, Some(id)).await;
+        return;
+    }
     let shared = shared.clone();
     tokio::spawn(async move {
         // Cancellation drops the handler's future; a handler that finished

@@ -86,9 +86,17 @@ pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
             return writer.flush().await;
         };
         write_line(&mut writer, &message).await?;
-        // Write what is already queued before paying for a flush.
-        while let Ok(more) = messages.try_recv() {
-            write_line(&mut writer, &more).await?;
+        // Write what is already queued before paying for a flush, and let
+        // the tasks that are ready run first: what they answer goes out in
+        // the same write (one syscall, one wake-up of the peer).
+        loop {
+            while let Ok(more) = messages.try_recv() {
+                write_line(&mut writer, &more).await?;
+            }
+            tokio::task::yield_now().await;
+            if messages.is_empty() {
+                break;
+            }
         }
         writer.flush().await?;
     }
@@ -123,6 +131,7 @@ mod tests {
                 InboundFrame::Oversize { limit } => format!("oversize>{limit}"),
                 InboundFrame::InvalidUtf8 => "invalid-utf8".into(),
                 InboundFrame::Closed(r) => format!("closed:{r}"),
+                InboundFrame::RequestFailed { id, .. } => format!("failed:{id}"),
             });
         }
         out

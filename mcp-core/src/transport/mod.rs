@@ -41,6 +41,14 @@ pub enum InboundFrame {
     },
     /// A message was not valid UTF-8 and was dropped.
     InvalidUtf8,
+    /// The transport could not deliver request `id` or read its answer; the
+    /// call fails with a transport error (not an answer from the peer).
+    RequestFailed {
+        /// The request that failed.
+        id: RequestId,
+        /// Why, for the caller's error message.
+        reason: String,
+    },
     /// The transport closed; no more frames follow.
     Closed(String),
 }

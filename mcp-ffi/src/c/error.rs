@@ -127,18 +127,8 @@ impl Failure {
     }
 }
 
-/// How mcp-core's Streamable HTTP client reports a request it could not send
-/// (connection refused, reset, …): as a JSON-RPC error it makes up itself
-/// (`transport/http/client.rs`, `Conn::fail`), code -32000 with this prefix.
-const HTTP_SEND_FAILURE: &str = "HTTP request failed: ";
-
 impl From<RpcError> for Failure {
     fn from(error: RpcError) -> Self {
-        // Workaround: report that local transport failure as one, not as an
-        // answer from the peer.
-        if error.code.0 == -32000 && error.message.starts_with(HTTP_SEND_FAILURE) {
-            return Self::new(MCP_ERR_TRANSPORT, error.message.into_owned());
-        }
         let data = error.data.as_ref().map(|d| d.to_string());
         Self {
             code: MCP_ERR_RPC,

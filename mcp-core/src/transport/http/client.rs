@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::sse::SseParser;
 use crate::auth::{AuthChallenge, AuthProvider, MAX_AUTH_ATTEMPTS, Secret};
-use crate::jsonrpc::{ErrorCode, Inbound, RpcError, decode, encode_error};
+use crate::jsonrpc::{Inbound, decode};
 use crate::schema::{RequestId, methods};
 use crate::transport::{
     CHANNEL_CAPACITY, DEFAULT_MAX_MESSAGE_SIZE, InboundFrame, OutboundKind, OutboundMessage,
@@ -304,13 +304,13 @@ impl Conn {
         let _ = self.inbound.send(frame).await;
     }
 
-    /// Answers a request locally with an error (the engine fails the call).
-    async fn fail(&self, id: &RequestId, message: String) {
-        let error = RpcError::new(ErrorCode::SERVER_ERROR, message);
-        let _ = self
-            .inbound
-            .send(InboundFrame::Message(encode_error(Some(id), &error)))
-            .await;
+    /// Fails a request locally: it never got an answer from the peer.
+    async fn fail(&self, id: &RequestId, reason: String) {
+        let frame = InboundFrame::RequestFailed {
+            id: id.clone(),
+            reason,
+        };
+        let _ = self.inbound.send(frame).await;
     }
 
     fn remember_session(&self, response: &reqwest::Response) {
