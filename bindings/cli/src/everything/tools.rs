@@ -154,14 +154,18 @@ pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
             "Tests server-initiated sampling (LLM completion request)",
             |args: SamplingArgs, cx| sampling(args, cx),
         )),
-        typed(ToolDef::new(
-            "test_elicitation",
-            "Tests server-initiated elicitation (user input request)",
-            |args: ElicitationArgs, cx| async move {
-                let params = form(&args.message, elicitation_schema());
-                elicit(params, cx).await
-            },
-        )),
+        typed(
+            ToolDef::new(
+                "test_elicitation",
+                "Tests server-initiated elicitation (user input request); may run as a task, \
+                 which then waits in input_required",
+                |args: ElicitationArgs, cx| async move {
+                    let params = form(&args.message, elicitation_schema());
+                    elicit(params, cx).await
+                },
+            )
+            .map(|t| t.task_support(mcp_core::schema::ToolExecutionTaskSupport::Optional)),
+        ),
         raw_tool(
             "test_elicitation_sep1034_defaults",
             "Tests elicitation with default values per SEP-1034",
