@@ -72,6 +72,28 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Collects every page of a `*/list` method, following cursors, with a
+/// bound for servers whose cursors never end.
+async fn all_pages<T, F, Fut>(method: &str, mut page: F) -> Result<Vec<T>>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>)>>,
+{
+    let mut all = Vec::new();
+    let mut cursor = None;
+    for _ in 0..MAX_PAGES {
+        let (items, next) = page(cursor).await?;
+        all.extend(items);
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(all),
+        }
+    }
+    Err(Error::Protocol(format!(
+        "{method} returned more than {MAX_PAGES} pages"
+    )))
+}
+
 fn paginated(cursor: Option<String>) -> Option<PaginatedRequestParams> {
     cursor.map(|cursor| PaginatedRequestParams {
         cursor: Some(cursor),
@@ -226,19 +248,11 @@ impl Client {
 
     /// Every tool, following cursors.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        for _ in 0..MAX_PAGES {
+        all_pages("tools/list", |cursor| async move {
             let page = self.list_tools(cursor).await?;
-            all.extend(page.tools);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
-        Err(Error::Protocol(format!(
-            "tools/list returned more than {MAX_PAGES} pages"
-        )))
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
     }
 
     /// `tools/call` with arguments as a JSON object.
@@ -487,19 +501,11 @@ impl Client {
 
     /// Every resource, following cursors.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        for _ in 0..MAX_PAGES {
+        all_pages("resources/list", |cursor| async move {
             let page = self.list_resources(cursor).await?;
-            all.extend(page.resources);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
-        Err(Error::Protocol(format!(
-            "resources/list returned more than {MAX_PAGES} pages"
-        )))
+            Ok((page.resources, page.next_cursor))
+        })
+        .await
     }
 
     /// One page of `resources/templates/list`.
@@ -515,19 +521,11 @@ impl Client {
 
     /// Every resource template, following cursors.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        for _ in 0..MAX_PAGES {
+        all_pages("resources/templates/list", |cursor| async move {
             let page = self.list_resource_templates(cursor).await?;
-            all.extend(page.resource_templates);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
-        Err(Error::Protocol(format!(
-            "resources/templates/list returned more than {MAX_PAGES} pages"
-        )))
+            Ok((page.resource_templates, page.next_cursor))
+        })
+        .await
     }
 
     /// `resources/read`.
@@ -592,19 +590,11 @@ impl Client {
 
     /// Every prompt, following cursors.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        for _ in 0..MAX_PAGES {
+        all_pages("prompts/list", |cursor| async move {
             let page = self.list_prompts(cursor).await?;
-            all.extend(page.prompts);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
-        Err(Error::Protocol(format!(
-            "prompts/list returned more than {MAX_PAGES} pages"
-        )))
+            Ok((page.prompts, page.next_cursor))
+        })
+        .await
     }
 
     /// `prompts/get` with string arguments.
