@@ -232,13 +232,15 @@ async fn concurrent_requests_share_a_session() {
 async fn a_restarted_server_makes_the_client_reinitialize() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let stop = tokio_util::sync::CancellationToken::new();
     let first = tokio::spawn(
-        StreamableHttpServer::new(server(), HttpServerConfig::default()).serve(listener),
+        StreamableHttpServer::new(server(), HttpServerConfig::default())
+            .serve_until(listener, stop.clone()),
     );
     let client = client(addr).await;
     client.ping().await.unwrap();
     // The server restarts and forgets every session.
-    first.abort();
+    stop.cancel();
     let _ = first.await;
     let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
     let second = StreamableHttpServer::new(server(), HttpServerConfig::default());
@@ -488,4 +490,25 @@ async fn an_unreachable_server_is_a_transport_error_not_a_peer_answer() {
         .await
         .unwrap_err();
     assert!(matches!(err, mcp_core::Error::Transport(_)), "{err}");
+}
+
+#[tokio::test]
+async fn the_server_stops_gracefully_with_sessions_open() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let served = tokio::spawn(
+        StreamableHttpServer::new(server(), HttpServerConfig::default())
+            .serve_until(listener, shutdown.clone()),
+    );
+    // A connected client holds its GET stream open.
+    let client = client(addr).await;
+    client.ping().await.unwrap();
+    shutdown.cancel();
+    let stopped = tokio::time::timeout(Duration::from_secs(5), served).await;
+    assert!(
+        matches!(stopped, Ok(Ok(Ok(())))),
+        "the server did not stop: {stopped:?}"
+    );
+    assert!(client.ping().await.is_err());
 }

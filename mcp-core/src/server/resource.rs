@@ -219,7 +219,7 @@ impl PromptDef {
         self
     }
 
-    /// Declares an argument.
+    /// Declares an argument (an empty `description` is left out).
     #[must_use]
     pub fn argument(
         mut self,
@@ -232,7 +232,8 @@ impl PromptDef {
             .get_or_insert_with(Vec::new)
             .push(PromptArgument {
                 name: name.into(),
-                description: Some(description.into()),
+                // An empty description is no description.
+                description: Some(description.into()).filter(|d: &String| !d.is_empty()),
                 required: Some(required),
                 title: None,
             });

@@ -20,6 +20,7 @@ use axum::Router;
 use axum::routing::{any, get};
 use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
 use crate::auth::ProtectedResource;
 use crate::server::{Server, ServerHandler, serve};
@@ -233,6 +234,25 @@ impl StreamableHttpServer {
     /// Resource Metadata when protected), with TCP_NODELAY on every
     /// connection, until the listener fails.
     pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
+        self.serve_until(listener, CancellationToken::new()).await
+    }
+
+    /// Like [`serve`](Self::serve), until `shutdown` fires: then every
+    /// session ends (its streams close), no new connection is accepted, and
+    /// the call returns once requests in progress are answered.
+    pub async fn serve_until(
+        self,
+        listener: TcpListener,
+        shutdown: CancellationToken,
+    ) -> std::io::Result<()> {
+        let state = self.state.clone();
+        let stop = async move {
+            shutdown.cancelled().await;
+            let sessions: Vec<_> = lock(&state.sessions).drain().map(|(_, s)| s).collect();
+            for session in sessions {
+                session.terminate().await;
+            }
+        };
         let app = Router::new()
             .route("/mcp", any(handlers::endpoint))
             .with_state(self.state.clone())
@@ -242,7 +262,9 @@ impl StreamableHttpServer {
                 tracing::warn!("could not set TCP_NODELAY: {e}");
             }
         });
-        axum::serve(listener, app).await
+        axum::serve(listener, app)
+            .with_graceful_shutdown(stop)
+            .await
     }
 
     /// Binds `addr` and serves standalone (see [`serve`](Self::serve)).
