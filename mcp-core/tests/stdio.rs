@@ -165,3 +165,30 @@ for line in sys.stdin:
     assert_eq!(client.server_info().name, "none|yes");
     client.close().await;
 }
+
+#[tokio::test]
+async fn an_endless_stderr_line_is_cut_not_buffered() {
+    let lines = Arc::new(Mutex::new(Vec::<usize>::new()));
+    let seen = lines.clone();
+    let script =
+        "import sys; sys.stderr.write('x' * 5_000_000 + '\\nafter\\n'); sys.stderr.flush()";
+    let err = Client::builder("c", "1")
+        .connect(
+            ChildProcess::new("python3")
+                .args(["-c", script])
+                .on_stderr(move |line| seen.lock().unwrap().push(line.len())),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ConnectionClosed(_)), "{err}");
+    // Give the stderr reader a moment to finish after the exit.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let lines = lines.lock().unwrap().clone();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0] <= 8 * 1024,
+        "the long line is cut to the limit: {}",
+        lines[0]
+    );
+    assert_eq!(lines[1], "after".len());
+}

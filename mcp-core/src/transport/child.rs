@@ -319,10 +319,20 @@ async fn forward_stderr(stderr: tokio::process::ChildStderr, sink: Option<Stderr
             Ok(_) => {}
         }
         if line.last() != Some(&b'\n') && line.len() >= MAX_STDERR_LINE {
-            // Skip the rest of an overlong line.
-            let mut rest = Vec::new();
-            if reader.read_until(b'\n', &mut rest).await.is_err() {
-                return;
+            // Skip the rest of an overlong line, a bounded chunk at a time,
+            // so a child flooding one endless line cannot grow our memory.
+            let mut rest = Vec::with_capacity(MAX_STDERR_LINE);
+            loop {
+                rest.clear();
+                match (&mut reader)
+                    .take(MAX_STDERR_LINE as u64)
+                    .read_until(b'\n', &mut rest)
+                    .await
+                {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) if rest.last() == Some(&b'\n') => break,
+                    Ok(_) => {}
+                }
             }
         }
         let text = String::from_utf8_lossy(&line);
