@@ -11,3 +11,6 @@
     reason = "the C ABI reads pointers that C passes in and calls C function pointers; each unsafe block says why it is sound"
 )]
 pub mod c;
+
+#[cfg(feature = "python")]
+mod python;

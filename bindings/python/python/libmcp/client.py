@@ -1,0 +1,679 @@
+"""The client: :class:`Client` for asyncio, :class:`SyncClient` for scripts.
+
+::
+
+    async with libmcp.Client.stdio(["python", "server.py"]) as client:
+        tools = await client.list_tools()
+        result = await client.call_tool("add", {"a": 1, "b": 2})
+        print(result.text)
+
+    with libmcp.SyncClient.http("http://127.0.0.1:8000/mcp") as client:
+        print(client.call_tool("add", {"a": 1, "b": 2}).data)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import sys
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Awaitable,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Type,
+    TypedDict,
+    TypeVar,
+    Union,
+)
+
+from . import _libmcp
+from ._invoke import Failure, Invoker
+from ._pending import Pending
+from ._schema import to_jsonable
+from .errors import INTERNAL_ERROR, ConnectionClosed, McpError, ToolError
+from .types import (
+    CallToolResult,
+    Completion,
+    CreateMessageParams,
+    CreateMessageResult,
+    ElicitParams,
+    ElicitResult,
+    GetPromptResult,
+    Implementation,
+    LoggingLevel,
+    LogMessage,
+    Model,
+    Notification,
+    Progress,
+    Prompt,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    Root,
+    Tool,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["Client", "SyncClient", "ClientOptions"]
+
+M = TypeVar("M", bound=Model)
+C = TypeVar("C", bound="_ClientBase")
+
+#: A handler of the server's sampling requests.
+SamplingHandler = Callable[[CreateMessageParams], Union[CreateMessageResult, str, Mapping[str, Any], Awaitable[Any]]]
+#: A handler of the server's elicitation requests.
+ElicitationHandler = Callable[[ElicitParams], Union[ElicitResult, Mapping[str, Any], None, Awaitable[Any]]]
+#: A callback; may be a plain function or a coroutine function.
+Callback = Callable[[Any], Any]
+
+
+class ClientOptions(TypedDict, total=False):
+    """The keyword options of :meth:`Client.stdio` and :meth:`Client.http`
+    (see :class:`Client`)."""
+
+    name: str
+    version: str
+    timeout: float
+    protocol_version: str
+    on_sampling: SamplingHandler
+    sampling_tools: bool
+    on_elicitation: ElicitationHandler
+    roots: Sequence[Union[Root, str, Mapping[str, Any]]]
+    on_notification: Callback
+    on_log: Callback
+
+
+def _list_of(cls: Type[M]) -> Callable[[Any], List[M]]:
+    return lambda items: [cls.from_dict(item) for item in items]
+
+
+def _root_dict(root: Union[Root, str, Mapping[str, Any]]) -> Dict[str, Any]:
+    if isinstance(root, Root):
+        return root.to_dict()
+    if isinstance(root, str):
+        return {"uri": root}
+    return dict(root)
+
+
+def _sampling_answer(_params: Any, value: Any) -> Dict[str, Any]:
+    if isinstance(value, CreateMessageResult):
+        return value.to_dict()
+    if isinstance(value, str):
+        return {"role": "assistant", "content": {"type": "text", "text": value}, "model": "unknown"}
+    return dict(value)
+
+
+def _elicitation_answer(_params: Any, value: Any) -> Dict[str, Any]:
+    if isinstance(value, ElicitResult):
+        return value.to_dict()
+    if value is None:
+        return {"action": "decline"}
+    return {"action": "accept", "content": to_jsonable(value)}
+
+
+def _handler_failure(error: BaseException) -> Failure:
+    if isinstance(error, McpError):
+        code = error.code if error.code is not None else INTERNAL_ERROR
+        return ("reject", code, error.message or type(error).__name__, to_jsonable(error.data))
+    return ("reject", INTERNAL_ERROR, str(error) or type(error).__name__, None)
+
+
+def _write_stderr(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+class _ClientBase:
+    """What :class:`Client` and :class:`SyncClient` share: configuration,
+    the connection, and each operation as a :class:`~libmcp.Pending`."""
+
+    def __init__(
+        self,
+        connect: Callable[[Dict[str, Any]], _libmcp.Call],
+        *,
+        name: str = "libmcp-python",
+        version: Optional[str] = None,
+        timeout: Optional[float] = None,
+        protocol_version: Optional[str] = None,
+        on_sampling: Optional[SamplingHandler] = None,
+        sampling_tools: bool = False,
+        on_elicitation: Optional[ElicitationHandler] = None,
+        roots: Optional[Sequence[Union[Root, str, Mapping[str, Any]]]] = None,
+        on_notification: Optional[Callback] = None,
+        on_log: Optional[Callback] = None,
+    ) -> None:
+        self._connect = connect
+        self._settings: Dict[str, Any] = {
+            "name": name,
+            "version": version if version is not None else _libmcp.__version__,
+            "request_timeout": timeout,
+            "protocol_version": protocol_version,
+            "sampling_tools": sampling_tools,
+        }
+        self._on_sampling = on_sampling
+        self._on_elicitation = on_elicitation
+        self._roots = [_root_dict(r) for r in roots] if roots is not None else None
+        self._on_notification = on_notification
+        self._on_log = on_log
+        self._core: Optional[_libmcp.ClientCore] = None
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+
+    # -- plumbing
+
+    def _options(self) -> Dict[str, Any]:
+        options = dict(self._settings)
+        loop = lambda: self._loop  # noqa: E731 - where coroutine handlers run
+        if self._on_sampling is not None:
+            handler = self._on_sampling
+            options["on_sampling"] = Invoker(
+                lambda params, _ctx: handler(CreateMessageParams.from_dict(params)),
+                inspect.iscoroutinefunction(handler),
+                loop,
+                _sampling_answer,
+                _handler_failure,
+            )
+        if self._on_elicitation is not None:
+            elicit = self._on_elicitation
+            options["on_elicitation"] = Invoker(
+                lambda params, _ctx: elicit(ElicitParams.from_dict(params)),
+                inspect.iscoroutinefunction(elicit),
+                loop,
+                _elicitation_answer,
+                _handler_failure,
+            )
+        if self._roots is not None:
+            options["roots"] = self._roots
+        if self._on_notification is not None or self._on_log is not None:
+            options["on_notification"] = self._deliver_notification
+        return options
+
+    def _dispatch(self, callback: Callback, value: Any) -> None:
+        """Runs a user callback: on the client's event loop for
+        :class:`Client`, on the delivery thread for :class:`SyncClient`."""
+        loop = self._loop
+        if loop is None:
+            if inspect.iscoroutinefunction(callback):
+                asyncio.run(callback(value))
+            else:
+                callback(value)
+            return
+        if inspect.iscoroutinefunction(callback):
+            asyncio.run_coroutine_threadsafe(callback(value), loop)
+        else:
+            try:
+                loop.call_soon_threadsafe(callback, value)
+            except RuntimeError:  # the loop is closed
+                pass
+
+    def _deliver_notification(self, wire: Dict[str, Any]) -> None:
+        notification = Notification.from_dict(wire)
+        if self._on_log is not None and notification.method == "notifications/message":
+            self._dispatch(self._on_log, LogMessage.from_dict(notification.params or {}))
+        if self._on_notification is not None:
+            self._dispatch(self._on_notification, notification)
+
+    def _c(self) -> _libmcp.ClientCore:
+        core = self._core
+        if core is None:
+            raise ConnectionClosed("the client is not connected")
+        return core
+
+    def _open(self) -> Pending[_libmcp.ClientCore]:
+        return Pending(self._connect(self._options()))
+
+    def _close(self) -> Optional[Pending[None]]:
+        core, self._core = self._core, None
+        if core is None:
+            return None
+        return Pending(core.close(), lambda _v: core.shutdown())
+
+    # -- information
+
+    @property
+    def connected(self) -> bool:
+        """Whether the client is connected (until :meth:`close`)."""
+        return self._core is not None
+
+    @property
+    def server_info(self) -> Implementation:
+        """The server's name and version."""
+        return Implementation.from_dict(self._c().server_info)
+
+    @property
+    def server_capabilities(self) -> Dict[str, Any]:
+        """What the server declared it supports (wire form)."""
+        return self._c().server_capabilities
+
+    @property
+    def instructions(self) -> Optional[str]:
+        """The server's instructions, if any."""
+        return self._c().instructions
+
+    @property
+    def protocol_version(self) -> str:
+        """The negotiated protocol revision."""
+        return self._c().protocol_version
+
+    # -- operations, as Pending
+
+    def _ping(self) -> Pending[None]:
+        return Pending(self._c().ping())
+
+    def _list_tools(self) -> Pending[List[Tool]]:
+        return Pending(self._c().list_all_tools(), _list_of(Tool))
+
+    def _call_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]],
+        timeout: Optional[float],
+        on_progress: Optional[Callback],
+        raise_on_error: bool,
+    ) -> Pending[CallToolResult]:
+        progress = None
+        if on_progress is not None:
+            callback = on_progress
+            progress = lambda p: self._dispatch(callback, Progress.from_dict(p))  # noqa: E731
+        args = to_jsonable(arguments) if arguments is not None else None
+
+        def convert(wire: Dict[str, Any]) -> CallToolResult:
+            result = CallToolResult.from_dict(wire)
+            if raise_on_error and result.is_error:
+                raise ToolError(result.text or f"the tool {name!r} failed", result=result)
+            return result
+
+        call = self._c().call_tool(name, args, timeout=timeout, on_progress=progress)
+        return Pending(call, convert)
+
+    def _list_resources(self) -> Pending[List[Resource]]:
+        return Pending(self._c().list_all_resources(), _list_of(Resource))
+
+    def _list_resource_templates(self) -> Pending[List[ResourceTemplate]]:
+        return Pending(self._c().list_all_resource_templates(), _list_of(ResourceTemplate))
+
+    def _read_resource(self, uri: str) -> Pending[ReadResourceResult]:
+        return Pending(self._c().read_resource(str(uri)), ReadResourceResult.from_dict)
+
+    def _subscribe(self, uri: str) -> Pending[None]:
+        return Pending(self._c().subscribe(str(uri)))
+
+    def _unsubscribe(self, uri: str) -> Pending[None]:
+        return Pending(self._c().unsubscribe(str(uri)))
+
+    def _list_prompts(self) -> Pending[List[Prompt]]:
+        return Pending(self._c().list_all_prompts(), _list_of(Prompt))
+
+    def _get_prompt(self, name: str, arguments: Optional[Mapping[str, Any]]) -> Pending[GetPromptResult]:
+        args = None
+        if arguments is not None:
+            args = {k: v if isinstance(v, str) else json.dumps(to_jsonable(v)) for k, v in arguments.items()}
+        return Pending(self._c().get_prompt(name, args), GetPromptResult.from_dict)
+
+    def _complete(
+        self,
+        ref: Dict[str, Any],
+        argument: str,
+        value: str,
+        context: Optional[Mapping[str, str]],
+    ) -> Pending[Completion]:
+        params: Dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": dict(context)}
+        return Pending(self._c().complete(params), lambda r: Completion.from_dict(r.get("completion", {})))
+
+    def _set_logging_level(self, level: LoggingLevel) -> Pending[None]:
+        return Pending(self._c().set_logging_level(level))
+
+    def _set_roots(self, roots: Sequence[Union[Root, str, Mapping[str, Any]]]) -> Pending[None]:
+        return Pending(self._c().set_roots([_root_dict(r) for r in roots]))
+
+    def _request(self, method: str, params: Any, timeout: Optional[float]) -> Pending[Any]:
+        return Pending(self._c().request(method, to_jsonable(params), timeout=timeout))
+
+    def __repr__(self) -> str:
+        if self._core is None:
+            return f"<{type(self).__name__} (not connected)>"
+        return f"<{type(self).__name__} connected to {self.server_info.name!r}>"
+
+
+def _stdio_connect(
+    command: Union[str, Sequence[str]],
+    env: Optional[Mapping[str, str]],
+    cwd: Optional[str],
+    inherit_env: bool,
+    on_stderr: Optional[Callable[[str], Any]],
+) -> Callable[[Dict[str, Any]], _libmcp.Call]:
+    argv = [command] if isinstance(command, str) else [str(a) for a in command]
+    if not argv:
+        raise ValueError("the command is empty")
+    sink = on_stderr if on_stderr is not None else _write_stderr
+
+    def connect(options: Dict[str, Any]) -> _libmcp.Call:
+        return _libmcp.connect_stdio(
+            argv[0],
+            argv[1:],
+            options,
+            env=dict(env) if env is not None else None,
+            cwd=None if cwd is None else str(cwd),
+            inherit_env=inherit_env,
+            on_stderr=sink,
+        )
+
+    return connect
+
+
+def _http_connect(url: str, headers: Optional[Mapping[str, str]]) -> Callable[[Dict[str, Any]], _libmcp.Call]:
+    def connect(options: Dict[str, Any]) -> _libmcp.Call:
+        return _libmcp.connect_http(url, options, headers=dict(headers) if headers is not None else None)
+
+    return connect
+
+
+class Client(_ClientBase):
+    """An MCP client for asyncio.
+
+    Create it with :meth:`stdio` or :meth:`http`, then connect with
+    ``async with`` (or :meth:`connect` and :meth:`close`). Cancelling a task
+    awaiting a request cancels the request on the wire too.
+
+    Keyword arguments (of :meth:`stdio` and :meth:`http`):
+        name, version: How the client introduces itself.
+        timeout: Seconds each request waits for its answer (default 60).
+        protocol_version: Ask for this revision (default: the latest).
+        on_sampling: Answers the server's sampling requests; gets a
+            :class:`~libmcp.types.CreateMessageParams`, returns a
+            :class:`~libmcp.types.CreateMessageResult` (or a string).
+            Declares the ``sampling`` capability.
+        sampling_tools: Also declare ``sampling.tools``.
+        on_elicitation: Answers the server's elicitation requests; gets an
+            :class:`~libmcp.types.ElicitParams`, returns an
+            :class:`~libmcp.types.ElicitResult`, a dict (accepted content) or
+            ``None`` (declined). Declares ``elicitation``.
+        roots: Roots to offer (URIs, :class:`~libmcp.types.Root` objects or
+            dicts). Declares ``roots``.
+        on_notification: Called with every server
+            :class:`~libmcp.types.Notification`.
+        on_log: Called with every :class:`~libmcp.types.LogMessage`.
+
+    Handlers and callbacks may be plain or coroutine functions; coroutine
+    functions and plain callbacks run on the event loop that connected,
+    plain sampling/elicitation handlers on a worker thread.
+    """
+
+    @classmethod
+    def stdio(
+        cls,
+        command: Union[str, Sequence[str]],
+        *,
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[str] = None,
+        inherit_env: bool = False,
+        on_stderr: Optional[Callable[[str], Any]] = None,
+        **options: Unpack[ClientOptions],
+    ) -> "Client":
+        """A client of the server started as ``command`` (``[program,
+        *args]``), talking over its stdin and stdout.
+
+        The server gets a small safe environment (``PATH``, ``HOME``,
+        ``LANG``, …) plus ``env``, or all of this process's with
+        ``inherit_env``. Each line it writes to stderr goes to ``on_stderr``
+        (default: this process's stderr). Closing the client closes the
+        server's stdin, then terminates it if it does not exit.
+        """
+        return cls(_stdio_connect(command, env, cwd, inherit_env, on_stderr), **options)
+
+    @classmethod
+    def http(cls, url: str, *, headers: Optional[Mapping[str, str]] = None, **options: Unpack[ClientOptions]) -> "Client":
+        """A client of the Streamable HTTP endpoint ``url``, sending
+        ``headers`` (e.g. ``Authorization``) with every request."""
+        return cls(_http_connect(url, headers), **options)
+
+    async def connect(self) -> "Client":
+        """Connects and initializes the session (no-op if connected)."""
+        if self._core is None:
+            self._loop = asyncio.get_running_loop()
+            self._core = await self._open()
+        return self
+
+    async def close(self) -> None:
+        """Ends the session and closes the transport (idempotent)."""
+        pending = self._close()
+        if pending is not None:
+            await pending
+
+    async def __aenter__(self) -> "Client":
+        return await self.connect()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+    async def ping(self) -> None:
+        """Checks that the server answers."""
+        await self._ping()
+
+    async def list_tools(self) -> List[Tool]:
+        """Every tool the server offers (following pages)."""
+        return await self._list_tools()
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+        on_progress: Optional[Callback] = None,
+        raise_on_error: bool = True,
+    ) -> CallToolResult:
+        """Calls a tool.
+
+        Args:
+            name: The tool.
+            arguments: Its arguments (JSON-compatible; dataclasses and
+                pydantic models are converted).
+            timeout: Seconds to wait instead of the client's timeout.
+            on_progress: Called with each :class:`~libmcp.types.Progress`
+                the tool reports.
+            raise_on_error: Raise :class:`~libmcp.ToolError` when the result
+                has ``isError: true`` (default); otherwise return it.
+
+        Raises:
+            ToolError: The tool failed (with ``raise_on_error``).
+            InvalidParams: No such tool.
+            Timeout: No answer in time (the call was cancelled).
+        """
+        return await self._call_tool(name, arguments, timeout, on_progress, raise_on_error)
+
+    async def list_resources(self) -> List[Resource]:
+        """Every resource the server offers."""
+        return await self._list_resources()
+
+    async def list_resource_templates(self) -> List[ResourceTemplate]:
+        """Every resource template the server offers."""
+        return await self._list_resource_templates()
+
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        """Reads a resource (raises :class:`~libmcp.ResourceNotFound` if
+        there is none at ``uri``)."""
+        return await self._read_resource(uri)
+
+    async def subscribe_resource(self, uri: str) -> None:
+        """Subscribes to updates of a resource (they arrive as
+        notifications)."""
+        await self._subscribe(uri)
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        """Ends a subscription."""
+        await self._unsubscribe(uri)
+
+    async def list_prompts(self) -> List[Prompt]:
+        """Every prompt the server offers."""
+        return await self._list_prompts()
+
+    async def get_prompt(self, name: str, arguments: Optional[Mapping[str, Any]] = None) -> GetPromptResult:
+        """Renders a prompt (non-string arguments are sent as JSON)."""
+        return await self._get_prompt(name, arguments)
+
+    async def complete_prompt(
+        self, prompt: str, argument: str, value: str, context: Optional[Mapping[str, str]] = None
+    ) -> Completion:
+        """Completions for an argument of a prompt."""
+        return await self._complete({"type": "ref/prompt", "name": prompt}, argument, value, context)
+
+    async def complete_resource(
+        self, uri_template: str, argument: str, value: str, context: Optional[Mapping[str, str]] = None
+    ) -> Completion:
+        """Completions for a variable of a resource template."""
+        return await self._complete({"type": "ref/resource", "uri": uri_template}, argument, value, context)
+
+    async def set_logging_level(self, level: LoggingLevel) -> None:
+        """Asks the server for log messages at ``level`` and above."""
+        await self._set_logging_level(level)
+
+    async def set_roots(self, roots: Sequence[Union[Root, str, Mapping[str, Any]]]) -> None:
+        """Replaces the roots offered (needs ``roots=`` at creation) and
+        tells the server."""
+        await self._set_roots(roots)
+
+    async def request(self, method: str, params: Any = None, *, timeout: Optional[float] = None) -> Any:
+        """Sends any request and returns its raw result (wire form)."""
+        return await self._request(method, params, timeout)
+
+    async def wait_closed(self) -> str:
+        """Waits until the session ends (e.g. the server exits); returns
+        why."""
+        return await Pending(self._c().closed())
+
+
+class SyncClient(_ClientBase):
+    """The blocking twin of :class:`Client`, for scripts: the same
+    constructors, options and methods, without ``await``.
+
+    Each call releases the GIL while it waits; Ctrl-C cancels the request
+    and raises ``KeyboardInterrupt``. Callbacks and handlers run on a
+    library thread (coroutine functions with ``asyncio.run`` there).
+    """
+
+    @classmethod
+    def stdio(
+        cls,
+        command: Union[str, Sequence[str]],
+        *,
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[str] = None,
+        inherit_env: bool = False,
+        on_stderr: Optional[Callable[[str], Any]] = None,
+        **options: Unpack[ClientOptions],
+    ) -> "SyncClient":
+        """See :meth:`Client.stdio`."""
+        return cls(_stdio_connect(command, env, cwd, inherit_env, on_stderr), **options)
+
+    @classmethod
+    def http(cls, url: str, *, headers: Optional[Mapping[str, str]] = None, **options: Unpack[ClientOptions]) -> "SyncClient":
+        """See :meth:`Client.http`."""
+        return cls(_http_connect(url, headers), **options)
+
+    def connect(self) -> "SyncClient":
+        """Connects and initializes the session (no-op if connected)."""
+        if self._core is None:
+            self._core = self._open().result()
+        return self
+
+    def close(self) -> None:
+        """Ends the session and closes the transport (idempotent)."""
+        pending = self._close()
+        if pending is not None:
+            pending.result()
+
+    def __enter__(self) -> "SyncClient":
+        return self.connect()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def ping(self) -> None:
+        """See :meth:`Client.ping`."""
+        self._ping().result()
+
+    def list_tools(self) -> List[Tool]:
+        """See :meth:`Client.list_tools`."""
+        return self._list_tools().result()
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+        on_progress: Optional[Callback] = None,
+        raise_on_error: bool = True,
+    ) -> CallToolResult:
+        """See :meth:`Client.call_tool`."""
+        return self._call_tool(name, arguments, timeout, on_progress, raise_on_error).result()
+
+    def list_resources(self) -> List[Resource]:
+        """See :meth:`Client.list_resources`."""
+        return self._list_resources().result()
+
+    def list_resource_templates(self) -> List[ResourceTemplate]:
+        """See :meth:`Client.list_resource_templates`."""
+        return self._list_resource_templates().result()
+
+    def read_resource(self, uri: str) -> ReadResourceResult:
+        """See :meth:`Client.read_resource`."""
+        return self._read_resource(uri).result()
+
+    def subscribe_resource(self, uri: str) -> None:
+        """See :meth:`Client.subscribe_resource`."""
+        self._subscribe(uri).result()
+
+    def unsubscribe_resource(self, uri: str) -> None:
+        """See :meth:`Client.unsubscribe_resource`."""
+        self._unsubscribe(uri).result()
+
+    def list_prompts(self) -> List[Prompt]:
+        """See :meth:`Client.list_prompts`."""
+        return self._list_prompts().result()
+
+    def get_prompt(self, name: str, arguments: Optional[Mapping[str, Any]] = None) -> GetPromptResult:
+        """See :meth:`Client.get_prompt`."""
+        return self._get_prompt(name, arguments).result()
+
+    def complete_prompt(
+        self, prompt: str, argument: str, value: str, context: Optional[Mapping[str, str]] = None
+    ) -> Completion:
+        """See :meth:`Client.complete_prompt`."""
+        return self._complete({"type": "ref/prompt", "name": prompt}, argument, value, context).result()
+
+    def complete_resource(
+        self, uri_template: str, argument: str, value: str, context: Optional[Mapping[str, str]] = None
+    ) -> Completion:
+        """See :meth:`Client.complete_resource`."""
+        return self._complete({"type": "ref/resource", "uri": uri_template}, argument, value, context).result()
+
+    def set_logging_level(self, level: LoggingLevel) -> None:
+        """See :meth:`Client.set_logging_level`."""
+        self._set_logging_level(level).result()
+
+    def set_roots(self, roots: Sequence[Union[Root, str, Mapping[str, Any]]]) -> None:
+        """See :meth:`Client.set_roots`."""
+        self._set_roots(roots).result()
+
+    def request(self, method: str, params: Any = None, *, timeout: Optional[float] = None) -> Any:
+        """See :meth:`Client.request`."""
+        return self._request(method, params, timeout).result()
+
+    def wait_closed(self, timeout: Optional[float] = None) -> str:
+        """See :meth:`Client.wait_closed`."""
+        return Pending(self._c().closed()).result(timeout)

@@ -1,0 +1,478 @@
+//! The client side: [`connect_stdio`] and [`connect_http`] connect a
+//! [`ClientCore`], whose methods start requests and return [`Call`]s.
+//!
+//! Each client owns a runtime and a delivery thread. Notifications,
+//! progress and the child's stderr lines reach Python on the delivery
+//! thread in the order they arrived, and every result of this client is
+//! delivered there too, after them. Sampling and elicitation requests from
+//! the server run their Python handlers through invokers, as server
+//! handlers do.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde_json::Value;
+
+use mcp_core::ProtocolVersion;
+use mcp_core::client::{Client, ClientBuilder};
+use mcp_core::schema::{
+    CallToolRequestParams, CompleteRequestParams, CreateMessageResult, ElicitResult, LoggingLevel,
+    Root,
+};
+use mcp_core::session::{RequestOptions, SessionConfig};
+use mcp_core::transport::ChildProcess;
+use mcp_core::transport::http::StreamableHttpClient;
+
+use super::call::{self, Call, Deliverer, OwnedRuntime, json, none};
+use super::convert::{from_py, object_from_py, to_py};
+use super::server::{decode, invoke};
+
+/// Worker threads of a client's runtime.
+const CLIENT_WORKERS: usize = 1;
+
+fn invalid(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn seconds(value: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| PyValueError::new_err("a timeout must be a non-negative number of seconds"))
+}
+
+fn item<'py, T>(options: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>>
+where
+    T: pyo3::conversion::FromPyObjectOwned<'py>,
+{
+    match options.get_item(key)? {
+        Some(value) if !value.is_none() => value
+            .extract::<T>()
+            .map(Some)
+            .map_err(|e| PyTypeError::new_err(format!("option {key}: {}", e.into()))),
+        _ => Ok(None),
+    }
+}
+
+/// Configures a builder from the options dict the package passes:
+/// `name`, `version`, `request_timeout`, `protocol_version`, `on_sampling`
+/// (an invoker), `sampling_tools`, `on_elicitation` (an invoker),
+/// `elicitation_url`, `roots` (list of dicts), `on_notification` (called
+/// with each notification as a dict).
+fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyResult<ClientBuilder> {
+    let name: String = item(options, "name")?.unwrap_or_else(|| "libmcp-python".into());
+    let version: String =
+        item(options, "version")?.unwrap_or_else(|| env!("CARGO_PKG_VERSION").into());
+    let mut builder = Client::builder(name, version);
+    if let Some(timeout) = item::<f64>(options, "request_timeout")? {
+        builder =
+            builder.session_config(SessionConfig::default().request_timeout(seconds(timeout)?));
+    }
+    if let Some(version) = item::<String>(options, "protocol_version")? {
+        let parsed = ProtocolVersion::parse(&version).ok_or_else(|| {
+            PyValueError::new_err(format!("unsupported protocol version {version:?}"))
+        })?;
+        builder = builder.protocol_version(parsed);
+    }
+    if let Some(invoker) = item::<Py<PyAny>>(options, "on_sampling")? {
+        let tools = item::<bool>(options, "sampling_tools")?.unwrap_or(false);
+        let invoker = Arc::new(invoker);
+        builder = builder.on_sampling(tools, move |params, _request| {
+            let invoker = invoker.clone();
+            async move {
+                let params =
+                    serde_json::to_value(&params).map_err(mcp_core::jsonrpc::RpcError::internal)?;
+                decode::<CreateMessageResult>(
+                    invoke(invoker, move |py| to_py(py, &params), None).await,
+                )
+            }
+        });
+    }
+    if let Some(invoker) = item::<Py<PyAny>>(options, "on_elicitation")? {
+        let url = item::<bool>(options, "elicitation_url")?.unwrap_or(false);
+        let invoker = Arc::new(invoker);
+        builder = builder.on_elicitation(url, move |params, _request| {
+            let invoker = invoker.clone();
+            async move {
+                let params =
+                    serde_json::to_value(&params).map_err(mcp_core::jsonrpc::RpcError::internal)?;
+                decode::<ElicitResult>(invoke(invoker, move |py| to_py(py, &params), None).await)
+            }
+        });
+    }
+    if let Some(roots) = options.get_item("roots")?.filter(|r| !r.is_none()) {
+        let roots: Vec<Root> = serde_json::from_value(from_py(&roots)?).map_err(invalid)?;
+        builder = builder.roots(roots);
+    }
+    if let Some(callback) = item::<Py<PyAny>>(options, "on_notification")? {
+        let callback = Arc::new(callback);
+        let deliver = deliver.clone();
+        builder = builder.on_notification(move |notification| {
+            let callback = callback.clone();
+            let Ok(value) = serde_json::to_value(&notification) else {
+                return;
+            };
+            deliver.python(move |py| {
+                let outcome = to_py(py, &value).and_then(|n| callback.call1(py, (n,)));
+                if let Err(e) = outcome {
+                    e.write_unraisable(py, Some(callback.bind(py)));
+                }
+            });
+        });
+    }
+    Ok(builder)
+}
+
+/// Connects `builder` over `transport` on a new runtime; the call finishes
+/// with the connected `ClientCore`.
+fn connect<T: mcp_core::transport::Transport>(
+    builder: ClientBuilder,
+    transport: T,
+    deliver: Deliverer,
+) -> PyResult<Call> {
+    let runtime = Arc::new(OwnedRuntime::new(CLIENT_WORKERS)?);
+    let owned = runtime.clone();
+    let delivered = deliver.clone();
+    Ok(call::spawn(runtime.handle(), Some(&deliver), async move {
+        let client = builder.connect(transport).await?;
+        let core = ClientCore {
+            client: Arc::new(client),
+            runtime: owned,
+            deliver: delivered,
+        };
+        Ok(Box::new(move |py: Python<'_>| Ok(Py::new(py, core)?.into_any())) as call::Convert)
+    }))
+}
+
+/// Starts `command args…` and connects to it over its stdin and stdout.
+/// The child gets a small safe environment plus `env` (or all of this
+/// process's with `inherit_env`); each line it writes to stderr is passed
+/// to `on_stderr`.
+#[pyfunction]
+#[pyo3(signature = (command, args, options, *, env = None, cwd = None, inherit_env = false, on_stderr = None))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "mirrors the Python keyword arguments"
+)]
+pub(crate) fn connect_stdio(
+    command: String,
+    args: Vec<String>,
+    options: &Bound<'_, PyDict>,
+    env: Option<HashMap<String, String>>,
+    cwd: Option<String>,
+    inherit_env: bool,
+    on_stderr: Option<Py<PyAny>>,
+) -> PyResult<Call> {
+    let deliver = Deliverer::start().map_err(|e| {
+        pyo3::exceptions::PyRuntimeError::new_err(format!("could not start a thread: {e}"))
+    })?;
+    let builder = builder(options, &deliver)?;
+    let mut transport = ChildProcess::new(command)
+        .args(args)
+        .inherit_env(inherit_env);
+    for (key, value) in env.unwrap_or_default() {
+        transport = transport.env(key, value);
+    }
+    if let Some(cwd) = cwd {
+        transport = transport.current_dir(cwd);
+    }
+    if let Some(sink) = on_stderr {
+        let sink = Arc::new(sink);
+        let deliver = deliver.clone();
+        transport = transport.on_stderr(move |line| {
+            let sink = sink.clone();
+            let line = line.to_owned();
+            deliver.python(move |py| {
+                if let Err(e) = sink.call1(py, (line,)) {
+                    e.write_unraisable(py, Some(sink.bind(py)));
+                }
+            });
+        });
+    }
+    connect(builder, transport, deliver)
+}
+
+/// Connects to the Streamable HTTP endpoint `url`, sending `headers` with
+/// every request.
+#[pyfunction]
+#[pyo3(signature = (url, options, *, headers = None))]
+pub(crate) fn connect_http(
+    url: String,
+    options: &Bound<'_, PyDict>,
+    headers: Option<HashMap<String, String>>,
+) -> PyResult<Call> {
+    let deliver = Deliverer::start().map_err(|e| {
+        pyo3::exceptions::PyRuntimeError::new_err(format!("could not start a thread: {e}"))
+    })?;
+    let builder = builder(options, &deliver)?;
+    let mut transport = StreamableHttpClient::new(url);
+    for (name, value) in headers.unwrap_or_default() {
+        transport = transport.header(&name, &value).map_err(invalid)?;
+    }
+    connect(builder, transport, deliver)
+}
+
+/// A connected client. Use `libmcp.Client` or `libmcp.SyncClient`.
+#[pyclass(frozen, module = "libmcp._libmcp")]
+#[derive(Debug)]
+pub(crate) struct ClientCore {
+    client: Arc<Client>,
+    runtime: Arc<OwnedRuntime>,
+    deliver: Deliverer,
+}
+
+impl ClientCore {
+    /// Runs a request on this client's runtime, delivering its outcome in
+    /// order with the client's callbacks.
+    fn spawn<F, Fut>(&self, request: F) -> Call
+    where
+        F: FnOnce(Arc<Client>) -> Fut,
+        Fut: Future<Output = call::Outcome> + Send + 'static,
+    {
+        call::spawn(
+            self.runtime.handle(),
+            Some(&self.deliver),
+            request(self.client.clone()),
+        )
+    }
+}
+
+#[pymethods]
+impl ClientCore {
+    /// The server's `Implementation` (name, version, title…) as a dict.
+    #[getter]
+    fn server_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(
+            py,
+            &serde_json::to_value(self.client.server_info()).map_err(invalid)?,
+        )
+    }
+
+    /// The server's capabilities as a dict.
+    #[getter]
+    fn server_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(
+            py,
+            &serde_json::to_value(self.client.server_capabilities()).map_err(invalid)?,
+        )
+    }
+
+    /// The server's instructions, if any.
+    #[getter]
+    fn instructions(&self) -> Option<String> {
+        self.client.instructions().map(str::to_owned)
+    }
+
+    /// The negotiated protocol revision.
+    #[getter]
+    fn protocol_version(&self) -> &'static str {
+        self.client.protocol_version().as_str()
+    }
+
+    /// `ping`.
+    fn ping(&self) -> Call {
+        self.spawn(|c| async move {
+            c.ping().await?;
+            none()
+        })
+    }
+
+    /// One page of `tools/list` (a `ListToolsResult` dict).
+    #[pyo3(signature = (cursor = None))]
+    fn list_tools(&self, cursor: Option<String>) -> Call {
+        self.spawn(|c| async move { json(&c.list_tools(cursor).await?) })
+    }
+
+    /// Every tool (a list of `Tool` dicts), following cursors.
+    fn list_all_tools(&self) -> Call {
+        self.spawn(|c| async move { json(&c.list_all_tools().await?) })
+    }
+
+    /// `tools/call`; finishes with the `CallToolResult` dict. `timeout`
+    /// (seconds) overrides the session's; `on_progress` is called with each
+    /// progress notification's params as a dict.
+    #[pyo3(signature = (name, arguments = None, *, timeout = None, on_progress = None))]
+    fn call_tool(
+        &self,
+        name: String,
+        arguments: Option<&Bound<'_, PyAny>>,
+        timeout: Option<f64>,
+        on_progress: Option<Py<PyAny>>,
+    ) -> PyResult<Call> {
+        let arguments = arguments
+            .filter(|a| !a.is_none())
+            .map(|a| object_from_py(a, "arguments"))
+            .transpose()?;
+        let mut options = RequestOptions::default();
+        if let Some(timeout) = timeout {
+            options = options.timeout(seconds(timeout)?);
+        }
+        if let Some(callback) = on_progress {
+            let callback = Arc::new(callback);
+            let deliver = self.deliver.clone();
+            options = options.on_progress(move |params| {
+                let callback = callback.clone();
+                let Ok(value) = serde_json::to_value(&params) else {
+                    return;
+                };
+                deliver.python(move |py| {
+                    let outcome = to_py(py, &value).and_then(|p| callback.call1(py, (p,)));
+                    if let Err(e) = outcome {
+                        e.write_unraisable(py, Some(callback.bind(py)));
+                    }
+                });
+            });
+        }
+        let params = CallToolRequestParams {
+            name,
+            arguments,
+            meta: None,
+            task: None,
+        };
+        Ok(self.spawn(|c| async move { json(&c.call_tool_with(params, options).await?) }))
+    }
+
+    /// One page of `resources/list`.
+    #[pyo3(signature = (cursor = None))]
+    fn list_resources(&self, cursor: Option<String>) -> Call {
+        self.spawn(|c| async move { json(&c.list_resources(cursor).await?) })
+    }
+
+    /// Every resource, following cursors.
+    fn list_all_resources(&self) -> Call {
+        self.spawn(|c| async move { json(&c.list_all_resources().await?) })
+    }
+
+    /// One page of `resources/templates/list`.
+    #[pyo3(signature = (cursor = None))]
+    fn list_resource_templates(&self, cursor: Option<String>) -> Call {
+        self.spawn(|c| async move { json(&c.list_resource_templates(cursor).await?) })
+    }
+
+    /// Every resource template, following cursors.
+    fn list_all_resource_templates(&self) -> Call {
+        self.spawn(|c| async move { json(&c.list_all_resource_templates().await?) })
+    }
+
+    /// `resources/read`; finishes with the `ReadResourceResult` dict.
+    fn read_resource(&self, uri: String) -> Call {
+        self.spawn(|c| async move { json(&c.read_resource(&uri).await?) })
+    }
+
+    /// `resources/subscribe`.
+    fn subscribe(&self, uri: String) -> Call {
+        self.spawn(|c| async move {
+            c.subscribe(&uri).await?;
+            none()
+        })
+    }
+
+    /// `resources/unsubscribe`.
+    fn unsubscribe(&self, uri: String) -> Call {
+        self.spawn(|c| async move {
+            c.unsubscribe(&uri).await?;
+            none()
+        })
+    }
+
+    /// One page of `prompts/list`.
+    #[pyo3(signature = (cursor = None))]
+    fn list_prompts(&self, cursor: Option<String>) -> Call {
+        self.spawn(|c| async move { json(&c.list_prompts(cursor).await?) })
+    }
+
+    /// Every prompt, following cursors.
+    fn list_all_prompts(&self) -> Call {
+        self.spawn(|c| async move { json(&c.list_all_prompts().await?) })
+    }
+
+    /// `prompts/get` with string arguments; finishes with the
+    /// `GetPromptResult` dict.
+    #[pyo3(signature = (name, arguments = None))]
+    fn get_prompt(&self, name: String, arguments: Option<&Bound<'_, PyDict>>) -> PyResult<Call> {
+        let arguments = arguments
+            .map(|args| {
+                args.iter()
+                    .map(|(k, v)| Ok((k.extract::<String>()?, v.extract::<String>()?)))
+                    .collect::<PyResult<IndexMap<String, String>>>()
+            })
+            .transpose()
+            .map_err(|e| {
+                PyTypeError::new_err(format!("prompt arguments must be str to str: {e}"))
+            })?;
+        Ok(self.spawn(|c| async move { json(&c.get_prompt(&name, arguments).await?) }))
+    }
+
+    /// `completion/complete` with `params` in wire form; finishes with the
+    /// `CompleteResult` dict.
+    fn complete(&self, params: &Bound<'_, PyAny>) -> PyResult<Call> {
+        let params: CompleteRequestParams =
+            serde_json::from_value(from_py(params)?).map_err(invalid)?;
+        Ok(self.spawn(|c| async move { json(&c.complete(params).await?) }))
+    }
+
+    /// `logging/setLevel`.
+    fn set_logging_level(&self, level: &str) -> PyResult<Call> {
+        let level: LoggingLevel = serde_json::from_value(Value::String(level.to_owned()))
+            .map_err(|_| PyValueError::new_err(format!("unknown logging level {level:?}")))?;
+        Ok(self.spawn(|c| async move {
+            c.set_logging_level(level).await?;
+            none()
+        }))
+    }
+
+    /// Replaces the roots offered to the server (a list of `Root` dicts)
+    /// and tells it.
+    fn set_roots(&self, roots: &Bound<'_, PyAny>) -> PyResult<Call> {
+        let roots: Vec<Root> = serde_json::from_value(from_py(roots)?).map_err(invalid)?;
+        Ok(self.spawn(|c| async move {
+            c.set_roots(roots).await?;
+            none()
+        }))
+    }
+
+    /// Any request: `method` with `params` (JSON-compatible); finishes with
+    /// the raw result.
+    #[pyo3(signature = (method, params = None, *, timeout = None))]
+    fn request(
+        &self,
+        method: String,
+        params: Option<&Bound<'_, PyAny>>,
+        timeout: Option<f64>,
+    ) -> PyResult<Call> {
+        let params = params.filter(|p| !p.is_none()).map(from_py).transpose()?;
+        let mut options = RequestOptions::default();
+        if let Some(timeout) = timeout {
+            options = options.timeout(seconds(timeout)?);
+        }
+        Ok(self.spawn(|c| async move {
+            let raw = c.peer().request_raw(&method, &params, options).await?;
+            let value: Value = serde_json::from_str(raw.get())?;
+            json(&value)
+        }))
+    }
+
+    /// Ends the session and closes the transport (a child process is shut
+    /// down); finishes once it is closed.
+    fn close(&self) -> Call {
+        self.spawn(|c| async move {
+            c.close().await;
+            none()
+        })
+    }
+
+    /// Finishes, with the reason, when the session ends.
+    fn closed(&self) -> Call {
+        self.spawn(|c| async move { json(&c.closed().await) })
+    }
+
+    /// Shuts the client's runtime down now (after `close`); pending calls
+    /// fail with `ConnectionClosed`.
+    fn shutdown(&self) {
+        self.runtime.shutdown();
+    }
+}

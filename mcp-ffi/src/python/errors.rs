@@ -1,0 +1,107 @@
+//! Failures of `mcp-core` operations and how they become Python exceptions.
+//!
+//! The exception classes are defined in Python (`libmcp.errors`, where they
+//! have docstrings and a constructor users can raise them with); this module
+//! only classifies a failure and lets `libmcp.errors._from_core` build the
+//! exception, so that the mapping is written once.
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+
+use mcp_core::jsonrpc::RpcError;
+
+use super::convert::to_py;
+
+/// Why an operation did not produce a value.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// `mcp-core` reported an error.
+    Core(mcp_core::Error),
+    /// The operation was cancelled (by Python, or because its runtime is
+    /// gone).
+    Cancelled(String),
+    /// A Python exception (e.g. a conversion failed).
+    Python(PyErr),
+}
+
+impl From<mcp_core::Error> for Failure {
+    fn from(error: mcp_core::Error) -> Self {
+        Self::Core(error)
+    }
+}
+
+impl From<PyErr> for Failure {
+    fn from(error: PyErr) -> Self {
+        Self::Python(error)
+    }
+}
+
+impl From<serde_json::Error> for Failure {
+    fn from(error: serde_json::Error) -> Self {
+        Self::Core(mcp_core::Error::Json(error))
+    }
+}
+
+/// The kind names `libmcp.errors._from_core` understands.
+fn classify(error: &mcp_core::Error) -> (&'static str, Option<&RpcError>) {
+    use mcp_core::Error as E;
+    match error {
+        E::Rpc(rpc) => ("rpc", Some(rpc)),
+        E::Timeout { .. } => ("timeout", None),
+        E::Cancelled(_) => ("cancelled", None),
+        E::ConnectionClosed(_) => ("closed", None),
+        E::CapabilityNotSupported { .. } => ("capability", None),
+        E::ProtocolVersion(_) | E::Lifecycle(_) | E::Json(_) | E::Protocol(_) => ("protocol", None),
+        E::Transport(_) => ("transport", None),
+        E::InvalidArgument(_) => ("invalid_argument", None),
+        E::Auth(_) => ("auth", None),
+        _ => ("other", None),
+    }
+}
+
+static FROM_CORE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// The Python exception for `failure`.
+pub(crate) fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
+    let (kind, message, code, data) = match failure {
+        Failure::Python(err) => return err,
+        Failure::Cancelled(why) => ("cancelled", why, None, None),
+        Failure::Core(error) => match classify(&error) {
+            (kind, Some(rpc)) => (
+                kind,
+                rpc.message.to_string(),
+                Some(rpc.code.0),
+                rpc.data.clone(),
+            ),
+            (kind, None) => (kind, error.to_string(), None, None),
+        },
+    };
+    let built = (|| -> PyResult<PyErr> {
+        let from_core = FROM_CORE.get_or_try_init(py, || {
+            py.import("libmcp.errors")?
+                .getattr("_from_core")
+                .map(Bound::unbind)
+        })?;
+        let data = match &data {
+            Some(value) => to_py(py, value)?,
+            None => py.None().into_bound(py),
+        };
+        let exc = from_core.bind(py).call1((kind, &message, code, data))?;
+        Ok(PyErr::from_value(exc))
+    })();
+    built.unwrap_or_else(|e| {
+        PyRuntimeError::new_err(format!(
+            "{message} (and libmcp.errors could not build the exception: {e})"
+        ))
+    })
+}
+
+/// A JSON-RPC error from what a Python handler rejected with.
+pub(crate) fn rpc_error(code: i64, message: String, data: Option<serde_json::Value>) -> RpcError {
+    let error = RpcError::new(mcp_core::jsonrpc::ErrorCode(code), message);
+    match data {
+        Some(data) => error.with_data(data),
+        None => error,
+    }
+}

@@ -1,0 +1,866 @@
+//! The server side: [`ServerCore`] (a registry of tools, resources,
+//! templates, prompts and a completion handler whose handlers are Python
+//! callables), [`ServerContext`] (what a handler gets besides its
+//! arguments), [`Responder`] (how a handler answers) and [`Serving`] (one
+//! running transport).
+//!
+//! A Python handler is registered as an *invoker*: a callable
+//! `invoker(args, context, responder)` provided by the `libmcp` package. It
+//! is called on Tokio's blocking pool. It either runs the user's function
+//! there and answers through `responder` before returning (sync handlers),
+//! or schedules it on an event loop and returns a callable that cancels it
+//! (coroutine handlers). Schemas, argument conversion and result building
+//! happen in Python; validation of arguments against the schema happens in
+//! `mcp-core` before the invoker is called.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use mcp_core::jsonrpc::RpcError;
+use mcp_core::schema::{
+    CallToolResult, CompleteResultCompletion, CreateMessageRequestParams, ElicitRequestParams,
+    GetPromptResult, LoggingLevel, ReadResourceResult, ToolAnnotations,
+};
+use mcp_core::server::{
+    Context, PromptDef, ResourceDef, ResourceTemplateDef, Server, ServerBuilder, ToolDef,
+};
+use mcp_core::session::SessionConfig;
+use mcp_core::transport::Stdio;
+use mcp_core::transport::http::{HostPolicy, HttpServerConfig, StreamableHttpServer};
+
+use super::call::{self, Call, OwnedRuntime, json, none};
+use super::convert::{from_py, map_to_py, object_from_py, to_py};
+use super::errors::{Failure, rpc_error};
+
+/// Worker threads of a running transport's runtime.
+const SERVER_WORKERS: usize = 2;
+
+/// How long `Serving.stop()` lets a stdio session close before the runtime
+/// is shut down.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+
+pub(crate) type Answer = Result<Value, RpcError>;
+
+fn invalid(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn core_err(e: mcp_core::Error) -> PyErr {
+    match e {
+        mcp_core::Error::InvalidArgument(msg) => PyValueError::new_err(msg),
+        other => PyRuntimeError::new_err(other.to_string()),
+    }
+}
+
+/// How a handler answers: exactly once, with `resolve(value)` or
+/// `reject(code, message, data=None)`. Later calls are ignored.
+#[pyclass(frozen, module = "libmcp._libmcp")]
+#[derive(Debug)]
+pub(crate) struct Responder {
+    tx: Mutex<Option<oneshot::Sender<Answer>>>,
+}
+
+impl Responder {
+    fn new(tx: oneshot::Sender<Answer>) -> Self {
+        Self {
+            tx: Mutex::new(Some(tx)),
+        }
+    }
+
+    fn send(&self, answer: Answer) -> bool {
+        let tx = self
+            .tx
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        match tx {
+            Some(tx) => tx.send(answer).is_ok(),
+            None => false,
+        }
+    }
+}
+
+#[pymethods]
+impl Responder {
+    /// Answers with `value` (JSON-compatible: dict, list, str, int, float,
+    /// bool, None). Raises `TypeError`/`ValueError` if it is not, without
+    /// answering. Returns whether the answer was delivered (False once
+    /// answered, or when the request was cancelled meanwhile).
+    fn resolve(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let value = from_py(value)?;
+        Ok(self.send(Ok(value)))
+    }
+
+    /// Answers with the JSON-RPC error `code`, `message` and `data`.
+    #[pyo3(signature = (code, message, data = None))]
+    fn reject(
+        &self,
+        code: i64,
+        message: String,
+        data: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let data = data.filter(|d| !d.is_none()).map(from_py).transpose()?;
+        Ok(self.send(Err(rpc_error(code, message, data))))
+    }
+
+    /// Whether an answer was given already.
+    fn done(&self) -> bool {
+        self.tx
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_none()
+    }
+}
+
+/// Calls the Python cancel handle of a running coroutine handler when the
+/// request's future is dropped before the handler answered (the client
+/// cancelled, or the session ended).
+struct CancelOnDrop(Option<Arc<Py<PyAny>>>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(cancel) = self.0.take() else { return };
+        let run = move || {
+            let _ = super::gil::with_python(|py| {
+                if let Err(e) = cancel.call0(py) {
+                    e.write_unraisable(py, None);
+                }
+            });
+        };
+        match Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn_blocking(run);
+            }
+            Err(_) => run(),
+        }
+    }
+}
+
+/// Runs a Python handler through its invoker and waits for its answer.
+pub(crate) async fn invoke<A>(
+    invoker: Arc<Py<PyAny>>,
+    args: A,
+    context: Option<ServerContext>,
+) -> Answer
+where
+    A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
+{
+    let (tx, rx) = oneshot::channel();
+    let responder = Responder::new(tx);
+    let started = tokio::task::spawn_blocking(move || {
+        super::gil::with_python(|py| -> PyResult<Option<Py<PyAny>>> {
+            let args = args(py)?;
+            let context = match context {
+                Some(context) => Py::new(py, context)?.into_any(),
+                None => py.None(),
+            };
+            let responder = Py::new(py, responder)?;
+            let cancel = invoker.bind(py).call1((args, context, responder))?;
+            Ok((!cancel.is_none()).then(|| cancel.unbind()))
+        })
+    })
+    .await;
+    let cancel = match started {
+        Ok(Some(Ok(cancel))) => cancel,
+        Ok(Some(Err(e))) => return Err(RpcError::internal(e)),
+        Ok(None) => {
+            return Err(RpcError::internal(
+                "the Python interpreter is shutting down",
+            ));
+        }
+        Err(e) => return Err(RpcError::internal(e)),
+    };
+    let mut guard = CancelOnDrop(cancel.map(Arc::new));
+    let answer = rx.await;
+    guard.0 = None;
+    answer.unwrap_or_else(|_| {
+        Err(RpcError::internal(
+            "the Python handler finished without answering",
+        ))
+    })
+}
+
+/// Decodes what a handler answered as `T`.
+pub(crate) fn decode<T: DeserializeOwned>(answer: Answer) -> Result<T, RpcError> {
+    serde_json::from_value(answer?).map_err(|e| {
+        RpcError::internal(format!(
+            "the Python handler returned an invalid result: {e}"
+        ))
+    })
+}
+
+fn context(cx: Context) -> ServerContext {
+    ServerContext {
+        cx,
+        handle: Handle::current(),
+    }
+}
+
+fn tool_def(name: String, input_schema: Value, invoker: Py<PyAny>) -> mcp_core::Result<ToolDef> {
+    let invoker = Arc::new(invoker);
+    ToolDef::fallible(
+        name,
+        input_schema,
+        move |args: Map<String, Value>, cx: Context| {
+            let invoker = invoker.clone();
+            async move {
+                let answer = invoke(
+                    invoker,
+                    move |py| Ok(map_to_py(py, &args)?.into_any()),
+                    Some(context(cx)),
+                )
+                .await?;
+                Ok(
+                    serde_json::from_value::<CallToolResult>(answer).unwrap_or_else(|e| {
+                        CallToolResult::error(format!("the tool returned an invalid result: {e}"))
+                    }),
+                )
+            }
+        },
+    )
+}
+
+enum Registry {
+    Building(Option<ServerBuilder>),
+    Built(Server),
+}
+
+/// The native server: a registry whose handlers are Python invokers. Use
+/// `libmcp.Server`.
+#[pyclass(frozen, module = "libmcp._libmcp")]
+pub(crate) struct ServerCore {
+    registry: Mutex<Registry>,
+}
+
+impl std::fmt::Debug for ServerCore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerCore").finish_non_exhaustive()
+    }
+}
+
+impl ServerCore {
+    fn lock(&self) -> MutexGuard<'_, Registry> {
+        self.registry
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Changes the builder, or (once serving) runs `at_run_time` on the
+    /// server with the GIL released.
+    fn register<R: Send>(
+        &self,
+        py: Python<'_>,
+        building: impl FnOnce(ServerBuilder) -> ServerBuilder,
+        at_run_time: impl FnOnce(Server) -> Result<R, PyErr> + Send,
+    ) -> PyResult<Option<R>> {
+        let mut registry = self.lock();
+        match &mut *registry {
+            Registry::Building(builder) => {
+                let Some(current) = builder.take() else {
+                    return Err(PyRuntimeError::new_err(
+                        "the server registry is unavailable",
+                    ));
+                };
+                *builder = Some(building(current));
+                Ok(None)
+            }
+            Registry::Built(server) => {
+                let server = server.clone();
+                drop(registry);
+                py.detach(move || at_run_time(server)).map(Some)
+            }
+        }
+    }
+
+    /// The built server (building it on first use).
+    fn server(&self) -> PyResult<Server> {
+        let mut registry = self.lock();
+        if let Registry::Building(builder) = &mut *registry {
+            let Some(builder) = builder.take() else {
+                return Err(PyRuntimeError::new_err(
+                    "the server registry is unavailable",
+                ));
+            };
+            *registry = Registry::Built(builder.build());
+        }
+        match &*registry {
+            Registry::Built(server) => Ok(server.clone()),
+            Registry::Building(_) => Err(PyRuntimeError::new_err("the server could not be built")),
+        }
+    }
+}
+
+/// Runs a registry future on a throwaway current-thread runtime (these
+/// futures only send notifications to sessions).
+fn block_on<F: Future>(future: F) -> PyResult<F::Output> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("could not start a Tokio runtime: {e}")))?;
+    Ok(runtime.block_on(future))
+}
+
+#[pymethods]
+impl ServerCore {
+    #[new]
+    #[pyo3(signature = (name, version, *, title = None, instructions = None, page_size = None, request_timeout = None, max_concurrent_requests = None))]
+    fn new(
+        name: String,
+        version: String,
+        title: Option<String>,
+        instructions: Option<String>,
+        page_size: Option<usize>,
+        request_timeout: Option<f64>,
+        max_concurrent_requests: Option<usize>,
+    ) -> PyResult<Self> {
+        let mut builder = Server::builder(name, version);
+        if let Some(title) = title {
+            builder = builder.title(title);
+        }
+        if let Some(instructions) = instructions {
+            builder = builder.instructions(instructions);
+        }
+        if let Some(size) = page_size {
+            builder = builder.page_size(size);
+        }
+        let mut config = SessionConfig::default();
+        if let Some(timeout) = request_timeout {
+            config = config.request_timeout(seconds(timeout)?);
+        }
+        if let Some(limit) = max_concurrent_requests {
+            config = config.max_concurrent_requests(limit);
+        }
+        builder = builder.session_config(config);
+        Ok(Self {
+            registry: Mutex::new(Registry::Building(Some(builder))),
+        })
+    }
+
+    /// Registers (or, once serving, adds and announces) a tool whose
+    /// arguments are validated against `input_schema` before `invoker`
+    /// runs; `invoker` answers with a `CallToolResult` dict.
+    #[pyo3(signature = (name, input_schema, invoker, *, description = None, title = None, annotations = None, output_schema = None))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "mirrors the Python keyword arguments"
+    )]
+    fn add_tool(
+        &self,
+        py: Python<'_>,
+        name: String,
+        input_schema: &Bound<'_, PyAny>,
+        invoker: Py<PyAny>,
+        description: Option<String>,
+        title: Option<String>,
+        annotations: Option<&Bound<'_, PyAny>>,
+        output_schema: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let mut def = tool_def(name, from_py(input_schema)?, invoker).map_err(core_err)?;
+        if let Some(description) = description {
+            def = def.description(description);
+        }
+        if let Some(title) = title {
+            def = def.title(title);
+        }
+        if let Some(annotations) = annotations.filter(|a| !a.is_none()) {
+            let annotations: ToolAnnotations =
+                serde_json::from_value(from_py(annotations)?).map_err(invalid)?;
+            def = def.annotations(annotations);
+        }
+        if let Some(schema) = output_schema.filter(|s| !s.is_none()) {
+            def = def.output_schema(from_py(schema)?).map_err(core_err)?;
+        }
+        let at_run_time = def.clone();
+        self.register(
+            py,
+            move |b| b.tool(def),
+            move |server| block_on(server.add_tool(at_run_time))?.map_err(core_err),
+        )?;
+        Ok(())
+    }
+
+    /// Removes a tool (announcing it when serving); returns whether it
+    /// existed. Only possible once serving.
+    fn remove_tool(&self, py: Python<'_>, name: String) -> PyResult<bool> {
+        let server = self.server()?;
+        py.detach(move || block_on(server.remove_tool(&name)))
+    }
+
+    /// Registers a resource at the fixed `uri`; `invoker` gets the URI and
+    /// answers with a `ReadResourceResult` dict.
+    #[pyo3(signature = (uri, name, invoker, *, description = None, title = None, mime_type = None))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "mirrors the Python keyword arguments"
+    )]
+    fn add_resource(
+        &self,
+        py: Python<'_>,
+        uri: String,
+        name: String,
+        invoker: Py<PyAny>,
+        description: Option<String>,
+        title: Option<String>,
+        mime_type: Option<String>,
+    ) -> PyResult<()> {
+        let invoker = Arc::new(invoker);
+        let mut def = ResourceDef::new(uri, name, move |uri: String, cx: Context| {
+            let invoker = invoker.clone();
+            async move {
+                decode::<ReadResourceResult>(
+                    invoke(
+                        invoker,
+                        move |py| Ok(pyo3::types::PyString::new(py, &uri).into_any()),
+                        Some(context(cx)),
+                    )
+                    .await,
+                )
+            }
+        });
+        if let Some(description) = description {
+            def = def.description(description);
+        }
+        if let Some(title) = title {
+            def = def.title(title);
+        }
+        if let Some(mime_type) = mime_type {
+            def = def.mime_type(mime_type);
+        }
+        let at_run_time = def.clone();
+        self.register(
+            py,
+            move |b| b.resource(def),
+            move |server| block_on(server.add_resource(at_run_time))?.map_err(core_err),
+        )?;
+        Ok(())
+    }
+
+    /// Removes a resource (once serving); returns whether it existed.
+    fn remove_resource(&self, py: Python<'_>, uri: String) -> PyResult<bool> {
+        let server = self.server()?;
+        py.detach(move || block_on(server.remove_resource(&uri)))
+    }
+
+    /// Registers a resource template (RFC 6570); `invoker` gets
+    /// `(uri, variables)` and answers with a `ReadResourceResult` dict.
+    /// Templates must be registered before the server starts.
+    #[pyo3(signature = (uri_template, name, invoker, *, description = None, mime_type = None))]
+    fn add_resource_template(
+        &self,
+        py: Python<'_>,
+        uri_template: String,
+        name: String,
+        invoker: Py<PyAny>,
+        description: Option<String>,
+        mime_type: Option<String>,
+    ) -> PyResult<()> {
+        let invoker = Arc::new(invoker);
+        let read = move |uri: String, vars: HashMap<String, String>, cx: Context| {
+            let invoker = invoker.clone();
+            async move {
+                decode::<ReadResourceResult>(
+                    invoke(
+                        invoker,
+                        move |py| {
+                            let vars: Map<String, Value> = vars
+                                .into_iter()
+                                .map(|(k, v)| (k, Value::String(v)))
+                                .collect();
+                            Ok(PyTuple::new(
+                                py,
+                                [
+                                    pyo3::types::PyString::new(py, &uri).into_any(),
+                                    map_to_py(py, &vars)?.into_any(),
+                                ],
+                            )?
+                            .into_any())
+                        },
+                        Some(context(cx)),
+                    )
+                    .await,
+                )
+            }
+        };
+        let mut def = ResourceTemplateDef::new(uri_template, name, read).map_err(core_err)?;
+        if let Some(description) = description {
+            def = def.description(description);
+        }
+        if let Some(mime_type) = mime_type {
+            def = def.mime_type(mime_type);
+        }
+        self.register(
+            py,
+            move |b| b.resource_template(def),
+            |_| -> PyResult<()> {
+                Err(PyRuntimeError::new_err(
+                    "resource templates must be registered before the server starts",
+                ))
+            },
+        )?;
+        Ok(())
+    }
+
+    /// Registers a prompt with `arguments` as `(name, description,
+    /// required)`; `invoker` gets the arguments as a dict of strings and
+    /// answers with a `GetPromptResult` dict.
+    #[pyo3(signature = (name, invoker, *, description = None, title = None, arguments = Vec::new()))]
+    fn add_prompt(
+        &self,
+        py: Python<'_>,
+        name: String,
+        invoker: Py<PyAny>,
+        description: Option<String>,
+        title: Option<String>,
+        arguments: Vec<(String, Option<String>, bool)>,
+    ) -> PyResult<()> {
+        let invoker = Arc::new(invoker);
+        let get = move |args: IndexMap<String, String>, cx: Context| {
+            let invoker = invoker.clone();
+            async move {
+                decode::<GetPromptResult>(
+                    invoke(
+                        invoker,
+                        move |py| {
+                            let args: Map<String, Value> = args
+                                .into_iter()
+                                .map(|(k, v)| (k, Value::String(v)))
+                                .collect();
+                            Ok(map_to_py(py, &args)?.into_any())
+                        },
+                        Some(context(cx)),
+                    )
+                    .await,
+                )
+            }
+        };
+        let mut def = PromptDef::new(name, get);
+        if let Some(description) = description {
+            def = def.description(description);
+        }
+        if let Some(title) = title {
+            def = def.title(title);
+        }
+        for (arg, description, required) in arguments {
+            def = def.argument(arg, description.unwrap_or_default(), required);
+        }
+        let at_run_time = def.clone();
+        self.register(
+            py,
+            move |b| b.prompt(def),
+            move |server| block_on(server.add_prompt(at_run_time))?.map_err(core_err),
+        )?;
+        Ok(())
+    }
+
+    /// Removes a prompt (once serving); returns whether it existed.
+    fn remove_prompt(&self, py: Python<'_>, name: String) -> PyResult<bool> {
+        let server = self.server()?;
+        py.detach(move || block_on(server.remove_prompt(&name)))
+    }
+
+    /// Sets the handler of `completion/complete`: `invoker` gets the
+    /// request params as a dict and answers with a `completion` dict
+    /// (`values`, `total`, `hasMore`). Must be set before the server starts.
+    fn set_completion(&self, py: Python<'_>, invoker: Py<PyAny>) -> PyResult<()> {
+        let invoker = Arc::new(invoker);
+        self.register(
+            py,
+            move |b| {
+                b.completion(move |params, cx| {
+                    let invoker = invoker.clone();
+                    async move {
+                        let params = serde_json::to_value(&params).map_err(RpcError::internal)?;
+                        decode::<CompleteResultCompletion>(
+                            invoke(invoker, move |py| to_py(py, &params), Some(context(cx))).await,
+                        )
+                    }
+                })
+            },
+            |_| -> PyResult<()> {
+                Err(PyRuntimeError::new_err(
+                    "the completion handler must be set before the server starts",
+                ))
+            },
+        )?;
+        Ok(())
+    }
+
+    /// Sends `notifications/resources/updated` to every session subscribed
+    /// to `uri`; returns how many were told (0 before the server starts).
+    fn notify_resource_updated(&self, py: Python<'_>, uri: String) -> PyResult<usize> {
+        let server = {
+            match &*self.lock() {
+                Registry::Built(server) => server.clone(),
+                Registry::Building(_) => return Ok(0),
+            }
+        };
+        py.detach(move || block_on(server.notify_resource_updated(&uri)))
+    }
+
+    /// Serves one client over this process's stdin and stdout.
+    fn serve_stdio(&self) -> PyResult<Serving> {
+        let server = self.server()?;
+        let runtime = OwnedRuntime::new(SERVER_WORKERS)?;
+        let session = {
+            let _entered = runtime.handle().enter();
+            server.serve(Stdio::new()).map_err(core_err)?
+        };
+        let stop = CancellationToken::new();
+        let stopped = stop.clone();
+        let done = call::spawn(runtime.handle(), None, async move {
+            let closed = tokio::select! {
+                reason = session.closed() => Some(reason),
+                () = stopped.cancelled() => None,
+            };
+            match closed {
+                Some(reason) => json(&reason),
+                None => {
+                    session.close().await;
+                    json(&"stopped")
+                }
+            }
+        });
+        Ok(Serving {
+            runtime,
+            done,
+            stop,
+            address: None,
+        })
+    }
+
+    /// Serves Streamable HTTP at `http://host:port/mcp` (port 0 picks a free
+    /// port). `allowed_hosts` lists the accepted `Host` headers (default:
+    /// loopback names only; `["*"]` accepts any).
+    #[pyo3(signature = (host, port, *, stateless = false, json_response = false, allowed_hosts = None))]
+    fn serve_http(
+        &self,
+        py: Python<'_>,
+        host: String,
+        port: u16,
+        stateless: bool,
+        json_response: bool,
+        allowed_hosts: Option<Vec<String>>,
+    ) -> PyResult<Serving> {
+        let server = self.server()?;
+        let address: SocketAddr = (host.as_str(), port)
+            .to_socket_addrs()
+            .map_err(|e| PyOSError::new_err(format!("cannot resolve {host}:{port}: {e}")))?
+            .next()
+            .ok_or_else(|| PyOSError::new_err(format!("{host} has no address")))?;
+        let policy = match allowed_hosts {
+            None => HostPolicy::Loopback,
+            Some(hosts) if hosts.iter().any(|h| h == "*") => HostPolicy::Any,
+            Some(hosts) => HostPolicy::AllowList(hosts),
+        };
+        let config = HttpServerConfig::default()
+            .stateless(stateless)
+            .json_response(json_response)
+            .host_policy(policy);
+        let runtime = OwnedRuntime::new(SERVER_WORKERS)?;
+        let handle = runtime.handle().clone();
+        let listener = py
+            .detach(|| handle.block_on(tokio::net::TcpListener::bind(address)))
+            .map_err(|e| PyOSError::new_err(format!("cannot listen on {address}: {e}")))?;
+        let bound = listener
+            .local_addr()
+            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        let http = {
+            let _entered = runtime.handle().enter();
+            StreamableHttpServer::new(server, config)
+        };
+        let stop = CancellationToken::new();
+        let stopped = stop.clone();
+        let done = call::spawn(runtime.handle(), None, async move {
+            tokio::select! {
+                served = http.serve(listener) => match served {
+                    Ok(()) => json(&"the listener closed"),
+                    Err(e) => Err(Failure::Core(mcp_core::Error::Transport(e))),
+                },
+                () = stopped.cancelled() => json(&"stopped"),
+            }
+        });
+        Ok(Serving {
+            runtime,
+            done,
+            stop,
+            address: Some(bound),
+        })
+    }
+}
+
+fn seconds(value: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| PyValueError::new_err("a timeout must be a non-negative number of seconds"))
+}
+
+/// One running transport of a server. Use `libmcp.RunningServer`.
+#[pyclass(frozen, module = "libmcp._libmcp")]
+#[derive(Debug)]
+pub(crate) struct Serving {
+    runtime: OwnedRuntime,
+    done: Call,
+    stop: CancellationToken,
+    address: Option<SocketAddr>,
+}
+
+#[pymethods]
+impl Serving {
+    /// Finishes (with why, as a string) when the transport stops serving.
+    fn wait(&self) -> Call {
+        self.done.share()
+    }
+
+    /// Stops serving: a stdio session is closed, an HTTP listener and its
+    /// connections are dropped. Idempotent.
+    fn stop(&self, py: Python<'_>) -> PyResult<()> {
+        self.stop.cancel();
+        let done = self.done.share();
+        // Best effort: give a stdio session a moment to close cleanly.
+        let _ = done.wait_done(py, STOP_GRACE);
+        self.runtime.shutdown();
+        Ok(())
+    }
+
+    /// The address an HTTP transport listens on, as `(host, port)`.
+    #[getter]
+    fn address(&self) -> Option<(String, u16)> {
+        self.address.map(|a| (a.ip().to_string(), a.port()))
+    }
+}
+
+/// What a handler gets besides its arguments: the request, the client, and
+/// a way to talk back to it. Use `libmcp.Context`, which wraps it.
+#[pyclass(frozen, module = "libmcp._libmcp")]
+#[derive(Debug)]
+pub(crate) struct ServerContext {
+    cx: Context,
+    handle: Handle,
+}
+
+impl ServerContext {
+    fn spawn<F>(&self, future: F) -> Call
+    where
+        F: Future<Output = call::Outcome> + Send + 'static,
+    {
+        call::spawn(&self.handle, None, future)
+    }
+}
+
+#[pymethods]
+impl ServerContext {
+    /// The id of the request (str or int), or None.
+    #[getter]
+    fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let id = serde_json::to_value(self.cx.request_id()).map_err(invalid)?;
+        to_py(py, &id)
+    }
+
+    /// Whether the client cancelled the request (or the session ended).
+    #[getter]
+    fn cancelled(&self) -> bool {
+        self.cx.is_cancelled()
+    }
+
+    /// The client's `Implementation` as a dict, once initialized.
+    #[getter]
+    fn client_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let info = serde_json::to_value(self.cx.client_info()).map_err(invalid)?;
+        to_py(py, &info)
+    }
+
+    /// The client's capabilities as a dict, once initialized.
+    #[getter]
+    fn client_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let caps = serde_json::to_value(self.cx.client_capabilities()).map_err(invalid)?;
+        to_py(py, &caps)
+    }
+
+    /// The negotiated protocol revision, e.g. "2025-11-25".
+    #[getter]
+    fn protocol_version(&self) -> Option<&'static str> {
+        self.cx.protocol_version().map(|v| v.as_str())
+    }
+
+    /// The progress token the client sent, if any.
+    #[getter]
+    fn progress_token<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let token = serde_json::to_value(self.cx.progress_token()).map_err(invalid)?;
+        to_py(py, &token)
+    }
+
+    /// Reports progress (sent only if the client asked for it).
+    #[pyo3(signature = (progress, total = None, message = None))]
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> Call {
+        let cx = self.cx.clone();
+        self.spawn(async move {
+            cx.progress(progress, total, message).await?;
+            none()
+        })
+    }
+
+    /// Sends a log message at `level` ("debug" … "emergency") if the level
+    /// passes the one the client set.
+    #[pyo3(signature = (level, data, logger = None))]
+    fn log(&self, level: &str, data: &Bound<'_, PyAny>, logger: Option<String>) -> PyResult<Call> {
+        let level: LoggingLevel =
+            serde_json::from_value(Value::String(level.to_owned())).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "unknown logging level {level:?}; use debug, info, notice, warning, error, critical, alert or emergency"
+                ))
+            })?;
+        let data = from_py(data)?;
+        let cx = self.cx.clone();
+        Ok(self.spawn(async move {
+            cx.log(level, logger.as_deref(), data).await?;
+            none()
+        }))
+    }
+
+    /// `sampling/createMessage` with `params` (a dict in wire form);
+    /// finishes with the client's `CreateMessageResult` dict.
+    fn create_message(&self, params: &Bound<'_, PyAny>) -> PyResult<Call> {
+        let params: CreateMessageRequestParams =
+            serde_json::from_value(Value::Object(object_from_py(params, "params")?))
+                .map_err(invalid)?;
+        let cx = self.cx.clone();
+        Ok(self.spawn(async move { json(&cx.create_message(params).await?) }))
+    }
+
+    /// `elicitation/create` with `params` (a dict in wire form); finishes
+    /// with the client's `ElicitResult` dict.
+    fn elicit(&self, params: &Bound<'_, PyAny>) -> PyResult<Call> {
+        let params: ElicitRequestParams =
+            serde_json::from_value(Value::Object(object_from_py(params, "params")?))
+                .map_err(invalid)?;
+        let cx = self.cx.clone();
+        Ok(self.spawn(async move { json(&cx.elicit(params).await?) }))
+    }
+
+    /// `roots/list`; finishes with the `ListRootsResult` dict.
+    fn list_roots(&self) -> Call {
+        let cx = self.cx.clone();
+        self.spawn(async move { json(&cx.list_roots().await?) })
+    }
+
+    /// Finishes when the request is cancelled (or the session ends).
+    fn wait_cancelled(&self) -> Call {
+        let cx = self.cx.clone();
+        self.spawn(async move {
+            cx.cancellation().cancelled().await;
+            none()
+        })
+    }
+}

@@ -1,0 +1,416 @@
+//! A minimal HTTP/1.1 client for the benchmark: keep-alive connections with
+//! TCP_NODELAY, one request at a time per connection, bodies with
+//! Content-Length or chunked, and SSE answers parsed into their message.
+//! The same code drives our Streamable HTTP server and the axum floor.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_bench::{ECHO_TEXT, INITIALIZED, PROTOCOL_VERSION, initialize_request, write_call_request};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::Error;
+use super::stats::Run;
+use super::stdio::contains;
+
+/// Longest wait for one response.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What a target's answers are: JSON bodies or event streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Answers {
+    Json,
+    /// Asked for with `Accept: text/event-stream` alone: a server that may
+    /// answer either way (ours, by default) answers a single response with
+    /// JSON when the client accepts JSON.
+    Sse,
+}
+
+/// Where requests go, and with which headers.
+#[derive(Debug)]
+pub(crate) struct Target {
+    pub(crate) addr: SocketAddr,
+    answers: Answers,
+    /// `POST /mcp HTTP/1.1` and the fixed headers, without Content-Length.
+    head: String,
+}
+
+impl Target {
+    /// A target without a session (the floor, or before `initialize`).
+    pub(crate) fn new(addr: SocketAddr, answers: Answers) -> Self {
+        Self {
+            addr,
+            answers,
+            head: head(addr, answers, None),
+        }
+    }
+
+    /// Opens an MCP session: `initialize` (its answer must carry
+    /// `Mcp-Session-Id`), then `notifications/initialized`.
+    pub(crate) async fn with_session(
+        addr: SocketAddr,
+        answers: Answers,
+        conn: &mut Conn,
+    ) -> Result<Self, Error> {
+        let session = open_session(&Self::new(addr, answers), conn).await?;
+        Ok(Self {
+            addr,
+            answers,
+            head: head(addr, answers, Some(&session)),
+        })
+    }
+}
+
+fn head(addr: SocketAddr, answers: Answers, session: Option<&str>) -> String {
+    let accept = match answers {
+        Answers::Json => "application/json, text/event-stream",
+        Answers::Sse => "text/event-stream",
+    };
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: {accept}\r\n"
+    );
+    if let Some(session) = session {
+        head.push_str(&format!(
+            "Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: {PROTOCOL_VERSION}\r\n"
+        ));
+    }
+    head
+}
+
+/// `initialize` + `notifications/initialized` on `conn`; returns the
+/// session id.
+pub(crate) async fn open_session(target: &Target, conn: &mut Conn) -> Result<String, Error> {
+    let answer = conn.post(target, initialize_request(0).as_bytes()).await?;
+    if answer.status != 200 {
+        return Err(format!("initialize: HTTP {}", answer.status).into());
+    }
+    let session = answer
+        .session_id
+        .ok_or("initialize: no Mcp-Session-Id in the answer")?;
+    if !contains(conn.message(), b"\"result\"") {
+        return Err(format!(
+            "initialize failed: {}",
+            String::from_utf8_lossy(conn.message())
+        )
+        .into());
+    }
+    let with_session = Target {
+        addr: target.addr,
+        answers: target.answers,
+        head: head(target.addr, target.answers, Some(&session)),
+    };
+    let ack = conn.post(&with_session, INITIALIZED.as_bytes()).await?;
+    if ack.status != 202 {
+        return Err(format!("notifications/initialized: HTTP {}", ack.status).into());
+    }
+    Ok(session)
+}
+
+/// What the driver needs from a response head.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) session_id: Option<String>,
+    pub(crate) sse: bool,
+}
+
+/// One keep-alive connection.
+#[derive(Debug)]
+pub(crate) struct Conn {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    request: Vec<u8>,
+    body: Vec<u8>,
+    /// Where the JSON-RPC message is in `body` (all of it for JSON; the
+    /// last event's data for SSE).
+    message: (usize, usize),
+}
+
+impl Conn {
+    pub(crate) async fn connect(addr: SocketAddr) -> Result<Self, Error> {
+        let stream = TcpStream::connect(addr).await?;
+        stream.set_nodelay(true)?;
+        Ok(Self {
+            stream,
+            buf: vec![0; 16 * 1024],
+            start: 0,
+            end: 0,
+            request: Vec::with_capacity(1024),
+            body: Vec::with_capacity(4096),
+            message: (0, 0),
+        })
+    }
+
+    /// The JSON-RPC message of the last answer.
+    pub(crate) fn message(&self) -> &[u8] {
+        &self.body[self.message.0..self.message.1]
+    }
+
+    /// POSTs `body` and reads the whole answer.
+    pub(crate) async fn post(&mut self, target: &Target, body: &[u8]) -> Result<Answer, Error> {
+        self.request.clear();
+        self.request.extend_from_slice(target.head.as_bytes());
+        self.request
+            .extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+        self.request.extend_from_slice(body);
+        match tokio::time::timeout(RESPONSE_TIMEOUT, self.exchange()).await {
+            Ok(answer) => answer,
+            Err(_) => Err("no answer within 10 s".into()),
+        }
+    }
+
+    /// A `tools/call` with id `id`; fails unless the answer is a result.
+    /// Returns whether it was an event stream.
+    pub(crate) async fn call(&mut self, target: &Target, id: u64) -> Result<bool, Error> {
+        let mut body = Vec::with_capacity(160);
+        write_call_request(&mut body, id);
+        let answer = self.post(target, &body).await?;
+        if answer.status != 200 || !contains(self.message(), b"\"result\"") {
+            return Err(format!(
+                "tools/call: HTTP {}: {}",
+                answer.status,
+                String::from_utf8_lossy(&self.body)
+            )
+            .into());
+        }
+        Ok(answer.sse)
+    }
+
+    /// A call whose answer is checked in full: the echo came back, as the
+    /// kind of answer the target is meant to give.
+    pub(crate) async fn verify_call(&mut self, target: &Target) -> Result<(), Error> {
+        let sse = self.call(target, 1).await?;
+        if sse != (target.answers == Answers::Sse) {
+            return Err(format!(
+                "expected {:?} answers, got {}",
+                target.answers,
+                if sse { "an event stream" } else { "JSON" }
+            )
+            .into());
+        }
+        let response: serde_json::Value = serde_json::from_slice(self.message())?;
+        if response["result"]["content"][0]["text"] != ECHO_TEXT {
+            return Err(format!("wrong echo: {response}").into());
+        }
+        Ok(())
+    }
+
+    async fn exchange(&mut self) -> Result<Answer, Error> {
+        self.stream.write_all(&self.request).await?;
+        let (status, head) = self.read_head().await?;
+        self.body.clear();
+        if let Some(length) = head.content_length {
+            self.read_body(length).await?;
+        } else if head.chunked {
+            loop {
+                let size = self.read_chunk_size().await?;
+                if size == 0 {
+                    // No trailers are sent: the last chunk ends with CRLF.
+                    self.read_line().await?;
+                    break;
+                }
+                self.read_body(size).await?;
+                self.read_line().await?;
+            }
+        }
+        self.message = if head.sse {
+            last_event_data(&self.body)
+        } else {
+            (0, self.body.len())
+        };
+        Ok(Answer {
+            status,
+            session_id: head.session_id,
+            sse: head.sse,
+        })
+    }
+
+    /// Reads more into the buffer; fails at end of stream.
+    async fn fill(&mut self) -> Result<(), Error> {
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        } else if self.end == self.buf.len() {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            } else {
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
+        }
+        let n = self.stream.read(&mut self.buf[self.end..]).await?;
+        if n == 0 {
+            return Err("the server closed the connection".into());
+        }
+        self.end += n;
+        Ok(())
+    }
+
+    async fn read_head(&mut self) -> Result<(u16, Head), Error> {
+        loop {
+            let pending = &self.buf[self.start..self.end];
+            if let Some(at) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+                let parsed = parse_head(&pending[..at]);
+                self.start += at + 4;
+                return parsed;
+            }
+            self.fill().await?;
+        }
+    }
+
+    async fn read_line(&mut self) -> Result<(usize, usize), Error> {
+        loop {
+            let pending = &self.buf[self.start..self.end];
+            if let Some(at) = pending.windows(2).position(|w| w == b"\r\n") {
+                let line = (self.start, self.start + at);
+                self.start += at + 2;
+                return Ok(line);
+            }
+            self.fill().await?;
+        }
+    }
+
+    async fn read_chunk_size(&mut self) -> Result<usize, Error> {
+        let (from, to) = self.read_line().await?;
+        let line = std::str::from_utf8(&self.buf[from..to])?;
+        let hex = line.split(';').next().unwrap_or("").trim();
+        Ok(usize::from_str_radix(hex, 16)?)
+    }
+
+    async fn read_body(&mut self, mut length: usize) -> Result<(), Error> {
+        while length > 0 {
+            if self.start == self.end {
+                self.fill().await?;
+            }
+            let take = length.min(self.end - self.start);
+            self.body
+                .extend_from_slice(&self.buf[self.start..self.start + take]);
+            self.start += take;
+            length -= take;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Default)]
+struct Head {
+    content_length: Option<usize>,
+    chunked: bool,
+    sse: bool,
+    session_id: Option<String>,
+}
+
+fn parse_head(head: &[u8]) -> Result<(u16, Head), Error> {
+    let text = std::str::from_utf8(head)?;
+    let mut lines = text.split("\r\n");
+    let status_line = lines.next().unwrap_or("");
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("bad status line {status_line:?}"))?;
+    let mut parsed = Head::default();
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        if name.eq_ignore_ascii_case("content-length") {
+            parsed.content_length = Some(value.parse()?);
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            parsed.chunked = value.eq_ignore_ascii_case("chunked");
+        } else if name.eq_ignore_ascii_case("content-type") {
+            parsed.sse = value.starts_with("text/event-stream");
+        } else if name.eq_ignore_ascii_case("mcp-session-id") {
+            parsed.session_id = Some(value.to_string());
+        }
+    }
+    Ok((status, parsed))
+}
+
+/// The data of the last event with data in an SSE body (`data:` lines of one
+/// event joined are not needed: JSON text is one line).
+fn last_event_data(body: &[u8]) -> (usize, usize) {
+    let mut found = (0, 0);
+    let mut at = 0;
+    for line in body.split(|&b| b == b'\n') {
+        let line_start = at;
+        at += line.len() + 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if let Some(data) = line.strip_prefix(b"data:") {
+            let skip = usize::from(data.first() == Some(&b' '));
+            let from = line_start + 5 + skip;
+            if line.len() > 5 + skip {
+                found = (from, line_start + line.len());
+            }
+        }
+    }
+    found
+}
+
+/// `connections` connections, each doing sequential calls for `duration`.
+pub(crate) async fn closed_loop(
+    target: &Arc<Target>,
+    conns: Vec<Conn>,
+    duration: Duration,
+) -> Result<(Run, Vec<Conn>), Error> {
+    let start = Instant::now();
+    let deadline = start + duration;
+    let mut tasks = Vec::with_capacity(conns.len());
+    for (k, mut conn) in conns.into_iter().enumerate() {
+        let target = target.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::with_capacity(16 * 1024);
+            let mut id = (k as u64 + 1) * 1_000_000_000;
+            loop {
+                let sent = Instant::now();
+                if sent >= deadline {
+                    break;
+                }
+                id += 1;
+                conn.call(&target, id).await?;
+                latencies.push(sent.elapsed().as_nanos() as u64);
+            }
+            Ok::<_, Error>((conn, latencies))
+        }));
+    }
+    let mut run = Run::default();
+    let mut back = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        let (conn, latencies) = task.await.map_err(|e| e.to_string())??;
+        run.count += latencies.len() as u64;
+        run.latencies_ns.extend(latencies);
+        back.push(conn);
+    }
+    run.elapsed = start.elapsed();
+    Ok((run, back))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_message_in_an_event_stream() {
+        let body = b"id: 1/0\nretry: 1000\ndata:\n\nevent: message\nid: 1/1\ndata: {\"a\":1}\n\n";
+        let (from, to) = last_event_data(body);
+        assert_eq!(&body[from..to], b"{\"a\":1}");
+    }
+
+    #[test]
+    fn parses_heads() {
+        let (status, head) = parse_head(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nmcp-session-id: ab\r\ntransfer-encoding: chunked",
+        )
+        .unwrap();
+        assert_eq!(status, 200);
+        assert!(head.sse && head.chunked);
+        assert_eq!(head.session_id.as_deref(), Some("ab"));
+    }
+}
