@@ -44,6 +44,16 @@ count_plain() {
     failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 }
 
+# count_pytest LOG: adds up pytest's closing line ("N passed, M failed in …").
+count_pytest() {
+    local line p f
+    line=$(grep -E '[0-9]+ passed' "$1" | tail -n 1)
+    p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+    f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-0}))
+}
+
 echo "libmcp test suite"
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
@@ -56,6 +66,8 @@ step cbindgen bash -c '[ "$(cbindgen --version 2>/dev/null)" = "cbindgen 0.29.4"
     cargo install cbindgen --version 0.29.4 --locked --quiet'
 step c-bindings bash bindings/c/run-tests.sh
 count_plain "c tests" "$logs/c-bindings.log"
+step python bash bindings/python/run-tests.sh
+count_pytest "$logs/python.log"
 step conformance bash tests/conformance/run.sh
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

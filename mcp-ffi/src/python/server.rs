@@ -234,7 +234,7 @@ fn tool_def(name: String, input_schema: Value, invoker: Py<PyAny>) -> mcp_core::
 }
 
 enum Registry {
-    Building(Option<ServerBuilder>),
+    Building(Option<Box<ServerBuilder>>),
     Built(Server),
 }
 
@@ -274,7 +274,7 @@ impl ServerCore {
                         "the server registry is unavailable",
                     ));
                 };
-                *builder = Some(building(current));
+                *builder = Some(Box::new(building(*current)));
                 Ok(None)
             }
             Registry::Built(server) => {
@@ -294,7 +294,7 @@ impl ServerCore {
                     "the server registry is unavailable",
                 ));
             };
-            *registry = Registry::Built(builder.build());
+            *registry = Registry::Built((*builder).build());
         }
         match &*registry {
             Registry::Built(server) => Ok(server.clone()),
@@ -345,7 +345,7 @@ impl ServerCore {
         }
         builder = builder.session_config(config);
         Ok(Self {
-            registry: Mutex::new(Registry::Building(Some(builder))),
+            registry: Mutex::new(Registry::Building(Some(Box::new(builder)))),
         })
     }
 
@@ -684,12 +684,11 @@ impl ServerCore {
         let stop = CancellationToken::new();
         let stopped = stop.clone();
         let done = call::spawn(runtime.handle(), None, async move {
-            tokio::select! {
-                served = http.serve(listener) => match served {
-                    Ok(()) => json(&"the listener closed"),
-                    Err(e) => Err(Failure::Core(mcp_core::Error::Transport(e))),
-                },
-                () = stopped.cancelled() => json(&"stopped"),
+            // On stop, every session ends (its streams close) and requests in
+            // progress are answered before this returns.
+            match http.serve_until(listener, stopped).await {
+                Ok(()) => json(&"stopped"),
+                Err(e) => Err(Failure::Core(mcp_core::Error::Transport(e))),
             }
         });
         Ok(Serving {
@@ -723,8 +722,9 @@ impl Serving {
         self.done.share()
     }
 
-    /// Stops serving: a stdio session is closed, an HTTP listener and its
-    /// connections are dropped. Idempotent.
+    /// Stops serving: a stdio session is closed; an HTTP server ends its
+    /// sessions and stops listening. Waits up to 3 s for requests in
+    /// progress, then drops everything. Idempotent.
     fn stop(&self, py: Python<'_>) -> PyResult<()> {
         self.stop.cancel();
         let done = self.done.share();

@@ -40,7 +40,7 @@ class Pending(Generic[T]):
 
     def __init__(self, call: _libmcp.Call, convert: Optional[Callable[[Any], T]] = None) -> None:
         self._call = call
-        self._convert: Callable[[Any], T] = convert or _identity  # type: ignore[assignment]
+        self._convert: Callable[[Any], T] = convert or _identity
 
     def done(self) -> bool:
         """Whether the operation has finished."""

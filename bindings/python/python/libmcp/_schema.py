@@ -68,7 +68,7 @@ def _strip_annotated(tp: Any) -> Tuple[Any, Optional[str]]:
     description = None
     while True:
         origin = typing.get_origin(tp)
-        if origin is typing.Annotated:  # type: ignore[comparison-overlap]
+        if origin is typing.Annotated:
             args = typing.get_args(tp)
             for meta in args[1:]:
                 if isinstance(meta, str):
@@ -192,7 +192,7 @@ def _schema_of(tp: Any, defs: _Defs) -> Dict[str, Any]:
         return {"type": "object"}
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
-    if origin is typing.Literal:  # type: ignore[comparison-overlap]
+    if origin is typing.Literal:
         return _enum_schema(args)
     if _is_union(origin):
         arms = [_schema(a, defs) for a in args]
@@ -274,7 +274,7 @@ def _record_schema(tp: type, defs: _Defs) -> Dict[str, Any]:
                 if default is not _NO_DEFAULT:
                     prop = dict(prop)
                     prop["default"] = default
-            elif f.default_factory is dataclasses.MISSING:  # type: ignore[misc]
+            elif f.default_factory is dataclasses.MISSING:
                 required.append(f.name)
             properties[f.name] = prop
     schema: Dict[str, Any] = {"type": "object", "title": tp.__name__, "properties": properties}
@@ -323,7 +323,7 @@ def _matches(tp: Any) -> Callable[[Any], bool]:
         return lambda v: isinstance(v, int) and not isinstance(v, bool)
     if tp is float:
         return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-    if origin is typing.Literal:  # type: ignore[comparison-overlap]
+    if origin is typing.Literal:
         options = typing.get_args(tp)
         return lambda v: v in options
     if tp in (list, tuple, set, frozenset) or origin in (list, tuple, set, frozenset) or (
@@ -519,8 +519,8 @@ def parse_docstring(doc: Optional[str]) -> Tuple[Optional[str], Dict[str, str]]:
         if in_description:
             description.append(line)
         i += 1
-    text = "\n".join(description).strip()
-    return (text or None), params
+    summary = "\n".join(description).strip()
+    return (summary or None), params
 
 
 def _section_params(body: List[str], numpy_style: bool) -> Dict[str, str]:

@@ -17,6 +17,7 @@ import asyncio
 import inspect
 import json
 import sys
+import weakref
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -174,7 +175,20 @@ class _ClientBase:
 
     def _options(self) -> Dict[str, Any]:
         options = dict(self._settings)
-        loop = lambda: self._loop  # noqa: E731 - where coroutine handlers run
+        # The engine holds these callables for the connection's lifetime:
+        # they refer to this client weakly, so that a client dropped without
+        # `close()` is still collected (and its connection shut down).
+        me = weakref.ref(self)
+
+        def loop() -> Optional[asyncio.AbstractEventLoop]:
+            client = me()
+            return client._loop if client is not None else None
+
+        def deliver(wire: Dict[str, Any]) -> None:
+            client = me()
+            if client is not None:
+                client._deliver_notification(wire)
+
         if self._on_sampling is not None:
             handler = self._on_sampling
             options["on_sampling"] = Invoker(
@@ -196,7 +210,7 @@ class _ClientBase:
         if self._roots is not None:
             options["roots"] = self._roots
         if self._on_notification is not None or self._on_log is not None:
-            options["on_notification"] = self._deliver_notification
+            options["on_notification"] = deliver
         return options
 
     def _dispatch(self, callback: Callback, value: Any) -> None:

@@ -354,7 +354,7 @@ def _string_converter(annotation: Any) -> Callable[[str], Any]:
         return lambda v: v.strip().lower() in ("1", "true", "yes", "on")
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return lambda v: tp(v)
-    if typing.get_origin(tp) is typing.Literal:  # type: ignore[comparison-overlap]
+    if typing.get_origin(tp) is typing.Literal:
         return lambda v: v
     convert = converter_for(tp)
     return lambda v: convert(json.loads(v))
@@ -435,7 +435,8 @@ class RunningServer:
 
     def stop(self) -> None:
         """Stops serving (idempotent): a stdio session is closed; an HTTP
-        listener and its connections are dropped."""
+        server ends its sessions and stops listening. Requests in progress
+        get up to 3 s to finish."""
         self._serving.stop()
 
     def __enter__(self) -> "RunningServer":
@@ -502,7 +503,7 @@ class Server:
             max_concurrent_requests=max_concurrent_requests,
         )
         self._loop = LoopThread(name)
-        self._completions: Dict[Tuple[str, str, Optional[str]], Tuple[FunctionSpec, int]] = {}
+        self._completions: Dict[Tuple[str, Optional[str], Optional[str]], Tuple[FunctionSpec, int]] = {}
         self._completion_fallback: Optional[Tuple[FunctionSpec, int]] = None
         self._completion_registered = False
 
@@ -791,7 +792,7 @@ class Server:
                 if prompt is not None and resource is not None:
                     raise ValueError("give either prompt= or resource=, not both")
                 key = ("ref/prompt", prompt, argument) if prompt is not None else ("ref/resource", resource, argument)
-                self._completions[key] = (spec, arity)  # type: ignore[index]
+                self._completions[key] = (spec, arity)
             else:
                 self._completion_fallback = (spec, arity)
             self._register_completion()
@@ -815,7 +816,7 @@ class Server:
         context_arguments: Dict[str, str] = dict((params.get("context") or {}).get("arguments") or {})
         target = ref.name if ref.type == "ref/prompt" else ref.uri
         found = self._completions.get((ref.type, target, argument.name)) or self._completions.get(
-            (ref.type, target, None)  # type: ignore[arg-type]
+            (ref.type, target, None)
         )
         if found is not None:
             spec, arity = found

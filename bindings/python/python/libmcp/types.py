@@ -170,7 +170,7 @@ def _decoder(tp: Any) -> _Decoder:
         union = Union[tuple(rest)]  # type: ignore[valid-type]
         special = _UNION_DECODERS.get(union)
         if special is not None:
-            return lambda v: None if v is None else special(v)  # type: ignore[misc]
+            return lambda v: None if v is None else special(v)
         return _identity
     if origin in (list, List):
         inner = _decoder(args[0]) if args else _identity
