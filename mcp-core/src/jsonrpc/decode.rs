@@ -80,6 +80,16 @@ pub struct DecodeError {
     pub error: RpcError,
 }
 
+/// Reads a request id: an integer (the usual kind) directly, anything else
+/// through serde (an untagged enum, which buffers what it reads).
+fn parse_id(text: &str) -> Result<RequestId, serde_json::Error> {
+    // `text` is valid JSON, so `+` or leading zeros cannot occur here.
+    match text.parse::<i64>() {
+        Ok(n) => Ok(RequestId::Integer(n)),
+        Err(_) => serde_json::from_str::<RequestId>(text),
+    }
+}
+
 /// Decodes one message.
 pub fn decode(text: &str) -> Result<Inbound<'_>, Box<DecodeError>> {
     let fail = |id, error| Box::new(DecodeError { id, error });
@@ -112,7 +122,7 @@ pub fn decode(text: &str) -> Result<Inbound<'_>, Box<DecodeError>> {
     })?;
     let id = match envelope.id {
         None => None,
-        Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
+        Some(raw) => match parse_id(raw.get()) {
             Ok(id) => Some(id),
             Err(_) if raw.get() == "null" && envelope.method.is_none() => None,
             Err(_) => {

@@ -25,13 +25,6 @@ struct Notification<'a, P: Serialize> {
 }
 
 #[derive(Serialize)]
-struct ResultResponse<'a> {
-    jsonrpc: &'static str,
-    id: &'a RequestId,
-    result: &'a RawValue,
-}
-
-#[derive(Serialize)]
 struct ErrorResponse<'a> {
     jsonrpc: &'static str,
     // `null` when the request's id could not be read (JSON-RPC 2.0 §5).
@@ -67,13 +60,25 @@ pub fn encode_notification<P: Serialize>(
 
 /// Encodes a successful response around an already encoded result.
 pub fn encode_result(id: &RequestId, result: &RawValue) -> String {
-    // Serializing borrowed strings and a RawValue cannot fail.
-    serde_json::to_string(&ResultResponse {
-        jsonrpc: "2.0",
-        id,
-        result,
-    })
-    .unwrap_or_default()
+    // Written straight into one allocation of the right size: the result is
+    // JSON text already, and only the id needs encoding.
+    const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+    const RESULT: &str = r#","result":"#;
+    let result = result.get();
+    let mut out = String::with_capacity(HEAD.len() + 24 + RESULT.len() + result.len() + 1);
+    out.push_str(HEAD);
+    match id {
+        // Writing to a String cannot fail.
+        RequestId::Integer(n) => {
+            let _ = std::fmt::Write::write_fmt(&mut out, format_args!("{n}"));
+        }
+        // Serializing a string cannot fail.
+        RequestId::String(_) => out.push_str(&serde_json::to_string(id).unwrap_or_default()),
+    }
+    out.push_str(RESULT);
+    out.push_str(result);
+    out.push('}');
+    out
 }
 
 #[derive(Serialize)]
@@ -104,4 +109,28 @@ pub fn encode_error(id: Option<&RequestId>, error: &RpcError) -> String {
         error,
     })
     .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_encode_like_serde() {
+        let result = RawValue::from_string(r#"{"a":[1,"x"]}"#.into()).unwrap();
+        for id in [
+            RequestId::Integer(-7),
+            RequestId::Integer(i64::MAX),
+            RequestId::String("a \"quoted\" \\ id\n".into()),
+        ] {
+            let expected =
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"a": [1, "x"]}});
+            let text = encode_result(&id, &result);
+            assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+                expected
+            );
+            assert!(text.starts_with(r#"{"jsonrpc":"2.0","id":"#), "{text}");
+        }
+    }
 }

@@ -107,7 +107,7 @@ impl Context {
 
     /// What the client declared it supports.
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
-        self.session.client.get().map(|c| &c.capabilities)
+        self.session.client.get().map(|c| &*c.capabilities)
     }
 
     /// The negotiated protocol revision.

@@ -505,7 +505,10 @@ impl ServerHandler for Server {
             self.inner.page_size,
         )?;
         Ok(ListToolsResult {
-            tools: defs.into_iter().map(|d| d.tool).collect(),
+            tools: defs
+                .into_iter()
+                .map(|d| Arc::unwrap_or_clone(d.tool))
+                .collect(),
             next_cursor,
             meta: None,
         })

@@ -91,7 +91,7 @@ pub(crate) fn serve_initialized(
 ) -> Result<ServerSession> {
     let hello = ClientHello {
         info: Implementation::new("stateless-client", "0"),
-        capabilities: crate::schema::ClientCapabilities::default(),
+        capabilities: ClientHello::capabilities(crate::schema::ClientCapabilities::default()),
         version,
     };
     serve_with(handler, transport, config, Some(hello))
@@ -106,7 +106,7 @@ fn serve_with(
     let service = Arc::new(ServerService {
         handler,
         state: OnceLock::new(),
-        preset,
+        preset: preset.map(Box::new),
     });
     let session = Session::start(transport, service.clone(), config)?;
     let state = service.state(session.peer()).clone();
@@ -117,15 +117,17 @@ struct ServerService {
     handler: Arc<dyn ServerHandler>,
     // Set from the first peer handle seen; every handle is the same session.
     state: OnceLock<Arc<SessionState>>,
-    preset: Option<ClientHello>,
+    // Boxed: most sessions have none, and a hello is large (it is part of
+    // the memory every session costs).
+    preset: Option<Box<ClientHello>>,
 }
 
 impl ServerService {
     fn state(&self, peer: &Peer) -> &Arc<SessionState> {
         self.state.get_or_init(|| {
             let state = SessionState::new(peer.unrelated());
-            if let Some(hello) = self.preset.clone() {
-                let _ = state.client.set(hello);
+            if let Some(hello) = self.preset.as_deref() {
+                let _ = state.client.set(hello.clone());
                 state.initialized.store(true, Ordering::Release);
             }
             Arc::new(state)
@@ -168,40 +170,48 @@ impl Service for ServerService {
             .map_err(RpcError::invalid_params)?;
         let handler = self.handler.clone();
         let cx = Context::for_request(ctx, state.clone());
-        Ok(Box::pin(async move {
-            match request {
-                ClientRequest::Initialize(r) => encode(initialize(&*handler, &state, r.params)),
-                ClientRequest::Ping(_) => encode(Ok(EmptyResult::new())),
-                ClientRequest::ListResources(r) => {
-                    encode(handler.list_resources(r.params, cx).await)
-                }
-                ClientRequest::ListResourceTemplates(r) => {
-                    encode(handler.list_resource_templates(r.params, cx).await)
-                }
-                ClientRequest::ReadResource(r) => encode(handler.read_resource(r.params, cx).await),
-                ClientRequest::Subscribe(r) => encode(handler.subscribe(r.params, cx).await),
-                ClientRequest::Unsubscribe(r) => encode(handler.unsubscribe(r.params, cx).await),
-                ClientRequest::ListPrompts(r) => encode(handler.list_prompts(r.params, cx).await),
-                ClientRequest::GetPrompt(r) => encode(handler.get_prompt(r.params, cx).await),
-                ClientRequest::ListTools(r) => encode(handler.list_tools(r.params, cx).await),
-                ClientRequest::CallTool(r)
-                    if r.params.task.is_some() && offers_tool_tasks(&*handler) =>
-                {
-                    encode(handler.call_tool_as_task(r.params, cx).await)
-                }
-                // A receiver without the capability ignores the task field (spec).
-                ClientRequest::CallTool(r) => encode(handler.call_tool(r.params, cx).await),
-                ClientRequest::SetLevel(r) => {
-                    state.set_log_level(r.params.level);
-                    encode(Ok(EmptyResult::new()))
-                }
-                ClientRequest::Complete(r) => encode(handler.complete(r.params, cx).await),
-                ClientRequest::GetTask(r) => encode(handler.get_task(r.params, cx).await),
-                ClientRequest::GetTaskPayload(r) => handler.get_task_payload(r.params, cx).await,
-                ClientRequest::CancelTask(r) => encode(handler.cancel_task(r.params, cx).await),
-                ClientRequest::ListTasks(r) => encode(handler.list_tasks(r.params, cx).await),
+        // Each arm boxes only what it uses: boxing the whole request (the
+        // enum is as large as its largest variant, about 1 KB) would copy
+        // and allocate that much for every request.
+        macro_rules! run {
+            ($body:expr) => {
+                Ok(Box::pin(async move { $body }) as RequestFuture)
+            };
+        }
+        match request {
+            ClientRequest::Initialize(r) => run!(encode(initialize(&*handler, &state, r.params))),
+            ClientRequest::Ping(_) => run!(encode(Ok(EmptyResult::new()))),
+            ClientRequest::ListResources(r) => {
+                run!(encode(handler.list_resources(r.params, cx).await))
             }
-        }))
+            ClientRequest::ListResourceTemplates(r) => {
+                run!(encode(handler.list_resource_templates(r.params, cx).await))
+            }
+            ClientRequest::ReadResource(r) => {
+                run!(encode(handler.read_resource(r.params, cx).await))
+            }
+            ClientRequest::Subscribe(r) => run!(encode(handler.subscribe(r.params, cx).await)),
+            ClientRequest::Unsubscribe(r) => run!(encode(handler.unsubscribe(r.params, cx).await)),
+            ClientRequest::ListPrompts(r) => run!(encode(handler.list_prompts(r.params, cx).await)),
+            ClientRequest::GetPrompt(r) => run!(encode(handler.get_prompt(r.params, cx).await)),
+            ClientRequest::ListTools(r) => run!(encode(handler.list_tools(r.params, cx).await)),
+            ClientRequest::CallTool(r)
+                if r.params.task.is_some() && offers_tool_tasks(&*handler) =>
+            {
+                run!(encode(handler.call_tool_as_task(r.params, cx).await))
+            }
+            // A receiver without the capability ignores the task field (spec).
+            ClientRequest::CallTool(r) => run!(encode(handler.call_tool(r.params, cx).await)),
+            ClientRequest::SetLevel(r) => run!({
+                state.set_log_level(r.params.level);
+                encode(Ok(EmptyResult::new()))
+            }),
+            ClientRequest::Complete(r) => run!(encode(handler.complete(r.params, cx).await)),
+            ClientRequest::GetTask(r) => run!(encode(handler.get_task(r.params, cx).await)),
+            ClientRequest::GetTaskPayload(r) => run!(handler.get_task_payload(r.params, cx).await),
+            ClientRequest::CancelTask(r) => run!(encode(handler.cancel_task(r.params, cx).await)),
+            ClientRequest::ListTasks(r) => run!(encode(handler.list_tasks(r.params, cx).await)),
+        }
     }
 
     fn notification(&self, notification: InboundNotification<'_>, peer: &Peer) {
@@ -262,7 +272,7 @@ fn initialize(
     let version = ProtocolVersion::negotiate(&params.protocol_version);
     let hello = ClientHello {
         info: params.client_info,
-        capabilities: params.capabilities,
+        capabilities: ClientHello::capabilities(params.capabilities),
         version,
     };
     if state.client.set(hello).is_err() {

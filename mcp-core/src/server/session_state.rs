@@ -24,8 +24,25 @@ pub(crate) struct SessionState {
 #[derive(Clone, Debug)]
 pub(crate) struct ClientHello {
     pub(crate) info: Implementation,
-    pub(crate) capabilities: ClientCapabilities,
+    /// Shared when empty (see [`ClientHello::capabilities`]).
+    pub(crate) capabilities: std::sync::Arc<ClientCapabilities>,
     pub(crate) version: ProtocolVersion,
+}
+
+impl ClientHello {
+    /// Capabilities as a session keeps them. The type is large (hundreds of
+    /// bytes, mostly empty options); a client declaring none shares one
+    /// empty set instead of costing every session a copy.
+    pub(crate) fn capabilities(
+        capabilities: ClientCapabilities,
+    ) -> std::sync::Arc<ClientCapabilities> {
+        static EMPTY: OnceLock<std::sync::Arc<ClientCapabilities>> = OnceLock::new();
+        if capabilities == ClientCapabilities::default() {
+            EMPTY.get_or_init(Default::default).clone()
+        } else {
+            std::sync::Arc::new(capabilities)
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

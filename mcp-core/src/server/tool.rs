@@ -1,6 +1,6 @@
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
@@ -23,12 +23,47 @@ type Handler = Arc<
 >;
 
 /// A tool: its definition as listed to clients, a validator for its input
-/// schema, and its handler.
+/// schema, and its handler. Cheap to clone (a call clones it).
 #[derive(Clone)]
 pub struct ToolDef {
-    pub(crate) tool: Tool,
-    validator: Arc<jsonschema::Validator>,
+    pub(crate) tool: Arc<Tool>,
+    validator: Arc<InputValidator>,
     handler: Handler,
+}
+
+/// The validator of a tool's input schema. A schema given as is is compiled
+/// when the tool is defined, so that a bad one is refused then; one derived
+/// from a type (always valid) is compiled at the first call, because the
+/// first compile in a process also compiles the meta-schema (milliseconds),
+/// which a server should not spend before it answers `initialize`.
+struct InputValidator {
+    /// The schema, until compiled (`Null` once it is).
+    schema: Value,
+    compiled: OnceLock<std::result::Result<jsonschema::Validator, String>>,
+}
+
+impl InputValidator {
+    fn eager(schema: &Value) -> std::result::Result<Self, String> {
+        let validator = jsonschema::validator_for(schema).map_err(|e| e.to_string())?;
+        Ok(Self {
+            schema: Value::Null,
+            compiled: OnceLock::from(Ok(validator)),
+        })
+    }
+
+    fn lazy(schema: Value) -> Self {
+        Self {
+            schema,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> std::result::Result<&jsonschema::Validator, &str> {
+        self.compiled
+            .get_or_init(|| jsonschema::validator_for(&self.schema).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(String::as_str)
+    }
 }
 
 impl fmt::Debug for ToolDef {
@@ -140,9 +175,10 @@ impl ToolDef {
     {
         let input_schema = schemars::schema_for!(A).to_value();
         let handler = Arc::new(handler);
-        let mut def = Self::fallible(
+        let mut def = Self::build(
             name,
             input_schema,
+            false,
             move |args: Map<String, Value>, cx: Context| {
                 let handler = handler.clone();
                 async move {
@@ -162,7 +198,7 @@ impl ToolDef {
                 }
             },
         )?;
-        def.tool.description = Some(description.into());
+        Arc::make_mut(&mut def.tool).description = Some(description.into());
         if let Some(schema) = O::output_schema() {
             def = def.output_schema(schema)?;
         }
@@ -194,18 +230,37 @@ impl ToolDef {
         F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = std::result::Result<CallToolResult, RpcError>> + Send + 'static,
     {
+        Self::build(name, input_schema, true, handler)
+    }
+
+    /// A tool whose input schema is compiled now (`eager`) or at its first
+    /// call (see [`InputValidator`]).
+    fn build<F, Fut>(
+        name: impl Into<String>,
+        input_schema: Value,
+        eager: bool,
+        handler: F,
+    ) -> Result<Self>
+    where
+        F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = std::result::Result<CallToolResult, RpcError>> + Send + 'static,
+    {
         let name = name.into();
         validate_tool_name(&name)?;
-        let validator = jsonschema::validator_for(&input_schema).map_err(|e| {
-            Error::InvalidArgument(format!(
-                "input schema of tool `{name}` is not a valid JSON Schema: {e}"
-            ))
-        })?;
+        let validator = if eager {
+            InputValidator::eager(&input_schema).map_err(|e| {
+                Error::InvalidArgument(format!(
+                    "input schema of tool `{name}` is not a valid JSON Schema: {e}"
+                ))
+            })?
+        } else {
+            InputValidator::lazy(input_schema.clone())
+        };
         let input_schema = ObjectSchema::try_from(input_schema)
             .map_err(|e| Error::InvalidArgument(format!("input schema of tool `{name}`: {e}")))?;
         let handler: Handler = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
         Ok(Self {
-            tool: Tool {
+            tool: Arc::new(Tool {
                 name,
                 input_schema,
                 annotations: None,
@@ -215,7 +270,7 @@ impl ToolDef {
                 meta: None,
                 output_schema: None,
                 title: None,
-            },
+            }),
             validator: Arc::new(validator),
             handler,
         })
@@ -224,35 +279,35 @@ impl ToolDef {
     /// Sets the description.
     #[must_use]
     pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.tool.description = Some(description.into());
+        Arc::make_mut(&mut self.tool).description = Some(description.into());
         self
     }
 
     /// Sets the human-readable title.
     #[must_use]
     pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.tool.title = Some(title.into());
+        Arc::make_mut(&mut self.tool).title = Some(title.into());
         self
     }
 
     /// Sets behaviour hints (read-only, destructive, idempotent, open world).
     #[must_use]
     pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
-        self.tool.annotations = Some(annotations);
+        Arc::make_mut(&mut self.tool).annotations = Some(annotations);
         self
     }
 
     /// Sets icons.
     #[must_use]
     pub fn icons(mut self, icons: Vec<crate::schema::Icon>) -> Self {
-        self.tool.icons = Some(icons);
+        Arc::make_mut(&mut self.tool).icons = Some(icons);
         self
     }
 
     /// Whether the tool may (or must) run as a task (default: forbidden).
     #[must_use]
     pub fn task_support(mut self, support: crate::schema::ToolExecutionTaskSupport) -> Self {
-        self.tool.execution = Some(crate::schema::ToolExecution {
+        Arc::make_mut(&mut self.tool).execution = Some(crate::schema::ToolExecution {
             task_support: Some(support),
         });
         self
@@ -272,7 +327,7 @@ impl ToolDef {
         let schema = ObjectSchema::try_from(schema).map_err(|e| {
             Error::InvalidArgument(format!("output schema of tool `{}`: {e}", self.tool.name))
         })?;
-        self.tool.output_schema = Some(schema);
+        Arc::make_mut(&mut self.tool).output_schema = Some(schema);
         Ok(self)
     }
 
@@ -288,20 +343,33 @@ impl ToolDef {
         arguments: Option<Map<String, Value>>,
         cx: Context,
     ) -> std::result::Result<CallToolResult, RpcError> {
+        let validator = match self.validator.get() {
+            Ok(validator) => validator,
+            Err(e) => {
+                return Err(RpcError::internal(format!(
+                    "input schema of tool `{}` is not a valid JSON Schema: {e}",
+                    self.tool.name
+                )));
+            }
+        };
         let arguments = arguments.unwrap_or_default();
         let instance = Value::Object(arguments);
-        let problems: Vec<String> = self
-            .validator
-            .iter_errors(&instance)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                if path.is_empty() {
-                    e.to_string()
-                } else {
-                    format!("{path}: {e}")
-                }
-            })
-            .collect();
+        // Valid arguments (the usual case) skip collecting the errors.
+        let problems: Vec<String> = if validator.is_valid(&instance) {
+            Vec::new()
+        } else {
+            validator
+                .iter_errors(&instance)
+                .map(|e| {
+                    let path = e.instance_path().to_string();
+                    if path.is_empty() {
+                        e.to_string()
+                    } else {
+                        format!("{path}: {e}")
+                    }
+                })
+                .collect()
+        };
         if !problems.is_empty() {
             return Ok(CallToolResult::error(format!(
                 "Invalid arguments for tool `{}`: {}",

@@ -7,7 +7,7 @@ use std::task::Poll;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::{Peer, RequestContext, SessionConfig};
@@ -56,7 +56,6 @@ pub(crate) struct Shared {
     pending: Mutex<HashMap<RequestId, PendingCall>>,
     inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     next_id: AtomicI64,
-    permits: Arc<Semaphore>,
     transport_close: CancellationToken,
     transport_done: CancellationToken,
 }
@@ -121,21 +120,18 @@ impl Shared {
     }
 
     async fn send(&self, text: String, kind: OutboundKind, related: Option<RequestId>) {
+        let message = OutboundMessage {
+            text,
+            kind,
+            related,
+        };
         // A closed transport means the session is ending; the reader will
-        // notice and fail what is pending.
-        let _ = self
-            .outbound
-            .send(OutboundMessage {
-                text,
-                kind,
-                related,
-            })
-            .await;
-    }
-
-    async fn respond_error(&self, id: Option<RequestId>, error: &RpcError) {
-        let text = encode_error(id.as_ref(), error);
-        self.send(text, OutboundKind::Response, id).await;
+        // notice and fail what is pending. Waiting for room is rare: boxed,
+        // so that every task awaiting this stays small (a session's engine
+        // task is part of the memory each idle session costs).
+        if let Err(mpsc::error::TrySendError::Full(message)) = self.outbound.try_send(message) {
+            let _ = Box::pin(self.outbound.send(message)).await;
+        }
     }
 }
 
@@ -167,7 +163,6 @@ impl Session {
             close,
             done,
         } = transport.start()?;
-        let permits = Arc::new(Semaphore::new(config.max_concurrent_requests));
         let shared = Arc::new(Shared {
             outbound,
             config,
@@ -176,7 +171,6 @@ impl Session {
             pending: Mutex::new(HashMap::new()),
             inflight: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(0),
-            permits,
             transport_close: close,
             transport_done: done,
         });
@@ -215,21 +209,27 @@ async fn run(
     mut inbound: mpsc::Receiver<InboundFrame>,
     service: Arc<dyn Service>,
 ) {
+    // Registered once, not once per message.
+    let closed = shared.closed.cancelled();
+    tokio::pin!(closed);
+    // Each message is handled synchronously; the only await per message is
+    // sending its answer. This keeps the task (alive for the whole session)
+    // small, and the path of a request short.
     let reason = loop {
         let frame = tokio::select! {
             frame = inbound.recv() => frame,
-            () = shared.closed.cancelled() => break "the session was closed locally".to_string(),
+            () = &mut closed => break "the session was closed locally".to_string(),
         };
-        match frame {
+        let reply = match frame {
             None => break "the transport ended".to_string(),
             Some(InboundFrame::Closed(reason)) => break reason,
-            Some(InboundFrame::Message(text)) => handle_message(&shared, &service, &text).await,
+            Some(InboundFrame::Message(text)) => handle_message(&shared, &service, &text),
             Some(InboundFrame::Oversize { limit }) => {
                 let error = RpcError::new(
                     ErrorCode::INVALID_REQUEST,
                     format!("Invalid request: the message exceeds the limit of {limit} bytes"),
                 );
-                shared.respond_error(None, &error).await;
+                Some(error_reply(None, &error))
             }
             Some(InboundFrame::RequestFailed { id, reason }) => {
                 if let Some(call) = shared.remove_pending(&id) {
@@ -237,15 +237,15 @@ async fn run(
                         .reply
                         .send(Err(Error::Transport(std::io::Error::other(reason))));
                 }
+                None
             }
-            Some(InboundFrame::InvalidUtf8) => {
-                shared
-                    .respond_error(
-                        None,
-                        &RpcError::parse_error("the message is not valid UTF-8"),
-                    )
-                    .await;
-            }
+            Some(InboundFrame::InvalidUtf8) => Some(error_reply(
+                None,
+                &RpcError::parse_error("the message is not valid UTF-8"),
+            )),
+        };
+        if let Some(Reply { text, id }) = reply {
+            shared.send(text, OutboundKind::Response, id).await;
         }
     };
     tracing::debug!("session ended: {reason}");
@@ -253,14 +253,32 @@ async fn run(
     service.closed(&reason);
 }
 
-async fn handle_message(shared: &Arc<Shared>, service: &Arc<dyn Service>, text: &str) {
+/// A response to send for an inbound message: its text, and the id of the
+/// request it answers (`None` when that id is unknown).
+struct Reply {
+    text: String,
+    id: Option<RequestId>,
+}
+
+fn error_reply(id: Option<RequestId>, error: &RpcError) -> Reply {
+    Reply {
+        text: encode_error(id.as_ref(), error),
+        id,
+    }
+}
+
+fn handle_message(shared: &Arc<Shared>, service: &Arc<dyn Service>, text: &str) -> Option<Reply> {
     match decode(text) {
-        Err(e) => shared.respond_error(e.id, &e.error).await,
-        Ok(Inbound::Request(request)) => handle_request(shared, service, request).await,
+        Err(e) => Some(error_reply(e.id, &e.error)),
+        Ok(Inbound::Request(request)) => handle_request(shared, service, request),
         Ok(Inbound::Notification(notification)) => {
-            handle_notification(shared, service, notification)
+            handle_notification(shared, service, notification);
+            None
         }
-        Ok(Inbound::Response(response)) => handle_response(shared, response),
+        Ok(Inbound::Response(response)) => {
+            handle_response(shared, response);
+            None
+        }
     }
 }
 
@@ -277,29 +295,33 @@ struct ProgressMeta {
 }
 
 fn progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
-    let peek: MetaPeek = serde_json::from_str(params?.get()).ok()?;
+    let text = params?.get();
+    // Most params have no `_meta`: skip the parse (a key written with escapes
+    // could still spell it, so text with a backslash is parsed).
+    if !text.contains("_meta") && !text.contains('\\') {
+        return None;
+    }
+    let peek: MetaPeek = serde_json::from_str(text).ok()?;
     peek.meta?.progress_token
 }
 
-async fn handle_request(
+/// Starts handling a request; returns the answer when it is ready at once.
+fn handle_request(
     shared: &Arc<Shared>,
     service: &Arc<dyn Service>,
     request: InboundRequest<'_>,
-) {
+) -> Option<Reply> {
     let id = request.id.clone();
     if request.method == methods::PING {
-        let text = encode_empty_result(&id);
-        shared.send(text, OutboundKind::Response, Some(id)).await;
-        return;
+        return Some(Reply {
+            text: encode_empty_result(&id),
+            id: Some(id),
+        });
     }
-    let cancel = shared.closed.child_token();
-    let duplicate = {
-        let mut inflight = lock(&shared.inflight);
-        let duplicate = inflight.contains_key(&id);
-        if !duplicate {
-            inflight.insert(id.clone(), cancel.clone());
-        }
-        duplicate
+    let limit = shared.config.max_concurrent_requests;
+    let (duplicate, busy) = {
+        let inflight = lock(&shared.inflight);
+        (inflight.contains_key(&id), inflight.len() >= limit)
     };
     if duplicate {
         let error = RpcError::invalid_request(format!(
@@ -307,19 +329,19 @@ async fn handle_request(
         ));
         // Answer without an id: answering with it would look like the
         // response to the first request.
-        shared.respond_error(None, &error).await;
-        return;
+        return Some(error_reply(None, &error));
     }
-    let Ok(permit) = shared.permits.clone().try_acquire_owned() else {
-        lock(&shared.inflight).remove(&id);
-        let limit = shared.config.max_concurrent_requests;
+    if busy {
         let error = RpcError::new(
             ErrorCode::SERVER_ERROR,
             format!("too many requests in progress (limit {limit}); retry later"),
         );
-        shared.respond_error(Some(id), &error).await;
-        return;
-    };
+        return Some(error_reply(Some(id), &error));
+    }
+    // Not a child of `closed`: creating and dropping a child locks the
+    // parent. Every token of a request in progress is in `inflight`, and
+    // closing the session cancels all of them.
+    let cancel = CancellationToken::new();
     let ctx = RequestContext {
         id: id.clone(),
         peer: Peer {
@@ -331,29 +353,30 @@ async fn handle_request(
     };
     let mut future = match service.request(request, ctx) {
         Ok(future) => future,
-        Err(error) => {
-            lock(&shared.inflight).remove(&id);
-            shared.respond_error(Some(id), &error).await;
-            return;
-        }
+        Err(error) => return Some(error_reply(Some(id), &error)),
     };
     // Most handlers finish without waiting for anything: poll once here and
     // answer at once, which saves a task (and often a thread hop) per
-    // request. A handler still pending continues in its own task, so a slow
+    // request. Nothing can cancel it meanwhile: cancellations are read by
+    // this same task. A handler still pending continues in its own task
+    // (which polls it again at once, registering its own waker), so a slow
     // one never holds up the session.
-    let first = std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await;
-    if let Poll::Ready(outcome) = first {
-        lock(&shared.inflight).remove(&id);
-        drop(permit);
-        if cancel.is_cancelled() {
-            return;
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    if let Poll::Ready(outcome) = future.as_mut().poll(&mut cx) {
+        if shared.closed.is_cancelled() {
+            return None;
         }
         let text = match outcome {
             Ok(result) => encode_result(&id, &result),
             Err(error) => encode_error(Some(&id), &error),
         };
-        shared.send(text, OutboundKind::Response, Some(id)).await;
-        return;
+        return Some(Reply { text, id: Some(id) });
+    }
+    lock(&shared.inflight).insert(id.clone(), cancel.clone());
+    // The session may have closed (and cancelled what was in `inflight`)
+    // before the insert.
+    if shared.closed.is_cancelled() {
+        cancel.cancel();
     }
     let shared = shared.clone();
     tokio::spawn(async move {
@@ -366,7 +389,6 @@ async fn handle_request(
             outcome = future => Some(outcome).filter(|_| !cancel.is_cancelled()),
         };
         lock(&shared.inflight).remove(&id);
-        drop(permit);
         let text = match outcome {
             Some(Ok(result)) => encode_result(&id, &result),
             Some(Err(error)) => encode_error(Some(&id), &error),
@@ -374,6 +396,7 @@ async fn handle_request(
         };
         shared.send(text, OutboundKind::Response, Some(id)).await;
     });
+    None
 }
 
 fn handle_notification(

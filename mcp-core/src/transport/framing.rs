@@ -18,10 +18,12 @@ pub(crate) async fn read_frames<R: AsyncBufRead + Unpin>(
 ) -> String {
     let mut line: Vec<u8> = Vec::with_capacity(8 * 1024);
     let mut oversize = false;
+    let stopped = stop.cancelled();
+    tokio::pin!(stopped);
     loop {
         let chunk = tokio::select! {
             r = reader.fill_buf() => r,
-            () = stop.cancelled() => break "closed".to_string(),
+            () = &mut stopped => break "closed".to_string(),
         };
         let chunk = match chunk {
             Ok([]) => break "end of input".to_string(),
@@ -52,15 +54,18 @@ pub(crate) async fn read_frames<R: AsyncBufRead + Unpin>(
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
-            let bytes = std::mem::replace(&mut line, Vec::with_capacity(8 * 1024));
-            if bytes.iter().all(u8::is_ascii_whitespace) {
+            // An exact-size copy: the frame lives on in the session, and the
+            // line buffer is reused.
+            let frame = if line.iter().all(u8::is_ascii_whitespace) {
                 None
             } else {
-                Some(match String::from_utf8(bytes) {
+                Some(match String::from_utf8(line.clone()) {
                     Ok(text) => InboundFrame::Message(text),
                     Err(_) => InboundFrame::InvalidUtf8,
                 })
-            }
+            };
+            line.clear();
+            frame
         };
         if let Some(frame) = frame {
             if frames.send(frame).await.is_err() {
@@ -77,26 +82,20 @@ pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
     messages: &mut mpsc::Receiver<OutboundMessage>,
     stop: &CancellationToken,
 ) -> std::io::Result<()> {
+    let stopped = stop.cancelled();
+    tokio::pin!(stopped);
     loop {
         let message = tokio::select! {
             m = messages.recv() => m,
-            () = stop.cancelled() => None,
+            () = &mut stopped => None,
         };
         let Some(message) = message else {
             return writer.flush().await;
         };
         write_line(&mut writer, &message).await?;
-        // Write what is already queued before paying for a flush, and let
-        // the tasks that are ready run first: what they answer goes out in
-        // the same write (one syscall, one wake-up of the peer).
-        loop {
-            while let Ok(more) = messages.try_recv() {
-                write_line(&mut writer, &more).await?;
-            }
-            tokio::task::yield_now().await;
-            if messages.is_empty() {
-                break;
-            }
+        // Write what is already queued before paying for a flush.
+        while let Ok(more) = messages.try_recv() {
+            write_line(&mut writer, &more).await?;
         }
         writer.flush().await?;
     }

@@ -307,7 +307,9 @@ async fn post(
     };
 
     let (live_tx, mut live_rx) = mpsc::channel(LIVE_CAPACITY);
-    let Some(stream_id) = lock(&session.streams).open_request(request_id.clone(), live_tx) else {
+    let Some(stream_id) =
+        lock(&session.streams).open_request(request_id.clone(), live_tx, accept.json)
+    else {
         return rpc_error(
             StatusCode::CONFLICT,
             Some(&request_id),

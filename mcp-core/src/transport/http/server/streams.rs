@@ -39,6 +39,11 @@ struct Stream {
     live: Option<mpsc::Sender<LiveItem>>,
     /// The request's response has been sent: nothing more will come.
     done: bool,
+    /// The POST accepts a JSON answer: a response that is the stream's only
+    /// event is answered as a JSON body.
+    json_answer: bool,
+    /// The request of a request stream.
+    request: Option<RequestId>,
 }
 
 impl Stream {
@@ -48,6 +53,8 @@ impl Stream {
             delivered: 0,
             live: None,
             done: false,
+            json_answer: false,
+            request: None,
         }
     }
 }
@@ -81,10 +88,10 @@ pub(crate) enum AttachError {
 
 impl Streams {
     pub(crate) fn new(session: String, store: Arc<dyn EventStore>, json_mode: bool) -> Self {
-        let mut streams = HashMap::new();
-        streams.insert(STANDALONE, Stream::new());
+        // The standalone stream is created when first used: most sessions
+        // never use it, and an idle session should cost little memory.
         Self {
-            streams,
+            streams: HashMap::new(),
             by_request: HashMap::new(),
             next_id: 1,
             session,
@@ -96,11 +103,13 @@ impl Streams {
     }
 
     /// Opens the stream of a new request, attached to the POST response
-    /// that carries it. `None` if that request id is already in progress.
+    /// that carries it (`json_answer`: it accepts a JSON answer). `None` if
+    /// that request id is already in progress.
     pub(crate) fn open_request(
         &mut self,
         id: RequestId,
         live: mpsc::Sender<LiveItem>,
+        json_answer: bool,
     ) -> Option<u64> {
         if let Some(existing) = self.by_request.get(&id) {
             if self.streams.get(existing).is_some_and(|s| !s.done) {
@@ -111,6 +120,8 @@ impl Streams {
         self.next_id += 1;
         let mut stream = Stream::new();
         stream.live = Some(live);
+        stream.json_answer = json_answer;
+        stream.request = Some(id.clone());
         self.streams.insert(stream_id, stream);
         self.by_request.insert(id, stream_id);
         Some(stream_id)
@@ -130,20 +141,42 @@ impl Streams {
             .filter(|id| self.streams.get(id).is_some_and(|s| !s.done))
             .unwrap_or(STANDALONE);
         let last = is_response && stream_id != STANDALONE;
-        let key = self.key(stream_id);
-        let stream = self.streams.get_mut(&stream_id)?;
+        let stream = stream_mut(&mut self.streams, stream_id)?;
         let seq = stream.next_seq;
         stream.next_seq += 1;
-        self.store.append(&key, seq, text.clone());
+        // A response that is its stream's only event, to the POST that sent
+        // the request (still attached) and accepts JSON, is answered as a
+        // JSON body: with no event id sent, it cannot be resumed, so it is
+        // neither stored nor its stream kept.
+        let json_body = last && seq == 1 && stream.json_answer && stream.live.is_some();
         if last {
             stream.done = true;
         }
-        let delivery = stream
-            .live
-            .clone()
-            .map(|live| (live, LiveItem::Event { seq, text, last }));
+        let delivery = if last {
+            stream.live.take()
+        } else {
+            stream.live.clone()
+        }
+        .map(|live| {
+            (
+                live,
+                LiveItem::Event {
+                    seq,
+                    text: text.clone(),
+                    last,
+                },
+            )
+        });
+        if json_body {
+            self.streams.remove(&stream_id);
+            if let Some(id) = related {
+                self.by_request.remove(id);
+            }
+            return delivery;
+        }
+        let key = self.key(stream_id);
+        self.store.append(&key, seq, text);
         if last {
-            stream.live = None;
             self.finish(stream_id);
         }
         delivery
@@ -155,7 +188,10 @@ impl Streams {
         related: &RequestId,
     ) -> Option<mpsc::Sender<LiveItem>> {
         let stream_id = *self.by_request.get(related)?;
-        self.streams.get_mut(&stream_id)?.live.take()
+        let stream = self.streams.get_mut(&stream_id)?;
+        // The POST now ends as an event stream; what follows is resumed.
+        stream.json_answer = false;
+        stream.live.take()
     }
 
     /// Ends the HTTP response using `live` (its reader fell behind).
@@ -163,6 +199,7 @@ impl Streams {
         for stream in self.streams.values_mut() {
             if stream.live.as_ref().is_some_and(|l| l.same_channel(live)) {
                 stream.live = None;
+                stream.json_answer = false;
             }
         }
     }
@@ -184,13 +221,12 @@ impl Streams {
         after: Option<u64>,
         live: mpsc::Sender<LiveItem>,
     ) -> Result<(Replay, bool), AttachError> {
-        let stream = self
-            .streams
-            .get_mut(&stream_id)
-            .ok_or(AttachError::Unknown)?;
+        let stream = stream_mut(&mut self.streams, stream_id).ok_or(AttachError::Unknown)?;
         if stream.live.as_ref().is_some_and(|l| !l.is_closed()) {
             return Err(AttachError::Busy);
         }
+        // Events now go to this GET's event stream, which may be resumed.
+        stream.json_answer = false;
         let from = after.unwrap_or(stream.delivered);
         let replay = self.store.replay(
             &StreamKey {
@@ -235,12 +271,25 @@ impl Streams {
         self.finished.push_back(stream_id);
         while self.finished.len() > self.finished_limit {
             if let Some(old) = self.finished.pop_front() {
-                self.streams.remove(&old);
-                self.by_request.retain(|_, s| *s != old);
+                let request = self.streams.remove(&old).and_then(|s| s.request);
+                // The id may name a newer stream by now.
+                if let Some(id) = request {
+                    if self.by_request.get(&id) == Some(&old) {
+                        self.by_request.remove(&id);
+                    }
+                }
                 self.store.forget(&self.key(old));
             }
         }
     }
+}
+
+/// The stream `stream_id`, the standalone one created if need be.
+fn stream_mut(streams: &mut HashMap<u64, Stream>, stream_id: u64) -> Option<&mut Stream> {
+    if stream_id == STANDALONE {
+        return Some(streams.entry(STANDALONE).or_insert_with(Stream::new));
+    }
+    streams.get_mut(&stream_id)
 }
 
 /// Event ids are `<stream>/<seq>`; `<stream>/0` is a stream's priming event.
@@ -264,10 +313,10 @@ mod tests {
         let mut streams = Streams::new("s".into(), Arc::new(InMemoryEventStore::new(16)), false);
         let (tx, mut rx) = mpsc::channel(8);
         let id = RequestId::Integer(1);
-        let s = streams.open_request(id.clone(), tx).unwrap();
+        let s = streams.open_request(id.clone(), tx, false).unwrap();
         assert!(
             streams
-                .open_request(id.clone(), mpsc::channel(1).0)
+                .open_request(id.clone(), mpsc::channel(1).0, false)
                 .is_none(),
             "id in use"
         );
@@ -293,6 +342,45 @@ mod tests {
         let (replay, done) = streams.attach(s, Some(1), tx2).unwrap();
         assert_eq!(replay.len(), 1);
         assert_eq!(&*replay[0].1, "result");
+        assert!(done);
+    }
+
+    #[test]
+    fn a_lone_response_answered_as_json_is_not_kept() {
+        let mut streams = Streams::new("s".into(), Arc::new(InMemoryEventStore::new(16)), false);
+        let (tx, _rx) = mpsc::channel(8);
+        let id = RequestId::Integer(1);
+        let s = streams.open_request(id.clone(), tx, true).unwrap();
+        let (_, item) = streams.push(Some(&id), "result".into(), true).unwrap();
+        assert!(matches!(
+            item,
+            LiveItem::Event {
+                seq: 1,
+                last: true,
+                ..
+            }
+        ));
+        // Nothing to resume: the stream is gone, and its id is free again.
+        let (tx2, _rx2) = mpsc::channel(8);
+        assert_eq!(
+            streams.attach(s, Some(0), tx2).unwrap_err(),
+            AttachError::Unknown
+        );
+        assert!(streams.open_request(id, mpsc::channel(1).0, true).is_some());
+    }
+
+    #[test]
+    fn a_response_after_the_post_stream_closed_is_kept_for_resumption() {
+        let mut streams = Streams::new("s".into(), Arc::new(InMemoryEventStore::new(16)), false);
+        let (tx, _rx) = mpsc::channel(8);
+        let id = RequestId::Integer(1);
+        let s = streams.open_request(id.clone(), tx, true).unwrap();
+        // The server closes the POST stream before anything was sent.
+        assert!(streams.close_request_stream(&id).is_some());
+        assert!(streams.push(Some(&id), "result".into(), true).is_none());
+        let (tx2, _rx2) = mpsc::channel(8);
+        let (replay, done) = streams.attach(s, Some(0), tx2).unwrap();
+        assert_eq!(replay.len(), 1);
         assert!(done);
     }
 
