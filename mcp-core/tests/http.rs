@@ -69,6 +69,17 @@ fn server() -> Server {
         )
         .tool(
             ToolDef::new(
+                "slow",
+                "Answers after a minute, unless cancelled",
+                |_: Map<String, Value>, _cx| async move {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                    Ok::<_, String>("late")
+                },
+            )
+            .unwrap(),
+        )
+        .tool(
+            ToolDef::new(
                 "sample",
                 "Asks the client's model",
                 |_: Map<String, Value>, cx| async move {
@@ -146,7 +157,7 @@ async fn every_method_over_http() {
     let client = client(addr).await;
     assert_eq!(client.server_info().name, "http-test");
     client.ping().await.unwrap();
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 4);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 5);
     let r = client
         .call_tool("add", Some(obj(json!({"a": 20, "b": 22}))))
         .await
@@ -467,6 +478,132 @@ async fn http_rules() {
         .unwrap();
     assert_eq!(gone.status(), 404);
     assert_eq!(http.session_count(), 0);
+}
+
+#[tokio::test]
+async fn a_cancelled_request_ends_its_post_and_the_session_goes_on() {
+    let (addr, _http) = start(HttpServerConfig::default()).await;
+    let raw = Raw::new(addr);
+    let session = raw.initialize().await;
+    let call =
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#;
+    let post = raw.post(call).header("mcp-session-id", &session).send();
+    let pending = tokio::spawn(async move {
+        let response = post.await.unwrap();
+        (response.status(), response.text().await.unwrap())
+    });
+    // Let the request reach its handler, then cancel it.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let cancel = raw
+        .post(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"test"}}"#)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancel.status(), 202);
+    let (status, body) = tokio::time::timeout(Duration::from_secs(5), pending)
+        .await
+        .expect("the POST of a cancelled request must end")
+        .unwrap();
+    assert_eq!(status, 200);
+    assert!(
+        !body.contains("late"),
+        "a cancelled request is not answered: {body}"
+    );
+    // The id is free again and the session answers.
+    let ping = raw
+        .post(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ping.status(), 200);
+    assert!(ping.text().await.unwrap().contains(r#""id":7"#));
+}
+
+/// Sets its flag when dropped: a handler's future holding one shows that it
+/// was cancelled (dropped before it finished).
+struct SetOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Starts a server with one tool, `wait`, that never answers; returns the
+/// flag its future sets when dropped.
+async fn start_waiting(
+    config: HttpServerConfig,
+) -> (SocketAddr, Arc<std::sync::atomic::AtomicBool>) {
+    let dropped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = dropped.clone();
+    let wait = ToolDef::new(
+        "wait",
+        "Never answers",
+        move |_: Map<String, Value>, _cx| {
+            let guard = SetOnDrop(flag.clone());
+            async move {
+                std::future::pending::<()>().await;
+                drop(guard);
+                Ok::<_, String>("never")
+            }
+        },
+    )
+    .unwrap();
+    let server = Server::builder("wait", "1").tool(wait).build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(StreamableHttpServer::new(server, config).serve(listener));
+    (addr, dropped)
+}
+
+/// Sends a `tools/call` of `wait` on a raw connection, then closes it.
+async fn call_then_disconnect(addr: SocketAddr, session: &str) {
+    use tokio::io::AsyncWriteExt;
+    let body =
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait","arguments":{}}}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\nmcp-session-id: {session}\r\n\
+         content-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    drop(tcp);
+}
+
+#[tokio::test]
+async fn a_client_that_disconnects_cancels_its_request_when_asked() {
+    for cancel in [true, false] {
+        let config = HttpServerConfig::default().cancel_on_disconnect(cancel);
+        let (addr, dropped) = start_waiting(config).await;
+        let raw = Raw::new(addr);
+        let session = raw.initialize().await;
+        call_then_disconnect(addr, &session).await;
+        let mut waited = 0;
+        let limit = if cancel { 3000 } else { 500 };
+        while !dropped.load(Ordering::SeqCst) && waited < limit {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            waited += 20;
+        }
+        assert_eq!(
+            dropped.load(Ordering::SeqCst),
+            cancel,
+            "cancel_on_disconnect({cancel}): was the handler cancelled?"
+        );
+        // The session is still usable, and the request id is free again
+        // once the request ended.
+        let ping = raw
+            .post(r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#)
+            .header("mcp-session-id", &session)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(ping.status(), 200, "cancel_on_disconnect({cancel})");
+    }
 }
 
 #[tokio::test]

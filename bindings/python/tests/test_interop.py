@@ -69,14 +69,6 @@ def test_official_client_against_our_server_over_http(libmcp_http_server: str) -
     assert summary == f"official client: {CHECK_COUNT - 1} passed, 0 failed"
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason=(
-        "mcp-core's HTTP server holds the POST of a cancelled request open until the session "
-        "ends, then answers it 404; the SDK client usually fails on exit writing that answer "
-        "to its closed stream (the cancellation itself works: the check passes)"
-    ),
-)
 def test_official_client_cancels_over_http(libmcp_http_server: str) -> None:
     summary = run_official_client("--only", "cancellation", "http", libmcp_http_server)
     assert summary == "official client: 1 passed, 0 failed"

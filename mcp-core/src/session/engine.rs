@@ -389,12 +389,14 @@ fn handle_request(
             outcome = future => Some(outcome).filter(|_| !cancel.is_cancelled()),
         };
         lock(&shared.inflight).remove(&id);
-        let text = match outcome {
-            Some(Ok(result)) => encode_result(&id, &result),
-            Some(Err(error)) => encode_error(Some(&id), &error),
-            None => return,
+        let (text, kind) = match outcome {
+            Some(Ok(result)) => (encode_result(&id, &result), OutboundKind::Response),
+            Some(Err(error)) => (encode_error(Some(&id), &error), OutboundKind::Response),
+            // No response: a transport that streams per request (HTTP) ends
+            // the request's stream instead of leaving it open.
+            None => (String::new(), OutboundKind::EndStream),
         };
-        shared.send(text, OutboundKind::Response, Some(id)).await;
+        shared.send(text, kind, Some(id)).await;
     });
     None
 }

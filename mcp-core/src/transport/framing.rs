@@ -4,7 +4,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{InboundFrame, OutboundKind, OutboundMessage};
+use super::{InboundFrame, OutboundMessage};
 
 /// Reads lines from `reader` and sends them as frames until end of input or
 /// `stop`, then returns why it stopped (the caller sends the final
@@ -16,7 +16,9 @@ pub(crate) async fn read_frames<R: AsyncBufRead + Unpin>(
     limit: usize,
     stop: CancellationToken,
 ) -> String {
-    let mut line: Vec<u8> = Vec::with_capacity(8 * 1024);
+    // Holds a line that spans reads; a line found whole in the buffer (the
+    // usual case) is copied once, straight into its frame.
+    let mut line: Vec<u8> = Vec::new();
     let mut oversize = false;
     let stopped = stop.cancelled();
     tokio::pin!(stopped);
@@ -30,49 +32,50 @@ pub(crate) async fn read_frames<R: AsyncBufRead + Unpin>(
             Ok(chunk) => chunk,
             Err(e) => break format!("read failed: {e}"),
         };
-        let (part, complete) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (&chunk[..i], Some(i + 1)),
-            None => (chunk, None),
-        };
-        if !oversize {
-            if line.len() + part.len() > limit {
-                oversize = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(part);
+        let Some(end) = memchr::memchr(b'\n', chunk) else {
+            if !oversize {
+                if line.len() + chunk.len() > limit {
+                    oversize = true;
+                    line = Vec::new();
+                } else {
+                    line.extend_from_slice(chunk);
+                }
             }
-        }
-        let consumed = complete.unwrap_or(chunk.len());
-        reader.consume(consumed);
-        if complete.is_none() {
+            let consumed = chunk.len();
+            reader.consume(consumed);
             continue;
-        }
-        let frame = if oversize {
+        };
+        let frame = if oversize || line.len() + end > limit {
             oversize = false;
+            line = Vec::new();
             Some(InboundFrame::Oversize { limit })
+        } else if line.is_empty() {
+            frame_of(&chunk[..end])
         } else {
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            // An exact-size copy: the frame lives on in the session, and the
-            // line buffer is reused.
-            let frame = if line.iter().all(u8::is_ascii_whitespace) {
-                None
-            } else {
-                Some(match String::from_utf8(line.clone()) {
-                    Ok(text) => InboundFrame::Message(text),
-                    Err(_) => InboundFrame::InvalidUtf8,
-                })
-            };
+            line.extend_from_slice(&chunk[..end]);
+            let frame = frame_of(&line);
             line.clear();
             frame
         };
+        reader.consume(end + 1);
         if let Some(frame) = frame {
             if frames.send(frame).await.is_err() {
                 return "the session is gone".into();
             }
         }
     }
+}
+
+/// The frame for one line (without its `\n`): `None` for a blank line.
+fn frame_of(line: &[u8]) -> Option<InboundFrame> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    Some(match std::str::from_utf8(line) {
+        Ok(text) => InboundFrame::Message(text.to_owned()),
+        Err(_) => InboundFrame::InvalidUtf8,
+    })
 }
 
 /// Writes each message followed by `\n`, flushing when no more are queued.
@@ -105,7 +108,7 @@ async fn write_line<W: AsyncWrite + Unpin>(
     writer: &mut W,
     message: &OutboundMessage,
 ) -> std::io::Result<()> {
-    if message.kind == OutboundKind::CloseStream {
+    if !message.kind.is_message() {
         return Ok(());
     }
     writer.write_all(message.text.as_bytes()).await?;
@@ -116,10 +119,15 @@ async fn write_line<W: AsyncWrite + Unpin>(
 mod tests {
     use super::*;
 
+    /// Frames read through a 3-byte buffer, so that every frame spans many
+    /// reads.
     async fn frames_of(input: &[u8], limit: usize) -> Vec<String> {
+        frames_with_buffer(input, limit, 3).await
+    }
+
+    async fn frames_with_buffer(input: &[u8], limit: usize, buffer: usize) -> Vec<String> {
         let (tx, mut rx) = mpsc::channel(16);
-        // A tiny buffer makes every frame span many reads.
-        let reader = tokio::io::BufReader::with_capacity(3, input);
+        let reader = tokio::io::BufReader::with_capacity(buffer, input);
         let reason = read_frames(reader, &tx, limit, CancellationToken::new()).await;
         tx.send(InboundFrame::Closed(reason)).await.unwrap();
         drop(tx);
@@ -152,5 +160,24 @@ mod tests {
     async fn reports_invalid_utf8() {
         let out = frames_of(b"\xff\xfe\n{}\n", 100).await;
         assert_eq!(out, ["invalid-utf8", "{}", "closed:end of input"]);
+    }
+
+    #[tokio::test]
+    async fn whole_lines_in_one_read_obey_the_limit_too() {
+        let input = b"12345678\n123456789\n  \r\n{}\r\n\xff\n";
+        for buffer in [3, 4096] {
+            let out = frames_with_buffer(input, 8, buffer).await;
+            assert_eq!(
+                out,
+                [
+                    "12345678",
+                    "oversize>8",
+                    "{}",
+                    "invalid-utf8",
+                    "closed:end of input"
+                ],
+                "buffer of {buffer} bytes"
+            );
+        }
     }
 }

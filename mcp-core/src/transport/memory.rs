@@ -2,8 +2,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    CHANNEL_CAPACITY, DEFAULT_MAX_MESSAGE_SIZE, InboundFrame, OutboundKind, OutboundMessage,
-    Transport, TransportHandle,
+    CHANNEL_CAPACITY, DEFAULT_MAX_MESSAGE_SIZE, InboundFrame, OutboundMessage, Transport,
+    TransportHandle,
 };
 
 /// One end of an in-process connection; see [`memory_pair`].
@@ -80,7 +80,7 @@ impl Transport for MemoryTransport {
                     () = peer_close.cancelled() => None,
                 };
                 let Some(message) = message else { break };
-                if message.kind == OutboundKind::CloseStream {
+                if !message.kind.is_message() {
                     continue;
                 }
                 let frame = if message.text.len() > max_message_size {

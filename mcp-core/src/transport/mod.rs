@@ -56,6 +56,7 @@ pub enum InboundFrame {
 /// What kind of message an [`OutboundMessage`] is, for transports that route
 /// (Streamable HTTP sends a response on the stream of its request).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OutboundKind {
     /// A request to the peer.
     Request,
@@ -67,6 +68,18 @@ pub enum OutboundKind {
     /// HTTP) to end the stream of `related` now, so that the peer resumes it
     /// later (SEP-1699). Other transports ignore it; `text` is empty.
     CloseStream,
+    /// Not a message: the peer's request `related` will get no response (it
+    /// was cancelled), so a transport that streams per request ends that
+    /// stream for good. Other transports ignore it; `text` is empty.
+    EndStream,
+}
+
+impl OutboundKind {
+    /// Whether this is a message for the peer (not a signal to the
+    /// transport such as [`CloseStream`](Self::CloseStream)).
+    pub fn is_message(self) -> bool {
+        !matches!(self, Self::CloseStream | Self::EndStream)
+    }
 }
 
 /// One encoded message for the peer.

@@ -181,7 +181,7 @@ async fn write_loop(
         };
         let Some(message) = message else { break };
         match message.kind {
-            OutboundKind::CloseStream => {}
+            OutboundKind::CloseStream | OutboundKind::EndStream => {}
             // Requests may take long: each runs on its own.
             OutboundKind::Request => {
                 let conn = conn.clone();

@@ -330,10 +330,25 @@ async fn post(
             "Session not found",
         );
     }
+    // Armed from here until the request is answered: if this handler or
+    // its event stream is dropped first, the client went away.
+    let mut disconnect = DisconnectGuard {
+        session: session.clone(),
+        request: state
+            .config
+            .cancel_on_disconnect
+            .then(|| request_id.clone()),
+    };
     let first = tokio::select! {
         item = live_rx.recv() => item,
         () = session.closed.cancelled() => None,
     };
+    if matches!(
+        first,
+        None | Some(LiveItem::Close | LiveItem::Event { last: true, .. })
+    ) {
+        disconnect.disarm();
+    }
     let stateful_id = (!state.config.stateless).then(|| session.id.clone());
     let ephemeral = state.config.stateless.then(|| session.clone());
 
@@ -367,6 +382,7 @@ async fn post(
                 Vec::new(),
                 Some(first),
                 live_rx,
+                disconnect,
             )
         }
     };
@@ -418,6 +434,41 @@ fn create_session(state: &State) -> Result<Arc<HttpSession>, Response> {
     Ok(session)
 }
 
+/// Cancels a request, as its client would with `notifications/cancelled`,
+/// when dropped while still armed (`request` set): the HTTP response that
+/// was to carry its answer went away first.
+struct DisconnectGuard {
+    session: Arc<HttpSession>,
+    request: Option<RequestId>,
+}
+
+impl DisconnectGuard {
+    /// The request was answered, or the server ended the response itself.
+    fn disarm(&mut self) {
+        self.request = None;
+    }
+}
+
+impl Drop for DisconnectGuard {
+    fn drop(&mut self) {
+        let Some(id) = self.request.take() else {
+            return;
+        };
+        let cancel = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": methods::NOTIFICATIONS_CANCELLED,
+            "params": { "requestId": id, "reason": "the HTTP client disconnected" },
+        });
+        tracing::debug!("request {id}: the HTTP client went away; cancelling it");
+        // A full inbound queue means a busy session; the handler then runs
+        // to the end, as without this option.
+        let _ = self
+            .session
+            .inbound
+            .try_send(InboundFrame::Message(cancel.to_string()));
+    }
+}
+
 /// An SSE response: optional priming event, replayed events, then live
 /// items until the stream's last event or a server-side close.
 fn sse_response(
@@ -427,6 +478,7 @@ fn sse_response(
     replay: Replay,
     first: Option<LiveItem>,
     live: mpsc::Receiver<LiveItem>,
+    disconnect: DisconnectGuard,
 ) -> Response {
     let head: Vec<String> = priming
         .into_iter()
@@ -443,27 +495,37 @@ fn sse_response(
         head.into_iter()
             .map(|s| Ok::<_, Infallible>(Bytes::from(s))),
     );
-    let items = futures::stream::unfold((first, live, false), move |(pending, mut live, ended)| {
-        let session = session.clone();
-        async move {
-            if ended {
-                return None;
-            }
-            let item = match pending {
-                Some(item) => item,
-                None => live.recv().await?,
-            };
-            match item {
-                LiveItem::Close => None,
-                LiveItem::Event { seq, text, last } => {
-                    lock(&session.streams).delivered(stream_id, seq);
-                    let chunk =
-                        Bytes::from(encode_event(Some(&event_id(stream_id, seq)), &text, None));
-                    Some((Ok::<_, Infallible>(chunk), (None, live, last)))
+    let state = (first, live, disconnect, false);
+    let items =
+        futures::stream::unfold(state, move |(pending, mut live, mut disconnect, ended)| {
+            let session = session.clone();
+            async move {
+                if ended {
+                    return None;
+                }
+                let item = match pending {
+                    Some(item) => Some(item),
+                    None => live.recv().await,
+                };
+                match item {
+                    // The server ended the stream (answered, closed for
+                    // resumption, or the reader fell behind): not a disconnect.
+                    None | Some(LiveItem::Close) => {
+                        disconnect.disarm();
+                        None
+                    }
+                    Some(LiveItem::Event { seq, text, last }) => {
+                        lock(&session.streams).delivered(stream_id, seq);
+                        if last {
+                            disconnect.disarm();
+                        }
+                        let chunk =
+                            Bytes::from(encode_event(Some(&event_id(stream_id, seq)), &text, None));
+                        Some((Ok::<_, Infallible>(chunk), (None, live, disconnect, last)))
+                    }
                 }
             }
-        }
-    });
+        });
     let body = Body::from_stream(head.chain(items));
     (
         StatusCode::OK,
@@ -555,7 +617,13 @@ async fn get(state: Arc<State>, headers: HeaderMap, identity: Option<Arc<AuthInf
     } else {
         live_rx
     };
-    sse_response(session, stream_id, priming, replay, None, live)
+    // A resumed stream is not tied to the request's first POST: leaving it
+    // never cancels.
+    let disconnect = DisconnectGuard {
+        session: session.clone(),
+        request: None,
+    };
+    sse_response(session, stream_id, priming, replay, None, live, disconnect)
 }
 
 async fn delete(

@@ -60,6 +60,12 @@ pub struct HttpServerConfig {
     /// served (by [`StreamableHttpServer::serve`], or mount
     /// [`StreamableHttpServer::metadata_router`]).
     pub protected_resource: Option<ProtectedResource>,
+    /// When the client of a POST goes away before its request is answered
+    /// (the connection closes, or the client drops the response), cancel
+    /// the request as if the client had sent `notifications/cancelled`
+    /// (default false: the handler runs to the end, and its answer stays
+    /// resumable with `Last-Event-ID` when the POST was an event stream).
+    pub cancel_on_disconnect: bool,
 }
 
 impl Default for HttpServerConfig {
@@ -74,6 +80,7 @@ impl Default for HttpServerConfig {
             event_store: Arc::new(InMemoryEventStore::default()),
             sse_retry: Duration::from_secs(1),
             protected_resource: None,
+            cancel_on_disconnect: false,
         }
     }
 }
@@ -132,6 +139,13 @@ impl HttpServerConfig {
     #[must_use]
     pub fn sse_retry(mut self, retry: Duration) -> Self {
         self.sse_retry = retry;
+        self
+    }
+
+    /// Sets [`cancel_on_disconnect`](Self::cancel_on_disconnect).
+    #[must_use]
+    pub fn cancel_on_disconnect(mut self, cancel: bool) -> Self {
+        self.cancel_on_disconnect = cancel;
         self
     }
 

@@ -110,6 +110,11 @@ async fn route(
                         .map(|live| (live, LiveItem::Close)),
                     None => None,
                 },
+                OutboundKind::EndStream => message
+                    .related
+                    .as_ref()
+                    .and_then(|id| streams.end_request_stream(id))
+                    .map(|live| (live, LiveItem::Close)),
                 kind => streams.push(
                     message.related.as_ref(),
                     Arc::from(message.text),

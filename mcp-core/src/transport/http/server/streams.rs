@@ -194,6 +194,24 @@ impl Streams {
         stream.live.take()
     }
 
+    /// Ends the request's stream for good: no response will come (the
+    /// request was cancelled). Returns the attached HTTP response to end.
+    /// What it sent stays resumable for a while, like a finished stream's.
+    pub(crate) fn end_request_stream(
+        &mut self,
+        related: &RequestId,
+    ) -> Option<mpsc::Sender<LiveItem>> {
+        let stream_id = *self.by_request.get(related)?;
+        let stream = self.streams.get_mut(&stream_id)?;
+        if stream.done {
+            return None;
+        }
+        stream.done = true;
+        let live = stream.live.take();
+        self.finish(stream_id);
+        live
+    }
+
     /// Ends the HTTP response using `live` (its reader fell behind).
     pub(crate) fn detach(&mut self, live: &mpsc::Sender<LiveItem>) {
         for stream in self.streams.values_mut() {
