@@ -787,3 +787,48 @@ async fn rpc_errors_from_handlers_keep_code_and_data() {
     let Error::Rpc(e) = err else { panic!("{err}") };
     assert_eq!((e.code, e.data), (ErrorCode(-32042), Some(json!({"k": 1}))));
 }
+
+#[tokio::test]
+async fn a_panicking_handler_answers_internal_error_and_the_session_goes_on() {
+    let at_once = ToolDef::new(
+        "panic_now",
+        "Panics when called",
+        |_: Map<String, Value>, _cx| async move {
+            if true {
+                panic!("boom at once");
+            }
+            Ok::<_, String>("unreachable")
+        },
+    )
+    .unwrap();
+    let later = ToolDef::new(
+        "panic_later",
+        "Panics after waiting",
+        |_: Map<String, Value>, _cx| async move {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            if true {
+                panic!("boom later");
+            }
+            Ok::<_, String>("unreachable")
+        },
+    )
+    .unwrap();
+    let server = Server::builder("panics", "1")
+        .tool(at_once)
+        .tool(later)
+        .build();
+    let (client, _session) = connect(&server).await;
+    for name in ["panic_now", "panic_later", "panic_now"] {
+        let err = tokio::time::timeout(Duration::from_secs(5), client.call_tool(name, None))
+            .await
+            .expect("a panicking handler is answered, not left hanging")
+            .unwrap_err();
+        let Error::Rpc(e) = &err else {
+            panic!("{name}: {err}")
+        };
+        assert_eq!(e.code, ErrorCode::INTERNAL_ERROR, "{name}");
+        assert!(!e.message.contains("boom"), "the panic stays in the log");
+        client.ping().await.unwrap();
+    }
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+}

@@ -1,9 +1,11 @@
 use std::collections::HashMap;
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Poll;
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -351,9 +353,15 @@ fn handle_request(
         cancel: cancel.clone(),
         progress_token: progress_token(request.params),
     };
-    let mut future = match service.request(request, ctx) {
-        Ok(future) => future,
-        Err(error) => return Some(error_reply(Some(id), &error)),
+    // A handler that panics answers -32603 and the session goes on (the
+    // panic is never unwound into the engine, nor polled again).
+    let mut future = match catch_unwind(AssertUnwindSafe(|| service.request(request, ctx))) {
+        Ok(Ok(future)) => future,
+        Ok(Err(error)) => return Some(error_reply(Some(id), &error)),
+        Err(panic) => {
+            let error = panicked(&id, &*panic);
+            return Some(error_reply(Some(id), &error));
+        }
     };
     // Most handlers finish without waiting for anything: poll once here and
     // answer at once, which saves a task (and often a thread hop) per
@@ -362,7 +370,14 @@ fn handle_request(
     // (which polls it again at once, registering its own waker), so a slow
     // one never holds up the session.
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    if let Poll::Ready(outcome) = future.as_mut().poll(&mut cx) {
+    let first = match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx))) {
+        Ok(first) => first,
+        Err(panic) => {
+            let error = panicked(&id, &*panic);
+            return Some(error_reply(Some(id), &error));
+        }
+    };
+    if let Poll::Ready(outcome) = first {
         if shared.closed.is_cancelled() {
             return None;
         }
@@ -386,7 +401,9 @@ fn handle_request(
         let outcome = tokio::select! {
             biased;
             () = cancel.cancelled() => None,
-            outcome = future => Some(outcome).filter(|_| !cancel.is_cancelled()),
+            outcome = AssertUnwindSafe(future).catch_unwind() => Some(
+                outcome.unwrap_or_else(|panic| Err(panicked(&id, &*panic)))
+            ).filter(|_| !cancel.is_cancelled()),
         };
         lock(&shared.inflight).remove(&id);
         let (text, kind) = match outcome {
@@ -399,6 +416,18 @@ fn handle_request(
         shared.send(text, kind, Some(id)).await;
     });
     None
+}
+
+/// The answer to a request whose handler panicked. The panic's message is
+/// logged, not sent: it may describe the server's internals.
+fn panicked(id: &RequestId, panic: &(dyn std::any::Any + Send)) -> RpcError {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)");
+    tracing::error!("the handler of request {id} panicked: {message}");
+    RpcError::internal("the request's handler failed unexpectedly")
 }
 
 fn handle_notification(
@@ -438,7 +467,14 @@ fn handle_notification(
         shared: shared.clone(),
         related: None,
     };
-    service.notification(notification, &peer);
+    let method = notification.method.clone();
+    if catch_unwind(AssertUnwindSafe(|| {
+        service.notification(notification, &peer)
+    }))
+    .is_err()
+    {
+        tracing::error!("the handler of notification `{method}` panicked");
+    }
 }
 
 fn route_progress(shared: &Shared, progress: ProgressNotificationParams) {
