@@ -315,8 +315,12 @@ impl Server {
             .sessions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        sessions
-            .retain(|s| s.strong_count() > 0 && s.upgrade().is_some_and(|s| !s.peer.is_closed()));
+        // Ended sessions are pruned only when the list is full (about to
+        // grow): pruning on every registration made opening n sessions
+        // quadratic. Growth doubles the capacity, so this is amortised O(1).
+        if sessions.len() == sessions.capacity() {
+            sessions.retain(|s| s.upgrade().is_some_and(|s| !s.peer.is_closed()));
+        }
         sessions.push(Arc::downgrade(session.state()));
     }
 
