@@ -4,9 +4,9 @@
 # table on stdout (progress on stderr) and exits 0 only if every criterion
 # holds. Not part of the test suite.
 #
-#   bash tests/soak/run.sh                 # full: 10,000 sessions per leg,
+#   bash tests/soak/run.sh                 # full (about 70 s): 10,000 sessions,
 #                                          # 1,000,000 calls per transport,
-#                                          # 1,000 SSE streams (a few minutes)
+#                                          # 1,000 SSE streams
 #   bash tests/soak/run.sh --quick         # smoke run, well under a minute
 #   bash tests/soak/run.sh --calls 200000 --only stdio,http
 #

@@ -71,13 +71,23 @@ async fn hold(config: &Config, server: &Listening) -> Result<Vec<Row>, Error> {
     tokio::time::sleep(SETTLE).await;
     let rss_sessions = rss_kib(pid)?;
 
-    log(&format!("opening {} GET streams", count(n as u64)));
+    // One connection per stream (HTTP/1.1), used once for a ping so that
+    // the server's buffers for it exist before the stream is opened.
+    log(&format!("opening {} connections", count(n as u64)));
     let mut held = Vec::with_capacity(n);
-    for id in &ids {
+    for (k, id) in ids.iter().enumerate() {
         let mut conn = Conn::connect(addr).await?;
-        conn.open_stream(&Target::for_session(addr, Answers::Json, id))
+        conn.ping(&Target::for_session(addr, Answers::Json, id), k as u64 + 2)
             .await?;
         held.push(conn);
+    }
+    tokio::time::sleep(SETTLE).await;
+    let rss_conns = rss_kib(pid)?;
+
+    log(&format!("opening {} GET streams", count(n as u64)));
+    for (conn, id) in held.iter_mut().zip(&ids) {
+        conn.open_stream(&Target::for_session(addr, Answers::Json, id))
+            .await?;
     }
     tokio::time::sleep(SETTLE).await;
     let rss_streams = rss_kib(pid)?;
@@ -144,15 +154,18 @@ async fn hold(config: &Config, server: &Listening) -> Result<Vec<Row>, Error> {
             holds: Some(holds),
         },
         Row {
-            check: "SSE: memory per session with its GET stream".into(),
+            check: "SSE: memory per session holding a GET stream".into(),
             measured: format!(
-                "{:.1} KiB (session {:.1} + stream {:.1}); RSS {} → {} with sessions → {} \
-                 with streams → {} after the busy period",
+                "{:.1} KiB: session {:.1} + its HTTP/1.1 connection {:.1} + the stream on \
+                 it {:.1}; RSS {} → {} with sessions → {} with connections → {} with \
+                 streams → {} after the busy period",
                 per(rss_start, rss_streams),
                 per(rss_start, rss_sessions),
-                per(rss_sessions, rss_streams),
+                per(rss_sessions, rss_conns),
+                per(rss_conns, rss_streams),
                 mib(rss_start),
                 mib(rss_sessions),
+                mib(rss_conns),
                 mib(rss_streams),
                 mib(rss_end)
             ),
