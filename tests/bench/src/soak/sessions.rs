@@ -115,9 +115,11 @@ async fn legs(config: &Config, server: &Listening) -> Result<Vec<Row>, Error> {
                 config.idle_timeout.as_secs_f64()
             ),
             measured: format!(
-                "{} of {} still answering ≤ {:.1} s after the last was opened; RSS MiB per \
+                "opened at {} sessions/s; {} of {} still answering ≤ {:.1} s after the last was \
+                 opened; RSS MiB per \
                  round: all open {}, after expiry {}; last round {} over the one before, {} \
                  over the baseline (glibc malloc keeps freed memory: BENCHMARKS.md)",
+                list_rates(&rounds),
                 count(alive as u64),
                 count((n * EXPIRE_ROUNDS) as u64),
                 waited.as_secs_f64(),
@@ -138,6 +140,8 @@ async fn legs(config: &Config, server: &Listening) -> Result<Vec<Row>, Error> {
 /// What one round of sessions left to expire measured.
 #[derive(Debug)]
 struct Expiry {
+    /// Sessions opened per second.
+    rate: f64,
     /// RSS with every session open, KiB.
     peak: u64,
     /// Sessions still answering after the wait.
@@ -162,7 +166,9 @@ async fn expire_round(
         "round {round}: opening {} sessions to expire",
         count(n as u64)
     ));
+    let started = Instant::now();
     let (conns, ids) = open_many(conns, addr, n).await?;
+    let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-9);
     let opened = Instant::now();
     let peak = rss_kib(pid)?;
     // The reaper looks every quarter of the timeout.
@@ -179,12 +185,22 @@ async fn expire_round(
     Ok((
         conns,
         Expiry {
+            rate,
             peak,
             alive,
             waited,
             after,
         },
     ))
+}
+
+/// The opening rates of the rounds, as `a / b / c`.
+fn list_rates(rounds: &[Expiry]) -> String {
+    rounds
+        .iter()
+        .map(|r| count(r.rate as u64))
+        .collect::<Vec<_>>()
+        .join(" / ")
 }
 
 fn log(what: &str) {
