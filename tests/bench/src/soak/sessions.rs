@@ -19,14 +19,22 @@ const CONNS: usize = 4;
 const WARMUP_SESSIONS: usize = 200;
 /// How long the server is left alone before RSS is read.
 const SETTLE: Duration = Duration::from_secs(1);
-/// RSS after the deletions may exceed the baseline by at most this, and
-/// RSS after an expiry round the one after the round before.
+/// RSS after the deletions may exceed the baseline by at most this.
 pub(crate) const MARGIN_KIB: u64 = 10 * 1024;
 /// Rounds of sessions left to expire. glibc malloc keeps the memory the
 /// first round frees (it returns only the top of a heap to the system), so
 /// RSS after expiry stays near the round's peak; later rounds reuse that
 /// memory, and growth from one round to the next would be a leak.
 const EXPIRE_ROUNDS: usize = 3;
+/// RSS after the last expiry round may exceed RSS after the round before
+/// by this share of it, or `MARGIN_KIB` if that is more: where glibc
+/// places a round's sessions varies (up to 12 MiB on 80 seen here).
+const ROUND_MARGIN: f64 = 0.2;
+
+/// How much RSS after the last expiry round may exceed `before_kib`.
+fn round_margin_kib(before_kib: u64) -> u64 {
+    MARGIN_KIB.max((before_kib as f64 * ROUND_MARGIN) as u64)
+}
 
 const PING: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
 
@@ -130,9 +138,10 @@ async fn legs(config: &Config, server: &Listening) -> Result<Vec<Row>, Error> {
             ),
             criterion: format!(
                 "all expired (404) in every round; after the last round ≤ after the one \
-                 before + {margin}"
+                 before + {:.0} % (at least {margin})",
+                ROUND_MARGIN * 100.0
             ),
-            holds: Some(all_expired && last.after <= before.after + MARGIN_KIB),
+            holds: Some(all_expired && last.after <= before.after + round_margin_kib(before.after)),
         },
     ])
 }
@@ -320,5 +329,11 @@ mod tests {
         assert_eq!(shares(10, 4), [3, 3, 2, 2]);
         assert_eq!(shares(2, 4), [1, 1, 0, 0]);
         assert_eq!(shares(5, 0), [5]);
+    }
+
+    #[test]
+    fn round_margin_is_a_share_or_the_floor() {
+        assert_eq!(round_margin_kib(1024), MARGIN_KIB);
+        assert_eq!(round_margin_kib(100 * 1024), 20 * 1024);
     }
 }
