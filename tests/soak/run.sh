@@ -4,7 +4,7 @@
 # table on stdout (progress on stderr) and exits 0 only if every criterion
 # holds. Not part of the test suite.
 #
-#   bash tests/soak/run.sh                 # full (about 70 s): 10,000 sessions,
+#   bash tests/soak/run.sh                 # full (about 80 s): 10,000 sessions,
 #                                          # 1,000,000 calls per transport,
 #                                          # 1,000 SSE streams
 #   bash tests/soak/run.sh --quick         # smoke run, well under a minute
