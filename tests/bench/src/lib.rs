@@ -1,11 +1,21 @@
-//! What the benchmark's programs share: the messages the driver sends, the
-//! canned answer of the floor programs, and small process helpers.
+//! What the benchmark's programs share: the messages the drivers send, the
+//! canned answer of the floor programs, and the client side of both
+//! drivers (`mcp-bench` and `mcp-soak`): a raw HTTP/1.1 client, a stdio
+//! peer, process handling and statistics.
 //!
-//! The driver (`mcp-bench`) speaks raw JSON-RPC, so the same code drives our
-//! server (`bench-server`) and the floors (`bench-floor-stdio`,
-//! `bench-floor-http`).
+//! The drivers speak raw JSON-RPC, so the same code drives our server
+//! (`bench-server`) and the floors (`bench-floor-stdio`, `bench-floor-http`).
+
+pub mod http;
+pub mod machine;
+pub mod procs;
+pub mod stats;
+pub mod stdio;
 
 use std::io::Write;
+
+/// The drivers' error: a message for the table or the log.
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
 
 /// The text every `tools/call` sends to the `echo` tool.
 pub const ECHO_TEXT: &str = "hello from mcp-bench";

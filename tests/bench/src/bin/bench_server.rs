@@ -4,10 +4,15 @@
 //!
 //! ```text
 //! bench-server stdio          serve on stdin/stdout
-//! bench-server http [--json]  Streamable HTTP on 127.0.0.1 (a free port), SSE
+//! bench-server http [--json] [--idle-timeout SECS] [--max-sessions N]
+//!                             Streamable HTTP on 127.0.0.1 (a free port), SSE
 //!                             answers, or JSON answers with --json; prints
 //!                             `listening on ADDR` and exits when stdin closes
 //! ```
+//!
+//! `--idle-timeout` and `--max-sessions` set the `HttpServerConfig` fields
+//! of those names (defaults: the library's, 30 min and 10,000); `mcp-soak`
+//! uses them.
 
 #![allow(
     clippy::print_stdout,
@@ -19,6 +24,8 @@ use mcp_bench::exit_when_stdin_closes;
 use mcp_core::server::{Server, ToolDef};
 use mcp_core::transport::Stdio;
 use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+use std::time::Duration;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -37,9 +44,53 @@ fn server() -> mcp_core::Result<Server> {
     Ok(Server::builder("bench-server", "0.1.0").tool(echo).build())
 }
 
-async fn run(mode: &str, json: bool) -> Result<(), String> {
+/// The command line.
+#[derive(Debug)]
+struct Args {
+    mode: String,
+    json: bool,
+    idle_timeout: Option<Duration>,
+    max_sessions: Option<usize>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        mode: "stdio".into(),
+        json: false,
+        idle_timeout: None,
+        max_sessions: None,
+    };
+    let mut it = std::env::args().skip(1);
+    let mut first = true;
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--json" => args.json = true,
+            "--idle-timeout" => {
+                let secs: f64 = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                    .ok_or("--idle-timeout needs a number of seconds > 0")?;
+                args.idle_timeout = Some(Duration::from_secs_f64(secs));
+            }
+            "--max-sessions" => {
+                let n = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--max-sessions needs a count")?;
+                args.max_sessions = Some(n);
+            }
+            mode if first && !mode.starts_with('-') => args.mode = mode.to_string(),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+        first = false;
+    }
+    Ok(args)
+}
+
+async fn run(args: Args) -> Result<(), String> {
     let server = server().map_err(|e| e.to_string())?;
-    match mode {
+    match args.mode.as_str() {
         "stdio" => {
             let session = server.serve(Stdio::new()).map_err(|e| e.to_string())?;
             session.closed().await;
@@ -53,24 +104,31 @@ async fn run(mode: &str, json: bool) -> Result<(), String> {
                 .map_err(|e| format!("cannot bind: {e}"))?;
             let addr = listener.local_addr().map_err(|e| e.to_string())?;
             println!("listening on {addr}");
-            let config = HttpServerConfig::default().json_response(json);
+            let mut config = HttpServerConfig::default().json_response(args.json);
+            if let Some(timeout) = args.idle_timeout {
+                config = config.idle_timeout(timeout);
+            }
+            if let Some(max) = args.max_sessions {
+                config = config.max_sessions(max);
+            }
             StreamableHttpServer::new(server, config)
                 .serve(listener)
                 .await
                 .map_err(|e| e.to_string())
         }
         other => Err(format!(
-            "unknown mode `{other}`: use stdio or http [--json]"
+            "unknown mode `{other}`: use stdio or http [--json] [--idle-timeout SECS] [--max-sessions N]"
         )),
     }
 }
 
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mode = args.first().map_or("stdio", String::as_str);
-    let json = args.iter().any(|a| a == "--json");
-    if let Err(e) = run(mode, json).await {
+    let outcome = match parse_args() {
+        Ok(args) => run(args).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = outcome {
         eprintln!("bench-server: {e}");
         std::process::exit(1);
     }

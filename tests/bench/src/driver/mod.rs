@@ -2,20 +2,17 @@
 //! and renders passes as the table.
 
 pub(crate) mod codec;
-pub(crate) mod http;
-pub(crate) mod procs;
-pub(crate) mod stats;
-pub(crate) mod stdio;
 pub(crate) mod table;
 pub(crate) mod workloads;
+
+// The client side is shared with `mcp-soak` (in the library).
+pub(crate) use mcp_bench::{Error, http, procs, stats, stdio};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-
-pub(crate) type Error = Box<dyn std::error::Error + Send + Sync>;
 
 /// One figure's repetitions: ours and the floor's, in run order (the
 /// repetitions of the two are interleaved, so pairs can be compared).

@@ -6,14 +6,15 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command};
 use std::time::{Duration, Instant};
 
-use mcp_bench::{ECHO_TEXT, INITIALIZED, initialize_request, write_call_request};
+use crate::{ECHO_TEXT, INITIALIZED, initialize_request, write_call_request};
 
-use super::Error;
-use super::procs::stop;
-use super::stats::Run;
+use crate::Error;
+use crate::procs::stop;
+use crate::stats::Run;
 
 /// A running stdio server and the driver's ends of its pipes.
-pub(crate) struct StdioPeer {
+#[derive(Debug)]
+pub struct StdioPeer {
     child: Child,
     writer: BufWriter<ChildStdin>,
     reader: BufReader<ChildStdout>,
@@ -24,7 +25,7 @@ pub(crate) struct StdioPeer {
 
 impl StdioPeer {
     /// Starts the server (stdin and stdout piped).
-    pub(crate) fn spawn(name: &str, mut command: Command) -> Result<Self, Error> {
+    pub fn spawn(name: &str, mut command: Command) -> Result<Self, Error> {
         let mut child = command
             .spawn()
             .map_err(|e| format!("cannot start {name}: {e}"))?;
@@ -44,7 +45,7 @@ impl StdioPeer {
 
     /// `initialize`, then `notifications/initialized`. Returns the
     /// initialize response.
-    pub(crate) fn initialize(&mut self) -> Result<String, Error> {
+    pub fn initialize(&mut self) -> Result<String, Error> {
         self.writer.write_all(initialize_request(0).as_bytes())?;
         self.writer.write_all(b"\n")?;
         self.writer.flush()?;
@@ -93,7 +94,7 @@ impl StdioPeer {
     }
 
     /// One call whose response is checked in full (the echo came back).
-    pub(crate) fn verify_call(&mut self) -> Result<(), Error> {
+    pub fn verify_call(&mut self) -> Result<(), Error> {
         self.queue_call()?;
         self.writer.flush()?;
         self.read_response()?;
@@ -105,7 +106,7 @@ impl StdioPeer {
     }
 
     /// Sequential round trips for `duration`, each latency recorded.
-    pub(crate) fn sequential(&mut self, duration: Duration) -> Result<Run, Error> {
+    pub fn sequential(&mut self, duration: Duration) -> Result<Run, Error> {
         let mut run = Run {
             latencies_ns: Vec::with_capacity(64 * 1024),
             ..Run::default()
@@ -129,26 +130,46 @@ impl StdioPeer {
     }
 
     /// Keeps `depth` requests in flight for `duration`, then drains.
-    pub(crate) fn pipelined(&mut self, depth: usize, duration: Duration) -> Result<Run, Error> {
+    pub fn pipelined(&mut self, depth: usize, duration: Duration) -> Result<Run, Error> {
+        let deadline = Instant::now() + duration;
+        self.pipelined_while(depth, |_| Instant::now() < deadline)
+    }
+
+    /// Sends exactly `count` requests, `depth` at most in flight, and reads
+    /// every response.
+    pub fn pipelined_count(&mut self, depth: usize, count: u64) -> Result<Run, Error> {
+        self.pipelined_while(depth, |sent| sent < count)
+    }
+
+    /// Keeps up to `depth` requests in flight while `more(sent so far)`
+    /// holds, then drains.
+    fn pipelined_while(
+        &mut self,
+        depth: usize,
+        mut more: impl FnMut(u64) -> bool,
+    ) -> Result<Run, Error> {
         let mut run = Run::default();
         let start = Instant::now();
-        let deadline = start + duration;
-        for _ in 0..depth {
+        let mut sent: u64 = 0;
+        let mut in_flight = 0;
+        while in_flight < depth && more(sent) {
             self.queue_call()?;
+            sent += 1;
+            in_flight += 1;
         }
         self.writer.flush()?;
-        let mut in_flight = depth;
         let mut sending = true;
         while in_flight > 0 {
             self.read_response()?;
             in_flight -= 1;
             run.count += 1;
             if sending {
-                if Instant::now() >= deadline {
-                    sending = false;
-                } else {
+                if more(sent) {
                     self.queue_call()?;
+                    sent += 1;
                     in_flight += 1;
+                } else {
+                    sending = false;
                 }
             }
             // Send what is queued before waiting for more responses.
@@ -160,8 +181,13 @@ impl StdioPeer {
         Ok(run)
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Stops the server (stdin closed, then killed by PID if it lingers).
-    pub(crate) fn stop(self) {
+    pub fn stop(self) {
         let Self { child, writer, .. } = self;
         drop(writer);
         stop(child, Duration::from_secs(2));
@@ -169,6 +195,6 @@ impl StdioPeer {
 }
 
 /// Whether `haystack` contains `needle`.
-pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::driver::Error;
+use crate::Error;
 
 /// Where the benchmark's own binaries are: beside the driver.
-pub(crate) fn sibling(name: &str) -> Result<PathBuf, Error> {
+pub fn sibling(name: &str) -> Result<PathBuf, Error> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let path = exe
         .parent()
@@ -27,7 +27,7 @@ pub(crate) fn sibling(name: &str) -> Result<PathBuf, Error> {
 }
 
 /// The workspace root (for the Python scripts and venvs).
-pub(crate) fn workspace_root() -> PathBuf {
+pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
@@ -41,7 +41,7 @@ fn child_stderr() -> Stdio {
 }
 
 /// A command with piped stdin and stdout.
-pub(crate) fn piped(program: &Path, args: &[&str]) -> Command {
+pub fn piped(program: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(program);
     command
         .args(args)
@@ -53,7 +53,7 @@ pub(crate) fn piped(program: &Path, args: &[&str]) -> Command {
 
 /// Closes the child's stdin, waits up to `grace` for it to exit, then kills
 /// it (by its PID, which `Child` holds) and reaps it.
-pub(crate) fn stop(mut child: Child, grace: Duration) {
+pub fn stop(mut child: Child, grace: Duration) {
     drop(child.stdin.take());
     let deadline = Instant::now() + grace;
     while Instant::now() < deadline {
@@ -67,14 +67,15 @@ pub(crate) fn stop(mut child: Child, grace: Duration) {
 }
 
 /// A server process listening on a loopback address it printed.
-pub(crate) struct Listening {
-    pub(crate) child: Child,
-    pub(crate) addr: std::net::SocketAddr,
+#[derive(Debug)]
+pub struct Listening {
+    pub child: Child,
+    pub addr: std::net::SocketAddr,
 }
 
 impl Listening {
     /// Starts `program args…` and reads `listening on ADDR` from its stdout.
-    pub(crate) fn start(program: &Path, args: &[&str]) -> Result<Self, Error> {
+    pub fn start(program: &Path, args: &[&str]) -> Result<Self, Error> {
         let mut child = piped(program, args)
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
@@ -93,11 +94,11 @@ impl Listening {
         Ok(Self { child, addr })
     }
 
-    pub(crate) fn pid(&self) -> u32 {
+    pub fn pid(&self) -> u32 {
         self.child.id()
     }
 
-    pub(crate) fn stop(self) {
+    pub fn stop(self) {
         stop(self.child, Duration::from_secs(2));
     }
 }
@@ -114,7 +115,7 @@ fn read_address(stdout: ChildStdout) -> Result<std::net::SocketAddr, String> {
 }
 
 /// The resident set size of process `pid`, in KiB.
-pub(crate) fn rss_kib(pid: u32) -> Result<u64, Error> {
+pub fn rss_kib(pid: u32) -> Result<u64, Error> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .map_err(|e| format!("reading /proc/{pid}/status: {e}"))?;
     status

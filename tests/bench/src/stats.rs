@@ -5,19 +5,19 @@ use std::time::Duration;
 /// One timed run: how many requests completed, over how long, and (when
 /// recorded) each request's latency in nanoseconds.
 #[derive(Debug, Default)]
-pub(crate) struct Run {
-    pub(crate) count: u64,
-    pub(crate) elapsed: Duration,
-    pub(crate) latencies_ns: Vec<u64>,
+pub struct Run {
+    pub count: u64,
+    pub elapsed: Duration,
+    pub latencies_ns: Vec<u64>,
 }
 
 impl Run {
-    pub(crate) fn per_second(&self) -> f64 {
+    pub fn per_second(&self) -> f64 {
         self.count as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
 
     /// The `p`-th percentile latency (nearest rank), in microseconds.
-    pub(crate) fn percentile_us(&mut self, p: f64) -> f64 {
+    pub fn percentile_us(&mut self, p: f64) -> f64 {
         if self.latencies_ns.is_empty() {
             return f64::NAN;
         }
@@ -29,7 +29,7 @@ impl Run {
 }
 
 /// The median of `values` (NaN when empty).
-pub(crate) fn median(values: &[f64]) -> f64 {
+pub fn median(values: &[f64]) -> f64 {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| !x.is_nan()).collect();
     if v.is_empty() {
         return f64::NAN;
@@ -44,7 +44,7 @@ pub(crate) fn median(values: &[f64]) -> f64 {
 }
 
 /// The smallest and largest of `values`.
-pub(crate) fn range(values: &[f64]) -> (f64, f64) {
+pub fn range(values: &[f64]) -> (f64, f64) {
     values
         .iter()
         .filter(|x| !x.is_nan())
@@ -55,7 +55,7 @@ pub(crate) fn range(values: &[f64]) -> (f64, f64) {
 
 /// Per-repetition ratios `ours[i] / floor[i]` (repetitions are interleaved,
 /// so each pair ran under the same conditions).
-pub(crate) fn paired_ratios(ours: &[f64], floor: &[f64]) -> Vec<f64> {
+pub fn paired_ratios(ours: &[f64], floor: &[f64]) -> Vec<f64> {
     ours.iter()
         .zip(floor)
         .map(|(o, f)| o / f)

@@ -7,20 +7,20 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_bench::{ECHO_TEXT, INITIALIZED, PROTOCOL_VERSION, initialize_request, write_call_request};
+use crate::{ECHO_TEXT, INITIALIZED, PROTOCOL_VERSION, initialize_request, write_call_request};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::Error;
-use super::stats::Run;
-use super::stdio::contains;
+use crate::Error;
+use crate::stats::Run;
+use crate::stdio::contains;
 
 /// Longest wait for one response.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What a target's answers are: JSON bodies or event streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Answers {
+pub enum Answers {
     Json,
     /// Asked for with `Accept: text/event-stream` alone: a server that may
     /// answer either way (ours, by default) answers a single response with
@@ -30,36 +30,49 @@ pub(crate) enum Answers {
 
 /// Where requests go, and with which headers.
 #[derive(Debug)]
-pub(crate) struct Target {
-    pub(crate) addr: SocketAddr,
+pub struct Target {
+    pub addr: SocketAddr,
     answers: Answers,
+    session: Option<String>,
     /// `POST /mcp HTTP/1.1` and the fixed headers, without Content-Length.
     head: String,
 }
 
 impl Target {
     /// A target without a session (the floor, or before `initialize`).
-    pub(crate) fn new(addr: SocketAddr, answers: Answers) -> Self {
+    pub fn new(addr: SocketAddr, answers: Answers) -> Self {
         Self {
             addr,
             answers,
+            session: None,
             head: head(addr, answers, None),
         }
     }
 
+    /// A target for the open session `session`.
+    pub fn for_session(addr: SocketAddr, answers: Answers, session: &str) -> Self {
+        Self {
+            addr,
+            answers,
+            session: Some(session.to_string()),
+            head: head(addr, answers, Some(session)),
+        }
+    }
+
+    /// The session's id, if the target has one.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
     /// Opens an MCP session: `initialize` (its answer must carry
     /// `Mcp-Session-Id`), then `notifications/initialized`.
-    pub(crate) async fn with_session(
+    pub async fn with_session(
         addr: SocketAddr,
         answers: Answers,
         conn: &mut Conn,
     ) -> Result<Self, Error> {
         let session = open_session(&Self::new(addr, answers), conn).await?;
-        Ok(Self {
-            addr,
-            answers,
-            head: head(addr, answers, Some(&session)),
-        })
+        Ok(Self::for_session(addr, answers, &session))
     }
 }
 
@@ -82,7 +95,7 @@ fn head(addr: SocketAddr, answers: Answers, session: Option<&str>) -> String {
 
 /// `initialize` + `notifications/initialized` on `conn`; returns the
 /// session id.
-pub(crate) async fn open_session(target: &Target, conn: &mut Conn) -> Result<String, Error> {
+pub async fn open_session(target: &Target, conn: &mut Conn) -> Result<String, Error> {
     let answer = conn.post(target, initialize_request(0).as_bytes()).await?;
     if answer.status != 200 {
         return Err(format!("initialize: HTTP {}", answer.status).into());
@@ -97,11 +110,7 @@ pub(crate) async fn open_session(target: &Target, conn: &mut Conn) -> Result<Str
         )
         .into());
     }
-    let with_session = Target {
-        addr: target.addr,
-        answers: target.answers,
-        head: head(target.addr, target.answers, Some(&session)),
-    };
+    let with_session = Target::for_session(target.addr, target.answers, &session);
     let ack = conn.post(&with_session, INITIALIZED.as_bytes()).await?;
     if ack.status != 202 {
         return Err(format!("notifications/initialized: HTTP {}", ack.status).into());
@@ -111,15 +120,15 @@ pub(crate) async fn open_session(target: &Target, conn: &mut Conn) -> Result<Str
 
 /// What the driver needs from a response head.
 #[derive(Debug)]
-pub(crate) struct Answer {
-    pub(crate) status: u16,
-    pub(crate) session_id: Option<String>,
-    pub(crate) sse: bool,
+pub struct Answer {
+    pub status: u16,
+    pub session_id: Option<String>,
+    pub sse: bool,
 }
 
 /// One keep-alive connection.
 #[derive(Debug)]
-pub(crate) struct Conn {
+pub struct Conn {
     stream: TcpStream,
     buf: Vec<u8>,
     start: usize,
@@ -132,7 +141,7 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    pub(crate) async fn connect(addr: SocketAddr) -> Result<Self, Error> {
+    pub async fn connect(addr: SocketAddr) -> Result<Self, Error> {
         let stream = TcpStream::connect(addr).await?;
         stream.set_nodelay(true)?;
         Ok(Self {
@@ -147,12 +156,12 @@ impl Conn {
     }
 
     /// The JSON-RPC message of the last answer.
-    pub(crate) fn message(&self) -> &[u8] {
+    pub fn message(&self) -> &[u8] {
         &self.body[self.message.0..self.message.1]
     }
 
     /// POSTs `body` and reads the whole answer.
-    pub(crate) async fn post(&mut self, target: &Target, body: &[u8]) -> Result<Answer, Error> {
+    pub async fn post(&mut self, target: &Target, body: &[u8]) -> Result<Answer, Error> {
         self.request.clear();
         self.request.extend_from_slice(target.head.as_bytes());
         self.request
@@ -166,7 +175,7 @@ impl Conn {
 
     /// A `tools/call` with id `id`; fails unless the answer is a result.
     /// Returns whether it was an event stream.
-    pub(crate) async fn call(&mut self, target: &Target, id: u64) -> Result<bool, Error> {
+    pub async fn call(&mut self, target: &Target, id: u64) -> Result<bool, Error> {
         let mut body = Vec::with_capacity(160);
         write_call_request(&mut body, id);
         let answer = self.post(target, &body).await?;
@@ -183,7 +192,7 @@ impl Conn {
 
     /// A call whose answer is checked in full: the echo came back, as the
     /// kind of answer the target is meant to give.
-    pub(crate) async fn verify_call(&mut self, target: &Target) -> Result<(), Error> {
+    pub async fn verify_call(&mut self, target: &Target) -> Result<(), Error> {
         let sse = self.call(target, 1).await?;
         if sse != (target.answers == Answers::Sse) {
             return Err(format!(
@@ -198,6 +207,86 @@ impl Conn {
             return Err(format!("wrong echo: {response}").into());
         }
         Ok(())
+    }
+
+    /// A `ping` with id `id`; fails unless the answer is a result.
+    pub async fn ping(&mut self, target: &Target, id: u64) -> Result<(), Error> {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        let answer = self.post(target, body.as_bytes()).await?;
+        if answer.status != 200 || !contains(self.message(), b"\"result\"") {
+            return Err(format!(
+                "ping: HTTP {}: {}",
+                answer.status,
+                String::from_utf8_lossy(&self.body)
+            )
+            .into());
+        }
+        Ok(())
+    }
+
+    /// `DELETE` of the target's session; returns the HTTP status.
+    pub async fn delete(&mut self, target: &Target) -> Result<u16, Error> {
+        let session = target.session().ok_or("DELETE needs a session")?;
+        self.request.clear();
+        self.request.extend_from_slice(
+            format!(
+                "DELETE /mcp HTTP/1.1\r\nHost: {}\r\nMcp-Session-Id: {session}\r\n\
+                 Mcp-Protocol-Version: {PROTOCOL_VERSION}\r\nContent-Length: 0\r\n\r\n",
+                target.addr
+            )
+            .as_bytes(),
+        );
+        match tokio::time::timeout(RESPONSE_TIMEOUT, self.exchange()).await {
+            Ok(answer) => Ok(answer?.status),
+            Err(_) => Err("no answer to DELETE within 10 s".into()),
+        }
+    }
+
+    /// Opens the session's GET stream on this connection, which then
+    /// belongs to the stream: the answer must be an event stream, and its
+    /// first event (the priming event) is read.
+    pub async fn open_stream(&mut self, target: &Target) -> Result<(), Error> {
+        let session = target.session().ok_or("a GET stream needs a session")?;
+        self.request.clear();
+        self.request.extend_from_slice(
+            format!(
+                "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\
+                 Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: {PROTOCOL_VERSION}\r\n\r\n",
+                target.addr
+            )
+            .as_bytes(),
+        );
+        let open = async {
+            self.stream.write_all(&self.request).await?;
+            let (status, head) = self.read_head().await?;
+            if status != 200 || !head.sse || !head.chunked {
+                return Err(
+                    format!("GET stream: HTTP {status}, not a chunked event stream").into(),
+                );
+            }
+            let size = self.read_chunk_size().await?;
+            self.body.clear();
+            self.read_body(size).await?;
+            self.read_line().await?;
+            Ok::<_, Error>(())
+        };
+        match tokio::time::timeout(RESPONSE_TIMEOUT, open).await {
+            Ok(opened) => opened,
+            Err(_) => Err("no GET stream within 10 s".into()),
+        }
+    }
+
+    /// Whether the server still holds this connection open, without
+    /// waiting: anything it sent (events of a stream) is read and dropped.
+    pub fn still_open(&mut self) -> bool {
+        let mut sink = [0u8; 4096];
+        loop {
+            match self.stream.try_read(&mut sink) {
+                Ok(0) => return false,
+                Ok(_) => {}
+                Err(e) => return e.kind() == std::io::ErrorKind::WouldBlock,
+            }
+        }
     }
 
     async fn exchange(&mut self) -> Result<Answer, Error> {
@@ -355,7 +444,7 @@ fn last_event_data(body: &[u8]) -> (usize, usize) {
 }
 
 /// `connections` connections, each doing sequential calls for `duration`.
-pub(crate) async fn closed_loop(
+pub async fn closed_loop(
     target: &Arc<Target>,
     conns: Vec<Conn>,
     duration: Duration,
