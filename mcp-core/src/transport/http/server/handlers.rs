@@ -254,6 +254,8 @@ async fn post(
         Ok(_) => (None, false),
     };
 
+    // Whether this request opened the session (a stateful initialize).
+    let mut created = false;
     let session = if state.config.stateless {
         // Every request stands alone; initialize itself is answered for
         // clients that send it.
@@ -279,6 +281,7 @@ async fn post(
             }
         }
     } else if header(&headers, SESSION_HEADER).is_none() && is_initialize {
+        created = true;
         match create_session(&state) {
             Ok(session) => session,
             Err(response) => return response,
@@ -350,8 +353,18 @@ async fn post(
         item = live_rx.recv() => item,
         () = session.closed.cancelled() => None,
     };
-    let stateful_id = (!state.config.stateless).then(|| session.id.clone());
+    let mut stateful_id = (!state.config.stateless).then(|| session.id.clone());
     let ephemeral = state.config.stateless.then(|| session.clone());
+    // An initialize that failed (bad params) leaves no session behind: the
+    // client gets the error and no session id to use.
+    let failed_initialize = created
+        && match &first {
+            None => true,
+            Some(LiveItem::Event {
+                text, last: true, ..
+            }) => !matches!(decode(text), Ok(Inbound::Response(r)) if r.outcome.is_ok()),
+            Some(_) => false,
+        };
 
     let mut response = match first {
         None => http_error(
@@ -386,6 +399,11 @@ async fn post(
             )
         }
     };
+    if failed_initialize {
+        lock(&state.sessions).remove(&session.id);
+        session.terminate().await;
+        stateful_id = None;
+    }
     if let Some(ephemeral) = ephemeral {
         // The stream (if any) still holds the session; end it once idle.
         tokio::spawn(async move {
