@@ -139,16 +139,19 @@ fn accepts(headers: &HeaderMap) -> Accepts {
 /// The protocol revision a request claims in its header, if any; an
 /// unsupported one is an error (400).
 fn claimed_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
-    match header(headers, VERSION_HEADER) {
-        None => Ok(None),
-        Some(v) => ProtocolVersion::parse(v).map(Some).ok_or_else(|| {
-            http_error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                format!("Bad Request: unsupported MCP-Protocol-Version `{v}`"),
-            )
-        }),
-    }
+    let Some(value) = headers.get(VERSION_HEADER) else {
+        return Ok(None);
+    };
+    // A value that is not visible ASCII is present but invalid, not absent.
+    let parsed = value.to_str().ok().and_then(ProtocolVersion::parse);
+    parsed.map(Some).ok_or_else(|| {
+        let v = String::from_utf8_lossy(value.as_bytes());
+        http_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            format!("Bad Request: unsupported MCP-Protocol-Version `{v}`"),
+        )
+    })
 }
 
 fn new_session_id() -> Result<String, Response> {
