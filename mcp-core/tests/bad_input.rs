@@ -32,7 +32,7 @@ use std::process::Stdio as Piped;
 
 use common::{RawResponse, WAIT, mcp_binary, open_http, raw_http, test_server};
 use mcp_core::server::ServerSession;
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+use mcp_core::transport::http::{DEFAULT_MAX_HEADER_SIZE, HttpServerConfig, StreamableHttpServer};
 use mcp_core::transport::{
     DEFAULT_MAX_MESSAGE_SIZE, InboundFrame, OutboundKind, OutboundMessage, Transport,
     TransportHandle, memory_pair,
@@ -181,6 +181,11 @@ fn get_head(accept: Option<&str>, extra: &[&[u8]]) -> Vec<Vec<u8>> {
 const PING: &str = r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#;
 const SLOW: &str = r#"{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"test_slow_task","arguments":{"seconds":5}}}"#;
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bad-input","version":"1"}}}"#;
+
+/// A header line of about `bytes` bytes.
+fn pad(bytes: usize) -> String {
+    format!("X-Pad: {}", "a".repeat(bytes))
+}
 
 fn deep(open: &str, close: &str, depth: usize) -> String {
     format!("{}1{}", open.repeat(depth), close.repeat(depth))
@@ -1078,6 +1083,56 @@ fn cases() -> Vec<Case> {
             },
             stream: Answer::Nothing,
             http: http(405, Answer::AnyErrorWithoutId),
+        },
+        Case {
+            name: "header fields just under max_header_size are fine",
+            phase: Ready,
+            only: &[Http],
+            input: Input::Http {
+                head: post_head(&[], &[pad(DEFAULT_MAX_HEADER_SIZE - 1024).as_bytes()]),
+                body: PING.into(),
+            },
+            stream: Answer::Nothing,
+            http: http(200, result(json!("p"), empty)),
+        },
+        Case {
+            name: "header fields over max_header_size (431)",
+            phase: Ready,
+            only: &[Http],
+            input: Input::Http {
+                head: post_head(&[], &[pad(DEFAULT_MAX_HEADER_SIZE).as_bytes()]),
+                body: PING.into(),
+            },
+            stream: Answer::Nothing,
+            http: http(431, Answer::AnyErrorWithoutId),
+        },
+        Case {
+            // hyper's HTTP/1 read buffer (about 400 KiB) ends the request
+            // before our limit is looked at: 431, then the connection closes.
+            name: "a request head over hyper's limit (431 from hyper)",
+            phase: Ready,
+            only: &[Http],
+            input: Input::Http {
+                head: post_head(&[], &[pad(512 * 1024).as_bytes()]),
+                body: PING.into(),
+            },
+            stream: Answer::Nothing,
+            http: http(431, Answer::AnyErrorWithoutId),
+        },
+        Case {
+            name: "over 100 header fields (431 from hyper)",
+            phase: Ready,
+            only: &[Http],
+            input: Input::Http {
+                head: {
+                    let many: Vec<String> = (0..120).map(|i| format!("X-Field-{i}: {i}")).collect();
+                    let many: Vec<&[u8]> = many.iter().map(|l| l.as_bytes()).collect();
+                    post_head(&[], &many)
+                },
+                body: PING.into(),
+            },
+            stream: Answer::Nothing,
+            http: http(431, Answer::AnyErrorWithoutId),
         },
     ]
 }

@@ -7,5 +7,6 @@ mod sse;
 
 pub use client::StreamableHttpClient;
 pub use server::{
-    EventStore, HostPolicy, HttpServerConfig, InMemoryEventStore, StreamKey, StreamableHttpServer,
+    DEFAULT_MAX_HEADER_SIZE, EventStore, HostPolicy, HttpServerConfig, InMemoryEventStore,
+    StreamKey, StreamableHttpServer,
 };

@@ -38,6 +38,14 @@ pub(super) async fn endpoint(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
+    let limit = state.config.max_header_size;
+    if header_size(&headers) > limit {
+        return http_error(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ErrorCode::INVALID_REQUEST,
+            format!("Request Header Fields Too Large: the limit is {limit} bytes"),
+        );
+    }
     if let Err(why) = state.config.host_policy.check(&headers) {
         return http_error(
             StatusCode::FORBIDDEN,
@@ -69,6 +77,14 @@ pub(super) async fn endpoint(
             response
         }
     }
+}
+
+/// The size of the header fields as sent: `name: value` and CRLF each.
+fn header_size(headers: &HeaderMap) -> usize {
+    headers
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum()
 }
 
 /// An HTTP error whose body is a JSON-RPC error without an id.
