@@ -5,6 +5,9 @@ mod client;
 mod server;
 mod sse;
 
+#[cfg(feature = "fuzzing")]
+pub(crate) use sse::{SseParser, encode_event};
+
 pub use client::StreamableHttpClient;
 pub use server::{
     DEFAULT_MAX_HEADER_SIZE, EventStore, HostPolicy, HttpServerConfig, InMemoryEventStore,
