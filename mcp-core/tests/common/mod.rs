@@ -13,7 +13,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use mcp_core::schema::{
     CreateMessageRequestParams, ReadResourceResult, Role, SamplingMessage, SamplingMessageContent,
@@ -137,8 +137,10 @@ pub(crate) fn test_server() -> Server {
 
 /// The `mcp` binary of this build (`target/<profile>/mcp`, next to the
 /// directory of the test executable). `cargo test -p mcp-core` neither
-/// builds other packages' binaries nor rebuilds them when mcp-core changes,
-/// so it is built (or found up to date) once per test process.
+/// builds other packages' binaries nor rebuilds them when mcp-core changes:
+/// a binary missing or older than the sources it is built from is built
+/// here, once per test process. (`cargo build --workspace`, as the test
+/// command runs first, leaves it fresh, and then no cargo runs here.)
 pub(crate) fn mcp_binary() -> PathBuf {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY
@@ -148,47 +150,85 @@ pub(crate) fn mcp_binary() -> PathBuf {
                 .parent()
                 .and_then(Path::parent)
                 .expect("the test executable is in target/<profile>/deps");
-            let target_dir = profile_dir.parent().expect("target/<profile>");
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-            let mut build = std::process::Command::new(cargo);
-            build
-                .args(["build", "--quiet", "-p", "mcp-cli", "--bin", "mcp"])
-                .arg("--target-dir")
-                .arg(target_dir)
-                .current_dir(env!("CARGO_MANIFEST_DIR"));
-            if profile_dir.file_name().is_some_and(|n| n == "release") {
-                build.arg("--release");
-            }
-            // What cargo sets for this test (its package's name, directory…)
-            // is not for that build: some build scripts watch such variables,
-            // and would rebuild every time.
-            for (name, _) in std::env::vars_os() {
-                let name = name.to_string_lossy();
-                let ours = [
-                    "CARGO_PKG_",
-                    "CARGO_MANIFEST_",
-                    "CARGO_CRATE_",
-                    "CARGO_BIN_",
-                ]
-                .iter()
-                .any(|p| name.starts_with(p))
-                    || [
-                        "CARGO_PRIMARY_PACKAGE",
-                        "CARGO_TARGET_TMPDIR",
-                        "CARGO_RUSTC_CURRENT_DIR",
-                    ]
-                    .contains(&name.as_ref());
-                if ours {
-                    build.env_remove(name.as_ref());
-                }
-            }
-            let status = build.status().expect("cargo runs");
-            assert!(status.success(), "building the `mcp` binary failed");
             let mcp = profile_dir.join("mcp");
+            let built = std::fs::metadata(&mcp).and_then(|m| m.modified()).ok();
+            if built.is_none_or(|built| newest_source() > built) {
+                build_mcp(profile_dir);
+            }
             assert!(mcp.exists(), "no `mcp` binary at {}", mcp.display());
             mcp
         })
         .clone()
+}
+
+/// When the newest file the `mcp` binary is built from changed.
+fn newest_source() -> SystemTime {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace");
+    let mut newest = SystemTime::UNIX_EPOCH;
+    let mut pending = vec![
+        root.join("Cargo.lock"),
+        root.join("Cargo.toml"),
+        root.join("mcp-core/Cargo.toml"),
+        root.join("mcp-core/src"),
+        root.join("bindings/cli/Cargo.toml"),
+        root.join("bindings/cli/src"),
+    ];
+    // Bounded: the source trees hold a few hundred files.
+    for _ in 0..100_000 {
+        let Some(path) = pending.pop() else { break };
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                pending.extend(entries.filter_map(|e| e.ok()).map(|e| e.path()));
+            }
+        } else if let Ok(modified) = meta.modified() {
+            newest = newest.max(modified);
+        }
+    }
+    newest
+}
+
+fn build_mcp(profile_dir: &Path) {
+    let target_dir = profile_dir.parent().expect("target/<profile>");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+    let mut build = std::process::Command::new(cargo);
+    build
+        .args(["build", "--quiet", "-p", "mcp-cli", "--bin", "mcp"])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if profile_dir.file_name().is_some_and(|n| n == "release") {
+        build.arg("--release");
+    }
+    // What cargo sets for this test (its package's name, directory…) is not
+    // for that build: some build scripts watch such variables, and would
+    // rebuild every time.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let ours = [
+            "CARGO_PKG_",
+            "CARGO_MANIFEST_",
+            "CARGO_CRATE_",
+            "CARGO_BIN_",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p))
+            || [
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+                "CARGO_RUSTC_CURRENT_DIR",
+            ]
+            .contains(&name.as_ref());
+        if ours {
+            build.env_remove(name.as_ref());
+        }
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(status.success(), "building the `mcp` binary failed");
 }
 
 /// An HTTP response read whole from a raw connection.
