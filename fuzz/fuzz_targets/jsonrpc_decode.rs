@@ -57,8 +57,11 @@ fuzz_target!(|data: &[u8]| {
         }
         Ok(Inbound::Response(r)) => {
             let Ok(raw) = r.outcome else { return };
+            // The envelope keeps results as raw text and checks only their
+            // syntax: a string with a lone surrogate escape (`"\uDBFF"`)
+            // gets this far, and fails when the caller decodes the result.
             let Ok(value) = serde_json::from_str::<Value>(raw.get()) else {
-                panic!("a result that decoded is JSON: {}", raw.get())
+                return;
             };
             // Which request it answers is not in the message: try the
             // method the first byte picks, in both directions.

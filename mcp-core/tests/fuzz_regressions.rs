@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use mcp_core::jsonrpc::{Inbound, decode};
-use mcp_core::schema::{ClientRequest, ClientRequestMethod, JsonrpcMessage};
+use mcp_core::schema::{ClientRequest, ClientRequestMethod, JsonrpcMessage, ServerResult};
 use mcp_core::uri_template::UriTemplate;
 
 /// The inputs of one target, sorted.
@@ -75,7 +75,9 @@ fn uri_template_inputs() {
 
 #[test]
 fn jsonrpc_decode_inputs() {
-    for (path, data) in inputs("jsonrpc_decode") {
+    let inputs = inputs("jsonrpc_decode");
+    assert!(!inputs.is_empty(), "the fixtures are there");
+    for (path, data) in inputs {
         let _ = serde_json::from_slice::<JsonrpcMessage>(&data);
         let Ok(text) = std::str::from_utf8(&data) else {
             continue;
@@ -87,7 +89,17 @@ fn jsonrpc_decode_inputs() {
                     let _ = ClientRequest::from_parts(method, r.id, r.params);
                 }
             }
-            Ok(_) => {}
+            Ok(Inbound::Response(r)) => {
+                // A result is checked for syntax only; what is not valid
+                // Unicode fails when the caller decodes it, as an error.
+                let Ok(raw) = r.outcome else { return };
+                if let Ok(value) = serde_json::from_str::<serde_json::Value>(raw.get()) {
+                    for method in ClientRequestMethod::ALL {
+                        let _ = ServerResult::from_value(*method, value.clone());
+                    }
+                }
+            }
+            Ok(Inbound::Notification(_)) => {}
         });
     }
 }
