@@ -12,6 +12,14 @@ pub mod transport;
 pub mod uri_template;
 mod version;
 
+/// Entry points for the fuzz targets in `fuzz/` to internals that are not
+/// public API (stdio framing, the SSE parser). Not for use elsewhere: it
+/// exists only with the `fuzzing` feature and may change at any time.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[path = "fuzzing.rs"]
+pub mod __fuzz;
+
 pub use version::ProtocolVersion;
 
 pub use error::{Error, Result};

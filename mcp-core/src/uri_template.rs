@@ -97,12 +97,40 @@ impl UriTemplate {
 
     /// Matches `uri`, returning the variables' (percent-decoded) values, or
     /// `None` if the URI does not fit the template.
+    ///
+    /// The work is bounded (a few million steps, plus a few per byte of the
+    /// URI): a template whose
+    /// expressions follow each other without a literal between them (such as
+    /// `{a}{b}{c}`) could otherwise try every way of splitting a long URI,
+    /// and the URI is the client's to choose. Past the bound the URI does not
+    /// match.
     pub fn matches(&self, uri: &str) -> Option<HashMap<String, String>> {
         let mut values = HashMap::new();
-        if match_parts(&self.parts, uri, &mut values) {
+        let mut budget = MATCH_BUDGET.saturating_add(uri.len().saturating_mul(8));
+        if match_parts(&self.parts, uri, &mut values, &mut budget) {
             Some(values)
         } else {
             None
+        }
+    }
+}
+
+/// Units of work (about one per byte looked at) that one match may take,
+/// besides 8 per byte of the URI: enough for a few passes over any URI, and
+/// for real templates, which match in one or two.
+const MATCH_BUDGET: usize = 1 << 22;
+
+/// Takes `cost` from the budget; `false` once it is spent (and from then
+/// on, so that every level of the search gives up).
+fn spend(budget: &mut usize, cost: usize) -> bool {
+    match budget.checked_sub(cost) {
+        Some(left) => {
+            *budget = left;
+            true
+        }
+        None => {
+            *budget = 0;
+            false
         }
     }
 }
@@ -135,33 +163,57 @@ fn parse_expression(body: &str, template: &str) -> Result<Part, UriTemplateError
     Ok(Part::Expression { op, vars })
 }
 
-/// Backtracking match of `parts` against `input`.
-fn match_parts(parts: &[Part], input: &str, values: &mut HashMap<String, String>) -> bool {
+/// Backtracking match of `parts` against `input`, within `budget`.
+fn match_parts(
+    parts: &[Part],
+    input: &str,
+    values: &mut HashMap<String, String>,
+    budget: &mut usize,
+) -> bool {
     let Some((first, rest)) = parts.split_first() else {
         return input.is_empty();
     };
     match first {
         Part::Literal(lit) => input
             .strip_prefix(lit.as_str())
-            .is_some_and(|tail| match_parts(rest, tail, values)),
+            .is_some_and(|tail| match_parts(rest, tail, values, budget)),
         Part::Expression { op, vars } => {
             if matches!(op, Op::Query | Op::QueryContinuation) {
-                return match_query(*op, vars, rest, input, values);
+                return match_query(*op, vars, rest, input, values, budget);
             }
-            // Try every split point, longest first, for the expression's text.
-            let candidates: Vec<usize> = input
-                .char_indices()
-                .map(|(i, _)| i)
-                .chain(std::iter::once(input.len()))
-                .collect();
-            for &end in candidates.iter().rev() {
+            // The expression's text ends where what follows can start: at
+            // the end of the input when nothing follows, before an
+            // occurrence of the next literal, or anywhere before another
+            // expression. Longest first.
+            let next_literal = match rest.first() {
+                Some(Part::Literal(lit)) => Some(lit.as_str()),
+                _ => None,
+            };
+            let lowest = if rest.is_empty() { input.len() } else { 0 };
+            for end in (lowest..=input.len()).rev() {
+                if !spend(budget, 1) {
+                    return false;
+                }
+                if !input.is_char_boundary(end)
+                    || next_literal.is_some_and(|lit| !input[end..].starts_with(lit))
+                {
+                    continue;
+                }
+                // Looking at the text and decoding it cost about its length
+                // (copying the values found so far, their length).
+                if !spend(budget, end) {
+                    return false;
+                }
                 let (text, tail) = input.split_at(end);
                 let Some(found) = match_expression(*op, vars, text) else {
                     continue;
                 };
+                if !spend(budget, values.values().map(String::len).sum()) {
+                    return false;
+                }
                 let mut attempt = values.clone();
                 attempt.extend(found);
-                if match_parts(rest, tail, &mut attempt) {
+                if match_parts(rest, tail, &mut attempt, budget) {
                     *values = attempt;
                     return true;
                 }
@@ -228,12 +280,16 @@ fn match_query(
     rest: &[Part],
     input: &str,
     values: &mut HashMap<String, String>,
+    budget: &mut usize,
 ) -> bool {
     let lead = if op == Op::Query { '?' } else { '&' };
     let Some(query) = input.strip_prefix(lead) else {
         // Query variables are optional: absent is fine.
-        return match_parts(rest, input, values);
+        return match_parts(rest, input, values, budget);
     };
+    if !spend(budget, input.len()) {
+        return false;
+    }
     // The query runs to a fragment or to the end.
     let end = query.find('#').unwrap_or(query.len());
     let (query, tail) = query.split_at(end);
@@ -252,7 +308,7 @@ fn match_query(
             values.insert(key.to_string(), percent_decode(value));
         }
     }
-    match_parts(rest, tail, values)
+    match_parts(rest, tail, values, budget)
 }
 
 fn percent_decode(s: &str) -> String {
@@ -357,6 +413,46 @@ mod tests {
         assert_eq!(
             m("search://q{?term}{&lang}", "search://q?term=a&lang=en"),
             pairs(&[("lang", "en"), ("term", "a")])
+        );
+    }
+
+    #[test]
+    fn long_uris_match_in_bounded_time() {
+        let long = "a".repeat(1 << 20);
+        let started = std::time::Instant::now();
+        // One expression before a literal: only the literal's occurrences are
+        // tried.
+        assert_eq!(
+            m(
+                "test://template/{id}/data",
+                &format!("test://template/{long}/dat")
+            ),
+            None
+        );
+        assert_eq!(
+            m(
+                "test://template/{id}/data",
+                &format!("test://template/{long}/data")
+            )
+            .map(|v| v[0].1.len()),
+            Some(1 << 20)
+        );
+        assert_eq!(
+            m("file:///{+path}", &format!("file:///{long}")).map(|v| v.len()),
+            Some(1)
+        );
+        // Adjacent expressions would try every split: the budget ends it.
+        assert_eq!(m("x://{a}{b}{c}", &format!("x://{long}/")), None);
+        assert_eq!(m("host://{sub}{.domain}", &format!("host://{long}/")), None);
+        // … while short URIs still match them.
+        assert_eq!(
+            m("host://{sub}{.domain}", "host://www.example"),
+            pairs(&[("domain", "example"), ("sub", "www")])
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
         );
     }
 

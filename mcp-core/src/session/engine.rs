@@ -314,17 +314,13 @@ fn handle_request(
     request: InboundRequest<'_>,
 ) -> Option<Reply> {
     let id = request.id.clone();
-    if request.method == methods::PING {
-        return Some(Reply {
-            text: encode_empty_result(&id),
-            id: Some(id),
-        });
-    }
     let limit = shared.config.max_concurrent_requests;
     let (duplicate, busy) = {
         let inflight = lock(&shared.inflight);
         (inflight.contains_key(&id), inflight.len() >= limit)
     };
+    // Checked before answering `ping` too: a pong with the id of a request
+    // in progress would be taken for that request's answer.
     if duplicate {
         let error = RpcError::invalid_request(format!(
             "request id {id} is already in use by a request in progress"
@@ -332,6 +328,12 @@ fn handle_request(
         // Answer without an id: answering with it would look like the
         // response to the first request.
         return Some(error_reply(None, &error));
+    }
+    if request.method == methods::PING {
+        return Some(Reply {
+            text: encode_empty_result(&id),
+            id: Some(id),
+        });
     }
     if busy {
         let error = RpcError::new(

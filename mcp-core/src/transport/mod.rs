@@ -18,6 +18,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::schema::RequestId;
 
+#[cfg(feature = "fuzzing")]
+pub(crate) use framing::read_frames;
+
 pub use child::ChildProcess;
 pub use memory::{MemoryTransport, memory_pair};
 pub use stdio::Stdio;

@@ -5,7 +5,11 @@ mod client;
 mod server;
 mod sse;
 
+#[cfg(feature = "fuzzing")]
+pub(crate) use sse::{SseParser, encode_event};
+
 pub use client::StreamableHttpClient;
 pub use server::{
-    EventStore, HostPolicy, HttpServerConfig, InMemoryEventStore, StreamKey, StreamableHttpServer,
+    DEFAULT_MAX_HEADER_SIZE, EventStore, HostPolicy, HttpServerConfig, InMemoryEventStore,
+    StreamKey, StreamableHttpServer,
 };

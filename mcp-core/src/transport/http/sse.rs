@@ -24,10 +24,12 @@ pub(crate) struct SseParser {
     retry: Option<Duration>,
     /// Most bytes one event may hold; longer lines are an error.
     limit: usize,
+    /// The stream broke the protocol: nothing more is parsed.
+    failed: Option<SseError>,
 }
 
 /// The stream broke the protocol or a limit.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SseError(pub(crate) String);
 
 impl SseParser {
@@ -38,9 +40,30 @@ impl SseParser {
         }
     }
 
-    /// Feeds bytes; returns the events completed by them.
+    /// Feeds bytes; returns the events completed by them. Once the stream
+    /// breaks the protocol every call fails; events completed before the
+    /// fault in the same bytes are still returned, and the error comes with
+    /// the next call (so the result does not depend on how the stream was
+    /// split into chunks).
     pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, SseError> {
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
+        }
         let mut events = Vec::new();
+        match self.feed_into(bytes, &mut events) {
+            Ok(()) => Ok(events),
+            Err(error) => {
+                self.failed = Some(error.clone());
+                if events.is_empty() {
+                    Err(error)
+                } else {
+                    Ok(events)
+                }
+            }
+        }
+    }
+
+    fn feed_into(&mut self, bytes: &[u8], events: &mut Vec<SseEvent>) -> Result<(), SseError> {
         for &b in bytes {
             match b {
                 b'\n' if self.after_cr => self.after_cr = false,
@@ -63,7 +86,7 @@ impl SseParser {
                 }
             }
         }
-        Ok(events)
+        Ok(())
     }
 
     fn line_done(&mut self, line: &[u8]) -> Result<Option<SseEvent>, SseError> {
@@ -182,6 +205,53 @@ mod tests {
         assert_eq!(events[0].retry, Some(Duration::from_millis(250)));
         let priming = parse_in_chunks(encode_event(Some("s-0"), "", None).as_bytes(), 1);
         assert_eq!(priming[0].data, "");
+    }
+
+    #[test]
+    fn events_before_a_fault_are_kept() {
+        let mut parser = SseParser::new(1 << 20);
+        let events = parser.feed(b"id: 1\ndata: ok\n\ndata: \xff\n\n").unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].data, "ok");
+        assert!(parser.feed(b"").is_err());
+        assert!(parser.feed(b"data: more\n\n").is_err());
+    }
+
+    /// Parses in chunks, then feeds nothing: the events up to the first
+    /// fault, and whether there was one.
+    fn parse_all(input: &[u8], chunk: usize, limit: usize) -> (Vec<SseEvent>, bool) {
+        let mut parser = SseParser::new(limit);
+        let mut events = Vec::new();
+        for part in input.chunks(chunk).chain([&[][..]]) {
+            match parser.feed(part) {
+                Ok(more) => events.extend(more),
+                Err(_) => return (events, true),
+            }
+        }
+        (events, false)
+    }
+
+    /// Inputs the `sse_parser` fuzz target found, in its format (a chunk
+    /// size byte, a limit byte, the stream): the same events whatever the
+    /// chunking.
+    #[test]
+    fn fuzz_regressions() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz/sse_parser");
+        let mut replayed = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let data = std::fs::read(entry.unwrap().path()).unwrap();
+            let [chunk, limit, input @ ..] = &data[..] else {
+                continue;
+            };
+            let (chunk, limit) = (usize::from(*chunk % 16) + 1, usize::from(*limit) * 8 + 1);
+            assert_eq!(
+                parse_all(input, input.len().max(1), limit),
+                parse_all(input, chunk, limit)
+            );
+            replayed += 1;
+        }
+        assert!(replayed > 0);
     }
 
     #[test]

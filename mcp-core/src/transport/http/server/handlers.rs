@@ -22,7 +22,7 @@ use super::{State, streams::AttachError};
 use crate::ProtocolVersion;
 use crate::auth::AuthInfo;
 use crate::jsonrpc::{ErrorCode, Inbound, RpcError, decode, encode_error};
-use crate::schema::{RequestId, methods};
+use crate::schema::{CancelledNotificationParams, RequestId, methods};
 use crate::transport::InboundFrame;
 use crate::transport::http::sse::encode_event;
 
@@ -38,6 +38,14 @@ pub(super) async fn endpoint(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
+    let limit = state.config.max_header_size;
+    if header_size(&headers) > limit {
+        return http_error(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ErrorCode::INVALID_REQUEST,
+            format!("Request Header Fields Too Large: the limit is {limit} bytes"),
+        );
+    }
     if let Err(why) = state.config.host_policy.check(&headers) {
         return http_error(
             StatusCode::FORBIDDEN,
@@ -69,6 +77,14 @@ pub(super) async fn endpoint(
             response
         }
     }
+}
+
+/// The size of the header fields as sent: `name: value` and CRLF each.
+fn header_size(headers: &HeaderMap) -> usize {
+    headers
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum()
 }
 
 /// An HTTP error whose body is a JSON-RPC error without an id.
@@ -109,6 +125,13 @@ fn tool_name(params: Option<&serde_json::value::RawValue>) -> Option<String> {
         .map(|n| n.name)
 }
 
+/// The request a `notifications/cancelled` names.
+fn cancelled_request(params: Option<&serde_json::value::RawValue>) -> Option<RequestId> {
+    serde_json::from_str::<CancelledNotificationParams>(params?.get())
+        .ok()?
+        .request_id
+}
+
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -132,16 +155,19 @@ fn accepts(headers: &HeaderMap) -> Accepts {
 /// The protocol revision a request claims in its header, if any; an
 /// unsupported one is an error (400).
 fn claimed_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
-    match header(headers, VERSION_HEADER) {
-        None => Ok(None),
-        Some(v) => ProtocolVersion::parse(v).map(Some).ok_or_else(|| {
-            http_error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                format!("Bad Request: unsupported MCP-Protocol-Version `{v}`"),
-            )
-        }),
-    }
+    let Some(value) = headers.get(VERSION_HEADER) else {
+        return Ok(None);
+    };
+    // A value that is not visible ASCII is present but invalid, not absent.
+    let parsed = value.to_str().ok().and_then(ProtocolVersion::parse);
+    parsed.map(Some).ok_or_else(|| {
+        let v = String::from_utf8_lossy(value.as_bytes());
+        http_error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            format!("Bad Request: unsupported MCP-Protocol-Version `{v}`"),
+        )
+    })
 }
 
 fn new_session_id() -> Result<String, Response> {
@@ -223,6 +249,7 @@ async fn post(
         Err(response) => return response,
     };
     // Classify the message (the engine decodes it again, typed).
+    let mut cancelled = None;
     let (request_id, is_initialize) = match decode(&text) {
         Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
         Ok(Inbound::Request(r)) => {
@@ -239,9 +266,15 @@ async fn post(
             }
             (Some(r.id.clone()), r.method == methods::INITIALIZE)
         }
+        Ok(Inbound::Notification(n)) if n.method == methods::NOTIFICATIONS_CANCELLED => {
+            cancelled = cancelled_request(n.params);
+            (None, false)
+        }
         Ok(_) => (None, false),
     };
 
+    // Whether this request opened the session (a stateful initialize).
+    let mut created = false;
     let session = if state.config.stateless {
         // Every request stands alone; initialize itself is answered for
         // clients that send it.
@@ -267,6 +300,7 @@ async fn post(
             }
         }
     } else if header(&headers, SESSION_HEADER).is_none() && is_initialize {
+        created = true;
         match create_session(&state) {
             Ok(session) => session,
             Err(response) => return response,
@@ -292,6 +326,10 @@ async fn post(
             .send(InboundFrame::Message(text))
             .await
             .is_ok();
+        if let Some(id) = cancelled {
+            // The engine drops the request unanswered; its stream ends too.
+            lock(&session.streams).cancel_request(&id);
+        }
         if state.config.stateless {
             session.terminate().await;
         }
@@ -349,8 +387,18 @@ async fn post(
     ) {
         disconnect.disarm();
     }
-    let stateful_id = (!state.config.stateless).then(|| session.id.clone());
+    let mut stateful_id = (!state.config.stateless).then(|| session.id.clone());
     let ephemeral = state.config.stateless.then(|| session.clone());
+    // An initialize that failed (bad params) leaves no session behind: the
+    // client gets the error and no session id to use.
+    let failed_initialize = created
+        && match &first {
+            None => true,
+            Some(LiveItem::Event {
+                text, last: true, ..
+            }) => !matches!(decode(text), Ok(Inbound::Response(r)) if r.outcome.is_ok()),
+            Some(_) => false,
+        };
 
     let mut response = match first {
         None => http_error(
@@ -386,6 +434,11 @@ async fn post(
             )
         }
     };
+    if failed_initialize {
+        lock(&state.sessions).remove(&session.id);
+        session.terminate().await;
+        stateful_id = None;
+    }
     if let Some(ephemeral) = ephemeral {
         // The stream (if any) still holds the session; end it once idle.
         tokio::spawn(async move {

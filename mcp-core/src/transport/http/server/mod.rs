@@ -30,6 +30,10 @@ pub use event_store::{EventStore, InMemoryEventStore, StreamKey};
 pub use guard::HostPolicy;
 use session::{HttpSession, SessionFactory, lock};
 
+/// Default [`HttpServerConfig::max_header_size`]: 32 KiB, room for large
+/// bearer tokens and cookies.
+pub const DEFAULT_MAX_HEADER_SIZE: usize = 32 * 1024;
+
 /// Settings of a Streamable HTTP server. The defaults are safe for a server
 /// bound to loopback.
 #[derive(Clone, Debug)]
@@ -46,6 +50,14 @@ pub struct HttpServerConfig {
     pub json_response: bool,
     /// Largest request body (default 4 MiB); larger gets 413.
     pub max_body_size: usize,
+    /// Largest total size of a request's header fields, counted as on the
+    /// wire (name, value and 4 bytes of `: ` and CRLF each); default
+    /// [`DEFAULT_MAX_HEADER_SIZE`]. Larger gets 431 (Request Header Fields
+    /// Too Large). Under [`StreamableHttpServer::serve`], hyper's own HTTP/1
+    /// limits apply first whatever this says: a request head over about
+    /// 400 KiB, or with over 100 header fields, gets 431 from hyper, which
+    /// then closes the connection.
+    pub max_header_size: usize,
     /// Most sessions at once (default 10,000); more gets 503.
     pub max_sessions: usize,
     /// Sessions idle this long are ended (default 30 min).
@@ -75,6 +87,7 @@ impl Default for HttpServerConfig {
             stateless: false,
             json_response: false,
             max_body_size: crate::transport::DEFAULT_MAX_MESSAGE_SIZE,
+            max_header_size: DEFAULT_MAX_HEADER_SIZE,
             max_sessions: 10_000,
             idle_timeout: Duration::from_secs(30 * 60),
             event_store: Arc::new(InMemoryEventStore::default()),
@@ -111,6 +124,13 @@ impl HttpServerConfig {
     #[must_use]
     pub fn max_body_size(mut self, bytes: usize) -> Self {
         self.max_body_size = bytes;
+        self
+    }
+
+    /// Sets [`max_header_size`](Self::max_header_size).
+    #[must_use]
+    pub fn max_header_size(mut self, bytes: usize) -> Self {
+        self.max_header_size = bytes;
         self
     }
 
