@@ -22,7 +22,7 @@ use super::{State, streams::AttachError};
 use crate::ProtocolVersion;
 use crate::auth::AuthInfo;
 use crate::jsonrpc::{ErrorCode, Inbound, RpcError, decode, encode_error};
-use crate::schema::{CancelledNotificationParams, RequestId, methods};
+use crate::schema::{RequestId, methods};
 use crate::transport::InboundFrame;
 use crate::transport::http::sse::encode_event;
 
@@ -123,13 +123,6 @@ fn tool_name(params: Option<&serde_json::value::RawValue>) -> Option<String> {
     serde_json::from_str::<Named>(params?.get())
         .ok()
         .map(|n| n.name)
-}
-
-/// The request a `notifications/cancelled` names.
-fn cancelled_request(params: Option<&serde_json::value::RawValue>) -> Option<RequestId> {
-    serde_json::from_str::<CancelledNotificationParams>(params?.get())
-        .ok()?
-        .request_id
 }
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -249,7 +242,6 @@ async fn post(
         Err(response) => return response,
     };
     // Classify the message (the engine decodes it again, typed).
-    let mut cancelled = None;
     let (request_id, is_initialize) = match decode(&text) {
         Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
         Ok(Inbound::Request(r)) => {
@@ -265,10 +257,6 @@ async fn post(
                 }
             }
             (Some(r.id.clone()), r.method == methods::INITIALIZE)
-        }
-        Ok(Inbound::Notification(n)) if n.method == methods::NOTIFICATIONS_CANCELLED => {
-            cancelled = cancelled_request(n.params);
-            (None, false)
         }
         Ok(_) => (None, false),
     };
@@ -326,10 +314,6 @@ async fn post(
             .send(InboundFrame::Message(text))
             .await
             .is_ok();
-        if let Some(id) = cancelled {
-            // The engine drops the request unanswered; its stream ends too.
-            lock(&session.streams).cancel_request(&id);
-        }
         if state.config.stateless {
             session.terminate().await;
         }

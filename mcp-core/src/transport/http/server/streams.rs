@@ -135,17 +135,10 @@ impl Streams {
         text: Arc<str>,
         is_response: bool,
     ) -> Option<(mpsc::Sender<LiveItem>, LiveItem)> {
-        let request_stream = related
+        let stream_id = related
             .filter(|_| is_response || !self.json_mode)
-            .and_then(|id| self.by_request.get(id).copied());
-        let finished = |id: &u64| self.streams.get(id).is_some_and(|s| s.done);
-        if is_response && request_stream.as_ref().is_some_and(finished) {
-            // Its request was cancelled (see `cancel_request`); the answer
-            // was already on its way. A cancelled request is not answered.
-            return None;
-        }
-        let stream_id = request_stream
-            .filter(|id| !finished(id))
+            .and_then(|id| self.by_request.get(id).copied())
+            .filter(|id| self.streams.get(id).is_some_and(|s| !s.done))
             .unwrap_or(STANDALONE);
         let last = is_response && stream_id != STANDALONE;
         let stream = stream_mut(&mut self.streams, stream_id)?;
@@ -187,25 +180,6 @@ impl Streams {
             self.finish(stream_id);
         }
         delivery
-    }
-
-    /// Ends the stream of a request the client cancelled: it gets no
-    /// response (spec), so its HTTP response ends now and the stream counts
-    /// as finished (kept for late resumption like any other, then dropped).
-    pub(crate) fn cancel_request(&mut self, id: &RequestId) {
-        let Some(&stream_id) = self.by_request.get(id) else {
-            return;
-        };
-        let Some(stream) = self.streams.get_mut(&stream_id) else {
-            return;
-        };
-        if stream.done {
-            return;
-        }
-        stream.done = true;
-        // Dropping the sender ends the response attached to it.
-        stream.live = None;
-        self.finish(stream_id);
     }
 
     /// Detaches the HTTP response of the request's stream (SEP-1699 close).
@@ -443,33 +417,6 @@ mod tests {
         assert_eq!(
             streams.attach(99, None, mpsc::channel(1).0).unwrap_err(),
             AttachError::Unknown
-        );
-    }
-
-    #[test]
-    fn a_cancelled_request_ends_its_stream_and_frees_its_id() {
-        let mut streams = Streams::new("s".into(), Arc::new(InMemoryEventStore::new(16)), false);
-        let (tx, mut rx) = mpsc::channel(8);
-        let id = RequestId::String("slow".into());
-        streams.open_request(id.clone(), tx, false).unwrap();
-        streams.cancel_request(&id);
-        // The POST's response ends (its sender is gone) …
-        assert!(matches!(
-            rx.try_recv(),
-            Err(mpsc::error::TryRecvError::Disconnected)
-        ));
-        assert!(!streams.has_live());
-        // … an answer already on its way is dropped, not sent to the GET
-        // stream …
-        assert!(streams.push(Some(&id), "late".into(), true).is_none());
-        let (get, _get_rx) = mpsc::channel(8);
-        let (replay, _) = streams.attach(STANDALONE, None, get).unwrap();
-        assert!(replay.is_empty(), "{replay:?}");
-        // … and the id may be used again.
-        assert!(
-            streams
-                .open_request(id, mpsc::channel(1).0, false)
-                .is_some()
         );
     }
 
