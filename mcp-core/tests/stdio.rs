@@ -14,7 +14,8 @@ use mcp_core::client::Client;
 use mcp_core::transport::ChildProcess;
 
 /// A fake server: answers `initialize`, then behaves as `then` says for the
-/// next request ("answer", "exit", "hang", "close-stdout").
+/// next request ("answer", "exit", "hang", "close-stdout", "kill-9": prints
+/// its pid on stderr, then SIGKILLs itself).
 fn fake_server(then: &str) -> ChildProcess {
     let script = r#"
 import json, os, sys
@@ -38,6 +39,9 @@ for line in sys.stdin:
             import time; time.sleep(30)
         elif mode == "hang":
             import time; time.sleep(30)
+        elif mode == "kill-9":
+            sys.stderr.write("pid %d\n" % os.getpid()); sys.stderr.flush()
+            import signal, time; time.sleep(0.1); os.kill(os.getpid(), signal.SIGKILL)
 "#;
     ChildProcess::new("python3")
         .args(["-c", script, then])
@@ -191,4 +195,36 @@ async fn an_endless_stderr_line_is_cut_not_buffered() {
         lines[0]
     );
     assert_eq!(lines[1], "after".len());
+}
+
+#[tokio::test]
+async fn a_child_killed_mid_call_fails_the_call_at_once_and_is_reaped() {
+    let pid = Arc::new(Mutex::new(None::<u32>));
+    let seen = pid.clone();
+    let server = fake_server("kill-9").on_stderr(move |line| {
+        if let Some(n) = line.strip_prefix("pid ") {
+            *seen.lock().unwrap() = n.trim().parse().ok();
+        }
+    });
+    let client = Client::builder("c", "1").connect(server).await.unwrap();
+    let started = Instant::now();
+    let err = client
+        .peer()
+        .request_raw("tools/list", &serde_json::json!({}), Default::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(&err, Error::ConnectionClosed(_)), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the pending call waited {:?}",
+        started.elapsed()
+    );
+    client.close().await;
+    let pid = pid.lock().unwrap().expect("the child printed its pid");
+    // Reaped: no process (in particular no zombie) is left with that pid.
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    assert!(
+        !status.lines().any(|l| l.starts_with("State:")),
+        "the killed child is still there: {status}"
+    );
 }
