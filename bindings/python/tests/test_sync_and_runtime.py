@@ -234,3 +234,55 @@ def test_child_environment_and_stderr() -> None:
     finally:
         del os.environ["LIBMCP_SECRET"]
     assert "secret=unset" in lines and "extra=yes" in lines
+
+
+def _post(url: str, body: bytes, session: str | None = None) -> tuple[int, dict, bytes]:
+    import urllib.error
+    import urllib.request
+
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    if session:
+        headers["mcp-session-id"] = session
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def test_http_limits_are_settings() -> None:
+    server = libmcp.Server("limits")
+
+    @server.tool
+    def echo(text: str) -> str:
+        """Echoes."""
+        return text
+
+    for bad in ({"idle_timeout": 0}, {"idle_timeout": -1.0}, {"max_body_size": 0}, {"max_sessions": 0}):
+        with pytest.raises(ValueError):
+            server.start_http(**bad)
+
+    init = (
+        b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+        b'"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}'
+    )
+    with server.start_http(max_body_size=512, max_sessions=1, idle_timeout=0.5) as running:
+        assert running.url is not None
+        status, headers, _ = _post(running.url, init)
+        assert status == 200
+        session = {k.lower(): v for k, v in headers.items()}["mcp-session-id"]
+        # One session at most: a second initialize is refused while it lives.
+        assert _post(running.url, init)[0] == 503
+        ping = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * 600 + b'"}}'
+        assert _post(running.url, ping, session)[0] == 413
+        assert _post(running.url, b'{"jsonrpc":"2.0","id":2,"method":"ping"}', session)[0] == 200
+        # Idle past the timeout: the session ends, and its id is unknown.
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            # Each request counts as activity: wait well past the timeout.
+            time.sleep(1.0)
+            if _post(running.url, b'{"jsonrpc":"2.0","id":3,"method":"ping"}', session)[0] == 404:
+                break
+        else:
+            pytest.fail("the idle session was not ended")

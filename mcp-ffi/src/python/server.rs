@@ -643,8 +643,17 @@ impl ServerCore {
 
     /// Serves Streamable HTTP at `http://host:port/mcp` (port 0 picks a free
     /// port). `allowed_hosts` lists the accepted `Host` headers (default:
-    /// loopback names only; `["*"]` accepts any).
-    #[pyo3(signature = (host, port, *, stateless = false, json_response = false, allowed_hosts = None))]
+    /// loopback names only; `["*"]` accepts any). The limits left `None`
+    /// keep mcp-core's defaults.
+    #[pyo3(signature = (
+        host, port, *, stateless = false, json_response = false, allowed_hosts = None,
+        max_body_size = None, max_header_size = None, max_sessions = None, idle_timeout = None,
+        cancel_on_disconnect = false
+    ))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "mirrors the Python keyword arguments"
+    )]
     fn serve_http(
         &self,
         py: Python<'_>,
@@ -653,6 +662,11 @@ impl ServerCore {
         stateless: bool,
         json_response: bool,
         allowed_hosts: Option<Vec<String>>,
+        max_body_size: Option<usize>,
+        max_header_size: Option<usize>,
+        max_sessions: Option<usize>,
+        idle_timeout: Option<f64>,
+        cancel_on_disconnect: bool,
     ) -> PyResult<Serving> {
         let server = self.server()?;
         let address: SocketAddr = (host.as_str(), port)
@@ -665,10 +679,35 @@ impl ServerCore {
             Some(hosts) if hosts.iter().any(|h| h == "*") => HostPolicy::Any,
             Some(hosts) => HostPolicy::AllowList(hosts),
         };
-        let config = HttpServerConfig::default()
+        let mut config = HttpServerConfig::default()
             .stateless(stateless)
             .json_response(json_response)
-            .host_policy(policy);
+            .host_policy(policy)
+            .cancel_on_disconnect(cancel_on_disconnect);
+        let positive = |name: &str, value: Option<usize>| match value {
+            Some(0) => Err(PyValueError::new_err(format!("{name} must be at least 1"))),
+            other => Ok(other),
+        };
+        if let Some(bytes) = positive("max_body_size", max_body_size)? {
+            config = config.max_body_size(bytes);
+        }
+        if let Some(bytes) = positive("max_header_size", max_header_size)? {
+            config = config.max_header_size(bytes);
+        }
+        if let Some(sessions) = positive("max_sessions", max_sessions)? {
+            config = config.max_sessions(sessions);
+        }
+        if let Some(seconds) = idle_timeout {
+            let timeout = Duration::try_from_secs_f64(seconds)
+                .ok()
+                .filter(|t| !t.is_zero())
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "idle_timeout must be a positive number of seconds, not {seconds}"
+                    ))
+                })?;
+            config = config.idle_timeout(timeout);
+        }
         let runtime = OwnedRuntime::new(SERVER_WORKERS)?;
         let handle = runtime.handle().clone();
         let listener = py

@@ -121,6 +121,11 @@ class ServerCore:
         stateless: bool = False,
         json_response: bool = False,
         allowed_hosts: Optional[List[str]] = None,
+        max_body_size: Optional[int] = None,
+        max_header_size: Optional[int] = None,
+        max_sessions: Optional[int] = None,
+        idle_timeout: Optional[float] = None,
+        cancel_on_disconnect: bool = False,
     ) -> Serving: ...
 
 class ClientCore:

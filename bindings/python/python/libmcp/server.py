@@ -849,6 +849,11 @@ class Server:
         stateless: bool = False,
         json_response: bool = False,
         allowed_hosts: Optional[Sequence[str]] = None,
+        max_body_size: Optional[int] = None,
+        max_header_size: Optional[int] = None,
+        max_sessions: Optional[int] = None,
+        idle_timeout: Optional[float] = None,
+        cancel_on_disconnect: bool = False,
     ) -> RunningServer:
         """Starts serving Streamable HTTP at ``http://host:port/mcp`` in the
         background (port 0 picks a free port; see
@@ -859,6 +864,16 @@ class Server:
             json_response: Answer with JSON, never SSE streams.
             allowed_hosts: The accepted ``Host`` headers (``host[:port]``);
                 by default only loopback names, ``["*"]`` accepts any.
+            max_body_size: Largest request body in bytes (default 4 MiB);
+                larger gets HTTP 413.
+            max_header_size: Largest request head in bytes (default 32 KiB);
+                larger gets HTTP 431.
+            max_sessions: Most sessions at once (default 10,000); more gets
+                HTTP 503.
+            idle_timeout: Seconds after which an idle session ends (default
+                30 minutes).
+            cancel_on_disconnect: Cancel a request whose client goes away
+                before its answer, as if the client had cancelled it.
         """
         serving = self._core.serve_http(
             host,
@@ -866,6 +881,11 @@ class Server:
             stateless=stateless,
             json_response=json_response,
             allowed_hosts=list(allowed_hosts) if allowed_hosts is not None else None,
+            max_body_size=max_body_size,
+            max_header_size=max_header_size,
+            max_sessions=max_sessions,
+            idle_timeout=idle_timeout,
+            cancel_on_disconnect=cancel_on_disconnect,
         )
         return RunningServer(serving, "http")
 
@@ -882,11 +902,21 @@ class Server:
         stateless: bool = False,
         json_response: bool = False,
         allowed_hosts: Optional[Sequence[str]] = None,
+        **limits: Any,
     ) -> None:
         """Serves Streamable HTTP at ``http://host:port/mcp`` until Ctrl-C
-        (see :meth:`start_http`)."""
+        (see :meth:`start_http`, which also takes the limits:
+        ``max_body_size``, ``max_header_size``, ``max_sessions``,
+        ``idle_timeout``, ``cancel_on_disconnect``)."""
         self._run(
-            self.start_http(host, port, stateless=stateless, json_response=json_response, allowed_hosts=allowed_hosts)
+            self.start_http(
+                host,
+                port,
+                stateless=stateless,
+                json_response=json_response,
+                allowed_hosts=allowed_hosts,
+                **limits,
+            )
         )
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
