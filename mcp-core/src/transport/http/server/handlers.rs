@@ -21,8 +21,8 @@ use super::streams::{LiveItem, Replay, STANDALONE, event_id, parse_event_id};
 use super::{State, streams::AttachError};
 use crate::ProtocolVersion;
 use crate::auth::AuthInfo;
-use crate::jsonrpc::{ErrorCode, Inbound, RpcError, decode, encode_error};
-use crate::schema::{RequestId, methods};
+use crate::jsonrpc::{ErrorCode, Inbound, RpcError, decode, encode_error, encode_notification};
+use crate::schema::{CancelledNotificationParams, RequestId, methods};
 use crate::transport::InboundFrame;
 use crate::transport::http::sse::encode_event;
 
@@ -491,18 +491,19 @@ impl Drop for DisconnectGuard {
         let Some(id) = self.request.take() else {
             return;
         };
-        let cancel = serde_json::json!({
-            "jsonrpc": "2.0",
-            "method": methods::NOTIFICATIONS_CANCELLED,
-            "params": { "requestId": id, "reason": "the HTTP client disconnected" },
-        });
         tracing::debug!("request {id}: the HTTP client went away; cancelling it");
+        let params = CancelledNotificationParams {
+            request_id: Some(id),
+            reason: Some("the HTTP client disconnected".into()),
+            ..Default::default()
+        };
+        let Ok(cancel) = encode_notification(methods::NOTIFICATIONS_CANCELLED, Some(&params))
+        else {
+            return;
+        };
         // A full inbound queue means a busy session; the handler then runs
         // to the end, as without this option.
-        let _ = self
-            .session
-            .inbound
-            .try_send(InboundFrame::Message(cancel.to_string()));
+        let _ = self.session.inbound.try_send(InboundFrame::Message(cancel));
     }
 }
 
