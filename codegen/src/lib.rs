@@ -1,17 +1,26 @@
 //! The build step that turns the vendored MCP JSON schema into `mcp-core`'s
 //! protocol types.
 //!
-//! Pipeline: schema JSON → [`patches`] (in memory, each with its reason) →
-//! typify `TypeSpace` → [`postprocess`] (AST rewrites) → plus our own items
-//! for what typify cannot express (method table, constant types, tagged
-//! unions, result enums) → prettyplease → one checked-in file.
+//! Pipeline, per revision: schema JSON → [`normalize`] (the schema's own
+//! defects fixed, each named) → the method table reads it. The revisions
+//! with types are then [`merge`]d into the version-neutral schema, and each of
+//! those schemas (every revision's, and the neutral one) goes through
+//! [`patches`] (typify workarounds, in memory, each with its reason) → typify
+//! `TypeSpace` → [`postprocess`] (AST rewrites) → plus our own items for what
+//! typify cannot express (method table, constant types, tagged unions, result
+//! enums) → prettyplease → one checked-in file per module.
 
 mod consts;
+pub mod merge;
+mod methods;
 mod model;
 mod names;
+pub mod normalize;
 pub mod patches;
 mod postprocess;
 mod unions;
+
+use proc_macro2::TokenStream;
 
 use serde_json::Value;
 use typify::{TypeSpace, TypeSpaceImpl, TypeSpacePatch, TypeSpaceSettings};
@@ -37,13 +46,135 @@ pub enum Error {
     Syn(#[from] syn::Error),
 }
 
-/// Generates the Rust module for `schema_json`; `source` names the schema
-/// file in the `@generated` header.
+/// `(revision, schema, whether its types are generated)`, oldest first,
+/// relative to the workspace root. The older revisions feed only the method
+/// table (which methods exist in which revision).
+pub const REVISIONS: &[(&str, &str, bool)] = &[
+    ("2024-11-05", "schema/2024-11-05/schema.json", false),
+    ("2025-03-26", "schema/2025-03-26/schema.json", false),
+    ("2025-06-18", "schema/2025-06-18/schema.json", false),
+    ("2025-11-25", "schema/2025-11-25/schema.json", true),
+    ("2026-07-28", "schema/2026-07-28/schema.json", true),
+];
+
+/// Where the generated Rust modules go: `<dir>/<module name>.rs`.
+pub const RUST_OUTPUT_DIR: &str = "mcp-core/src/schema";
+
+/// Every generated file of the workspace rooted at `root`, as
+/// `(path relative to root, contents)`: what `cargo run -p codegen` writes
+/// and `--check` compares.
+pub fn generate_workspace(root: &std::path::Path) -> Result<Vec<(String, String)>, String> {
+    let mut texts = Vec::new();
+    for (_, schema, _) in REVISIONS {
+        let path = root.join(schema);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        texts.push(text);
+    }
+    let revisions: Vec<RevisionSchema<'_>> = REVISIONS
+        .iter()
+        .zip(&texts)
+        .map(|((version, source, types), json)| RevisionSchema {
+            version,
+            json,
+            source,
+            types: *types,
+        })
+        .collect();
+    let modules = generate_all(&revisions).map_err(|e| e.to_string())?;
+    Ok(modules
+        .into_iter()
+        .map(|m| (format!("{RUST_OUTPUT_DIR}/{}.rs", m.name), m.code))
+        .collect())
+}
+
+/// One protocol revision's schema, as read from `schema/`.
+#[derive(Debug)]
+pub struct RevisionSchema<'a> {
+    /// The revision, e.g. `2026-07-28`.
+    pub version: &'a str,
+    /// The schema file's text.
+    pub json: &'a str,
+    /// The file's path, named in `@generated` headers.
+    pub source: &'a str,
+    /// Whether its types are generated (a module of its own, and part of
+    /// the neutral module); otherwise it only feeds the method table.
+    pub types: bool,
+}
+
+/// A generated module: its name under `mcp_core::schema` and its text.
+#[derive(Debug)]
+pub struct Module {
+    /// `neutral`, or the revision's module name (`v2026_07_28`).
+    pub name: String,
+    /// The Rust source.
+    pub code: String,
+}
+
+/// Generates every protocol module from the revisions' schemas (oldest
+/// first): one exact module per revision with `types`, and the neutral
+/// module merged from them, which also holds the method table and
+/// [`ProtocolVersion`](revisions) list of every revision given.
+pub fn generate_all(revisions: &[RevisionSchema<'_>]) -> Result<Vec<Module>, Error> {
+    let mut with_types = Vec::new();
+    let mut table = methods::Table::default();
+    for rev in revisions {
+        let raw: Value = serde_json::from_str(rev.json)?;
+        if rev.types {
+            let normalized = normalize::apply_all(&raw)?;
+            table.add_revision(rev.version, &normalized)?;
+            with_types.push((rev, normalized));
+        } else {
+            table.add_revision(rev.version, &raw)?;
+        }
+    }
+    let normalized: Vec<&Value> = with_types.iter().map(|(_, v)| v).collect();
+    let neutral = merge::neutral(&normalized)?;
+    let sources: Vec<&str> = with_types.iter().map(|(r, _)| r.source).collect();
+
+    let mut modules = Vec::new();
+    let mut extra = table.emit(&neutral)?;
+    extra.extend(methods::revision_enum(revisions.iter().map(|r| r.version)));
+    modules.push(Module {
+        name: "neutral".into(),
+        code: module(&neutral, &sources.join(" + "), Methods::Own, extra)?,
+    });
+    for (rev, normalized) in &with_types {
+        modules.push(Module {
+            name: format!("v{}", rev.version.replace('-', "_")),
+            code: module(normalized, rev.source, Methods::Shared, TokenStream::new())?,
+        });
+    }
+    Ok(modules)
+}
+
+/// Generates one self-contained module for `schema_json` (fixed and
+/// patched as the protocol modules are); `source` names the schema file in
+/// the `@generated` header. Used for the fixture schemas of the tests.
 pub fn generate(schema_json: &str, source: &str) -> Result<String, Error> {
     let original: Value = serde_json::from_str(schema_json)?;
-    let unions = model::tagged_unions(&original)?;
-    let result_unions = model::result_unions(&original);
-    let (patched, synthesized) = patches::apply_all(&original)?;
+    let normalized = normalize::apply_all(&original)?;
+    module(&normalized, source, Methods::Own, TokenStream::new())
+}
+
+/// Where a module's method-name constants live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Methods {
+    /// It declares `mod methods` itself.
+    Own,
+    /// It uses the neutral module's (`super::methods`), a superset.
+    Shared,
+}
+
+fn module(
+    normalized: &Value,
+    source: &str,
+    methods_at: Methods,
+    extra: TokenStream,
+) -> Result<String, Error> {
+    let unions = model::tagged_unions(normalized)?;
+    let result_unions = model::result_unions(normalized);
+    let (patched, synthesized) = patches::apply_all(normalized)?;
 
     let mut settings = TypeSpaceSettings::default();
     settings.with_derive("PartialEq".to_string());
@@ -76,10 +207,16 @@ pub fn generate(schema_json: &str, source: &str) -> Result<String, Error> {
     space.add_root_schema(root)?;
     let mut file: syn::File = syn::parse2(space.to_stream())?;
     postprocess::optional_containers(&mut file);
+    let const_names: Vec<String> = synthesized.consts.iter().map(|(n, _)| n.clone()).collect();
+    postprocess::constructors(&mut file, &const_names);
+    postprocess::compositions(&mut file, &model::compositions(normalized), &const_names);
 
-    let (table, methods) = consts::method_table(&unions);
-    let mut ours = table;
-    ours.extend(consts::const_types(&synthesized.consts, &methods));
+    let (table, method_names) = consts::method_table(&unions);
+    let mut ours = match methods_at {
+        Methods::Own => table,
+        Methods::Shared => quote::quote! { use super::methods; },
+    };
+    ours.extend(consts::const_types(&synthesized.consts, &method_names));
     ours.extend(consts::exact_json_types());
     ours.extend(unions::method_traits());
     ours.extend(unions::message_traits(&unions));
@@ -94,13 +231,14 @@ pub fn generate(schema_json: &str, source: &str) -> Result<String, Error> {
         };
         ours.extend(unions::result_union(result, requests));
     }
+    ours.extend(extra);
     let ours: syn::File = syn::parse2(ours)?;
     file.items.extend(ours.items);
 
     Ok(format!(
         "// @generated by codegen from {source} — do not edit\n\
-         // Regenerate with `cargo run -p codegen`; see codegen/src/patches.rs for\n\
-         // every adjustment made to the schema before typify reads it.\n\n{}",
+         // Regenerate with `cargo run -p codegen`; see codegen/src/normalize.rs and\n\
+         // codegen/src/patches.rs for every adjustment made to the schema before typify reads it.\n\n{}",
         prettyplease::unparse(&file)
     ))
 }

@@ -6,12 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// `(schema, output)` pairs, relative to the workspace root.
-const TARGETS: &[(&str, &str)] = &[(
-    "schema/2025-11-25/schema.json",
-    "mcp-core/src/schema/generated.rs",
-)];
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let check = match args.as_slice() {
@@ -23,39 +17,46 @@ fn main() -> ExitCode {
         }
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut stale = false;
-    for (schema, output) in TARGETS {
-        match run(&root, schema, output, check) {
-            Ok(true) => {}
-            Ok(false) => stale = true,
-            Err(message) => {
-                eprintln!("codegen: {message}");
-                return ExitCode::FAILURE;
-            }
+    match run(&root, check) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!(
+                "codegen: generated code is stale: run `cargo run -p codegen` and commit the result"
+            );
+            ExitCode::FAILURE
+        }
+        Err(message) => {
+            eprintln!("codegen: {message}");
+            ExitCode::FAILURE
         }
     }
-    if stale {
-        eprintln!(
-            "codegen: generated code is stale: run `cargo run -p codegen` and commit the result"
-        );
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
 }
 
-/// Generates one target; returns whether the file on disk is (now) current.
-fn run(root: &Path, schema: &str, output: &str, check: bool) -> Result<bool, String> {
-    let schema_path: PathBuf = root.join(schema);
+/// Generates every file; returns whether the files on disk are (now)
+/// current.
+fn run(root: &Path, check: bool) -> Result<bool, String> {
+    let mut current = true;
+    for (output, code) in codegen::generate_workspace(root)? {
+        current &= write_if_changed(root, &output, &code, check)?;
+    }
+    Ok(current)
+}
+
+/// Compares one generated file with the one on disk and (unless checking)
+/// rewrites it; returns whether it is (now) current.
+fn write_if_changed(
+    root: &Path,
+    output: &str,
+    generated: &str,
+    check: bool,
+) -> Result<bool, String> {
     let output_path: PathBuf = root.join(output);
-    let text = std::fs::read_to_string(&schema_path)
-        .map_err(|e| format!("cannot read {}: {e}", schema_path.display()))?;
-    let generated = codegen::generate(&text, schema).map_err(|e| format!("{schema}: {e}"))?;
     let current = std::fs::read_to_string(&output_path).unwrap_or_default();
     if current == generated {
         return Ok(true);
     }
     if check {
-        eprintln!("codegen: {output} differs from what {schema} generates");
+        eprintln!("codegen: {output} differs from what the schemas generate");
         return Ok(false);
     }
     std::fs::write(&output_path, generated)

@@ -27,6 +27,9 @@ pub(crate) enum UnionKind {
     Request,
     /// Notifications keyed on `method`: gets a method enum.
     Notification,
+    /// Requests without a JSON-RPC envelope, keyed on `method` (2026-07-28's
+    /// `InputRequest`, embedded in a result): gets a method enum.
+    Embedded,
     /// Any other discriminated union (content blocks, elicitation params).
     Data,
 }
@@ -45,14 +48,19 @@ pub(crate) struct Variant {
     pub(crate) params: Option<(String, bool)>,
     /// For requests: the def name of the result.
     pub(crate) result: Option<String>,
+    /// The member has an `id` property, and whether it is required.
+    pub(crate) id: Option<bool>,
+    /// The member has a `jsonrpc` property, and whether it is required.
+    pub(crate) jsonrpc: Option<bool>,
 }
 
-/// Requests answered by `EmptyResult` (the schema says so only in prose).
-const EMPTY_RESULT_METHODS: &[&str] = &[
-    "ping",
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
+/// Requests answered by `EmptyResult`, by def name (the schema says so only
+/// in prose).
+const EMPTY_RESULT_REQUESTS: &[&str] = &[
+    "PingRequest",
+    "SetLevelRequest",
+    "SubscribeRequest",
+    "UnsubscribeRequest",
 ];
 
 /// Finds every discriminated union of the (unpatched) schema.
@@ -98,6 +106,11 @@ fn discriminate(
                 continue 'tags;
             };
             let required = is_required(member_def, tag);
+            let field = |prop: &str| {
+                member_def
+                    .pointer(&format!("/properties/{prop}"))
+                    .map(|_| is_required(member_def, prop))
+            };
             variants.push(Variant {
                 name: variant_name(member),
                 def: (*member).to_string(),
@@ -105,6 +118,8 @@ fn discriminate(
                 tag_optional: !required,
                 params: None,
                 result: None,
+                id: field("id"),
+                jsonrpc: field("jsonrpc"),
             });
         }
         let mut values: Vec<&str> = variants.iter().map(|v| v.tag_value.as_str()).collect();
@@ -119,6 +134,11 @@ fn discriminate(
             name.ends_with("Request"),
             name.ends_with("Notification"),
         ) {
+            // No member needs an id: requests embedded in a result, not sent
+            // as JSON-RPC requests.
+            ("method", true, _) if variants.iter().all(|v| v.id != Some(true)) => {
+                UnionKind::Embedded
+            }
             ("method", true, _) => UnionKind::Request,
             ("method", _, true) => UnionKind::Notification,
             _ => UnionKind::Data,
@@ -127,7 +147,7 @@ fn discriminate(
             for v in &mut variants {
                 let member_def = &defs[&v.def];
                 v.params = params_of(member_def, &v.def)?;
-                if kind == UnionKind::Request {
+                if matches!(kind, UnionKind::Request | UnionKind::Embedded) {
                     v.result = Some(result_of(&v.def, &v.tag_value, defs)?);
                 }
             }
@@ -167,20 +187,43 @@ fn params_of(def: &Value, def_name: &str) -> Result<Option<(String, bool)>, Erro
     Ok(Some((rust_type(&target), is_required(def, "params"))))
 }
 
+/// The def of the result that completes a request: what its
+/// `<Stem>ResultResponse` names besides `InputRequiredResult` (2026-07-28),
+/// else `<Stem>Result`, else `EmptyResult` for the requests known to take it.
 fn result_of(def_name: &str, method: &str, defs: &Map<String, Value>) -> Result<String, Error> {
-    if EMPTY_RESULT_METHODS.contains(&method) {
+    if EMPTY_RESULT_REQUESTS.contains(&def_name) {
         return Ok("EmptyResult".into());
     }
     let stem = def_name
         .strip_suffix("Request")
         .ok_or_else(|| Error::Schema(format!("request `{def_name}` does not end in Request")))?;
+    if let Some(result) = defs.get(&format!("{stem}ResultResponse")) {
+        let alternatives: Vec<&Value> = match result.pointer("/properties/result") {
+            Some(r) => match r.get("anyOf").and_then(Value::as_array) {
+                Some(any) => any.iter().collect(),
+                None => vec![r],
+            },
+            None => Vec::new(),
+        };
+        let complete: Vec<&str> = alternatives
+            .into_iter()
+            .filter_map(ref_name)
+            .filter(|r| *r != "InputRequiredResult")
+            .collect();
+        if let [one] = complete.as_slice() {
+            return Ok((*one).to_string());
+        }
+        return Err(Error::Schema(format!(
+            "`{stem}ResultResponse` does not name one result for `{method}`"
+        )));
+    }
     let result = format!("{stem}Result");
     if defs.contains_key(&result) {
         Ok(result)
     } else {
         Err(Error::Schema(format!(
             "no result type for `{method}`: expected `{result}` in the schema, or list the \
-             method in EMPTY_RESULT_METHODS"
+             request in EMPTY_RESULT_REQUESTS"
         )))
     }
 }
@@ -198,4 +241,22 @@ pub(crate) fn result_unions(schema: &Value) -> Vec<(&'static str, &'static str)>
     .into_iter()
     .filter(|(r, q)| defs.contains_key(*r) && defs.contains_key(*q))
     .collect()
+}
+
+/// `(def, part)` for every def written as `allOf` of `$ref`s, as Rust type
+/// names (`GetTaskResult` is `allOf[Result, Task]`).
+pub(crate) fn compositions(schema: &Value) -> Vec<(String, String)> {
+    let Some(defs) = defs(schema) else {
+        return Vec::new();
+    };
+    let mut pairs = Vec::new();
+    for (name, def) in defs {
+        let Some(parts) = def.get("allOf").and_then(Value::as_array) else {
+            continue;
+        };
+        for part in parts.iter().filter_map(ref_name) {
+            pairs.push((rust_type(name), rust_type(part)));
+        }
+    }
+    pairs
 }

@@ -55,7 +55,7 @@ pub(crate) fn tagged_union(u: &TaggedUnion, const_names: &[(String, String)]) ->
     if u.kind == UnionKind::Request {
         extra.extend(request_extras(u));
     }
-    if u.kind == UnionKind::Notification {
+    if matches!(u.kind, UnionKind::Notification | UnionKind::Embedded) {
         extra.extend(notification_extras(u));
     }
 
@@ -191,18 +191,36 @@ fn request_extras(u: &TaggedUnion) -> TokenStream {
         .iter()
         .map(|v| format_ident!("{}", v.name))
         .collect();
-    let builds = u.variants.iter().map(|v| {
-        let ty = format_ident!("{}", rust_type(&v.def));
-        let params = params_expr(&v.params);
-        let field = if v.params.is_some() { quote! { params: #params, } } else { quote! {} };
-        quote! { #ty { id, jsonrpc: ::std::default::Default::default(), method: ::std::default::Default::default(), #field } }
-    });
-    quote! {
-        impl #union {
+    let builds = u.variants.iter().map(|v| struct_literal(v, true));
+    // The neutral module's server requests lost their id in 2026-07-28 (they
+    // are embedded in results there), so the id may be absent.
+    let id_always = u.variants.iter().all(|v| v.id == Some(true));
+    let id_fn = if id_always {
+        quote! {
             /// The request id.
             pub fn id(&self) -> &RequestId {
                 match self { #( Self::#variants(r) => &r.id, )* }
             }
+        }
+    } else {
+        let gets = u.variants.iter().map(|v| {
+            if v.id == Some(true) {
+                quote! { ::std::option::Option::Some(&r.id) }
+            } else {
+                quote! { r.id.as_ref() }
+            }
+        });
+        quote! {
+            /// The request id (absent where the request is embedded in a
+            /// result rather than sent on its own).
+            pub fn id(&self) -> ::std::option::Option<&RequestId> {
+                match self { #( Self::#variants(r) => #gets, )* }
+            }
+        }
+    };
+    quote! {
+        impl #union {
+            #id_fn
 
             /// Builds the request from its envelope parts, decoding `params`
             /// into the type this method takes. A decoding error means invalid
@@ -221,6 +239,33 @@ fn request_extras(u: &TaggedUnion) -> TokenStream {
     }
 }
 
+/// The struct literal that builds a message from its parts: `id` (for a
+/// request sent on its own) and `params` in scope.
+fn struct_literal(v: &crate::model::Variant, with_id: bool) -> TokenStream {
+    let ty = format_ident!("{}", rust_type(&v.def));
+    let params = params_expr(&v.params);
+    let params = if v.params.is_some() {
+        quote! { params: #params, }
+    } else {
+        quote! {}
+    };
+    let id = match (v.id, with_id) {
+        (Some(true), _) => quote! { id, },
+        (Some(false), true) => quote! { id: ::std::option::Option::Some(id), },
+        (Some(false), false) => quote! { id: ::std::option::Option::None, },
+        (None, _) => quote! {},
+    };
+    let jsonrpc = match (v.jsonrpc, with_id) {
+        (Some(true), _) => quote! { jsonrpc: ::std::default::Default::default(), },
+        (Some(false), true) => {
+            quote! { jsonrpc: ::std::option::Option::Some(::std::default::Default::default()), }
+        }
+        (Some(false), false) => quote! { jsonrpc: ::std::option::Option::None, },
+        (None, _) => quote! {},
+    };
+    quote! { #ty { #id #jsonrpc method: ::std::default::Default::default(), #params } }
+}
+
 fn notification_extras(u: &TaggedUnion) -> TokenStream {
     let union = format_ident!("{}", rust_type(&u.name));
     let method_enum = method_enum_ident(u);
@@ -229,16 +274,18 @@ fn notification_extras(u: &TaggedUnion) -> TokenStream {
         .iter()
         .map(|v| format_ident!("{}", v.name))
         .collect();
-    let builds = u.variants.iter().map(|v| {
-        let ty = format_ident!("{}", rust_type(&v.def));
-        let params = params_expr(&v.params);
-        let field = if v.params.is_some() { quote! { params: #params, } } else { quote! {} };
-        quote! { #ty { jsonrpc: ::std::default::Default::default(), method: ::std::default::Default::default(), #field } }
-    });
+    let builds = u.variants.iter().map(|v| struct_literal(v, false));
+    let what = if u.kind == UnionKind::Embedded {
+        "request"
+    } else {
+        "notification"
+    };
+    let doc = format!(
+        "Builds the {what} from its method and `params`, decoding `params` into the type this method takes."
+    );
     quote! {
         impl #union {
-            /// Builds the notification from its envelope parts, decoding
-            /// `params` into the type this method takes.
+            #[doc = #doc]
             pub fn from_parts(
                 method: #method_enum,
                 params: ::std::option::Option<&::serde_json::value::RawValue>,
@@ -257,7 +304,10 @@ fn notification_extras(u: &TaggedUnion) -> TokenStream {
 pub(crate) fn message_traits(unions: &[TaggedUnion]) -> TokenStream {
     let mut seen = std::collections::BTreeSet::new();
     let mut out = TokenStream::new();
-    for u in unions.iter().filter(|u| u.kind != UnionKind::Data) {
+    for u in unions
+        .iter()
+        .filter(|u| matches!(u.kind, UnionKind::Request | UnionKind::Notification))
+    {
         for v in &u.variants {
             if !seen.insert(v.def.clone()) {
                 continue;

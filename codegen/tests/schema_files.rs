@@ -95,8 +95,8 @@ fn vendored_schemas_match_the_recorded_sha256() {
         .collect();
     assert_eq!(
         rows.len(),
-        4,
-        "expected four schema rows in schema/README.md"
+        5,
+        "expected five schema rows in schema/README.md"
     );
     for (file, expected) in rows {
         let data = std::fs::read(root.join(file)).unwrap();
@@ -106,4 +106,39 @@ fn vendored_schemas_match_the_recorded_sha256() {
             "{file} changed; vendored schemas must stay byte for byte"
         );
     }
+}
+
+#[test]
+fn vendored_examples_match_their_manifest() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
+    let manifest = std::fs::read_to_string(root.join("2026-07-28-examples.sha256")).unwrap();
+    let mut listed = Vec::new();
+    for line in manifest.lines() {
+        let (expected, file) = line.split_once("  ").expect("sha256sum format");
+        let data = std::fs::read(root.join(file)).unwrap();
+        assert_eq!(
+            sha256(&data),
+            expected,
+            "{file} changed; examples stay byte for byte"
+        );
+        listed.push(file.to_string());
+    }
+    // Every example on disk is in the manifest (none added or dropped unnoticed).
+    let mut on_disk = Vec::new();
+    let examples = root.join("2026-07-28/examples");
+    for dir in std::fs::read_dir(&examples).unwrap() {
+        let dir = dir.unwrap();
+        for file in std::fs::read_dir(dir.path()).unwrap() {
+            let file = file.unwrap();
+            on_disk.push(format!(
+                "2026-07-28/examples/{}/{}",
+                dir.file_name().to_string_lossy(),
+                file.file_name().to_string_lossy()
+            ));
+        }
+    }
+    listed.sort();
+    on_disk.sort();
+    assert_eq!(listed, on_disk);
+    assert_eq!(listed.len(), 129);
 }

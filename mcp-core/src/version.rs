@@ -1,54 +1,29 @@
-//! Protocol revisions: the only place that knows which ones exist and what
-//! differs between them.
+//! Protocol revisions: what differs between them beyond which methods exist.
+//!
+//! The list of revisions and which method exists in which one are generated
+//! from the schemas ([`ProtocolVersion`], [`crate::schema::METHOD_TABLE`]);
+//! what the schemas do not say as data is decided here.
 
-use std::fmt;
-
-/// A protocol revision this implementation speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum ProtocolVersion {
-    /// 2024-11-05.
-    V2024_11_05,
-    /// 2025-03-26.
-    V2025_03_26,
-    /// 2025-06-18.
-    V2025_06_18,
-    /// 2025-11-25 (preferred).
-    V2025_11_25,
-}
+pub use crate::schema::ProtocolVersion;
+use crate::schema::{ClientRequestMethod, ServerRequestMethod};
 
 impl ProtocolVersion {
     /// The revision offered first and answered when a peer asks for one we
     /// do not speak.
     pub const LATEST: Self = Self::V2025_11_25;
 
-    /// Every supported revision, newest first.
-    pub const ALL: &'static [Self] = &[
-        Self::V2025_11_25,
-        Self::V2025_06_18,
-        Self::V2025_03_26,
-        Self::V2024_11_05,
-    ];
-
-    /// The wire form, e.g. `"2025-11-25"`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::V2024_11_05 => "2024-11-05",
-            Self::V2025_03_26 => "2025-03-26",
-            Self::V2025_06_18 => "2025-06-18",
-            Self::V2025_11_25 => "2025-11-25",
-        }
-    }
-
-    /// Parses the wire form; `None` for a revision we do not speak.
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
-    }
-
-    /// What a server answers to a client asking for `requested`: the same
-    /// revision if supported, otherwise the latest.
+    /// What a server answers to an `initialize` asking for `requested`: the
+    /// same revision if it is one that has `initialize`, otherwise the latest.
     pub fn negotiate(requested: &str) -> Self {
-        Self::parse(requested).unwrap_or(Self::LATEST)
+        Self::parse(requested)
+            .filter(|v| v.has_initialize())
+            .unwrap_or(Self::LATEST)
+    }
+
+    /// Whether sessions start with `initialize` (every revision before
+    /// 2026-07-28, which has per-request metadata instead).
+    pub fn has_initialize(self) -> bool {
+        ClientRequestMethod::Initialize.in_revision(self)
     }
 
     /// Whether tool results may carry `structuredContent` and tools an
@@ -59,7 +34,7 @@ impl ProtocolVersion {
 
     /// Whether elicitation exists (added in 2025-06-18).
     pub fn has_elicitation(self) -> bool {
-        self >= Self::V2025_06_18
+        ServerRequestMethod::Elicit.in_revision(self)
     }
 
     /// Whether SSE streams start with a priming event (id, empty data) and a
@@ -68,16 +43,10 @@ impl ProtocolVersion {
         self >= Self::V2025_11_25
     }
 
-    /// Whether tasks, URL-mode elicitation and sampling with tools exist
-    /// (added in 2025-11-25).
+    /// Whether tasks are part of the core protocol (2025-11-25 only: later
+    /// revisions move them to an extension).
     pub fn has_tasks(self) -> bool {
-        self >= Self::V2025_11_25
-    }
-}
-
-impl fmt::Display for ProtocolVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        ClientRequestMethod::GetTask.in_revision(self)
     }
 }
 
@@ -100,5 +69,21 @@ mod tests {
             ProtocolVersion::LATEST
         );
         assert_eq!(ProtocolVersion::LATEST.as_str(), "2025-11-25");
+        // 2026-07-28 has no `initialize`: a client asking for it in one gets
+        // the latest revision that has.
+        assert_eq!(
+            ProtocolVersion::negotiate("2026-07-28"),
+            ProtocolVersion::LATEST
+        );
+    }
+
+    #[test]
+    fn features_follow_the_method_table() {
+        use ProtocolVersion::*;
+        assert!(!V2025_03_26.has_elicitation());
+        assert!(V2025_06_18.has_elicitation() && V2026_07_28.has_elicitation());
+        assert!(V2025_11_25.has_tasks() && !V2026_07_28.has_tasks());
+        assert!(!V2025_06_18.has_tasks());
+        assert!(V2024_11_05.has_initialize() && !V2026_07_28.has_initialize());
     }
 }

@@ -183,14 +183,10 @@ fn test_server(cancelled: Arc<AtomicUsize>) -> Server {
         )
         .prompt(
             PromptDef::new("greet", |args, _cx| async move {
-                Ok(GetPromptResult {
-                    description: None,
-                    messages: vec![PromptMessage::new(
-                        Role::User,
-                        ContentBlock::text(format!("Hello {}", args["name"])),
-                    )],
-                    meta: None,
-                })
+                Ok(GetPromptResult::new(vec![PromptMessage::new(
+                    ContentBlock::text(format!("Hello {}", args["name"])),
+                    Role::User,
+                )]))
             })
             .description("Greets")
             .argument("name", "who", true),
@@ -479,10 +475,8 @@ async fn progress_is_delivered_and_cancellation_reaches_the_handler() {
         counter.fetch_add(1, Ordering::SeqCst);
     });
     let params = CallToolRequestParams {
-        name: "sleep".into(),
         arguments: Some(obj(json!({"millis": 80}))),
-        meta: None,
-        task: None,
+        ..CallToolRequestParams::new("sleep")
     };
     let done = client
         .call_tool_with(params.clone(), options)

@@ -111,14 +111,10 @@ fn server() -> Server {
             Ok(ReadResourceResult::text(uri, None, "resource text"))
         }))
         .prompt(PromptDef::new("p", |_args, _cx| async move {
-            Ok(GetPromptResult {
-                description: None,
-                messages: vec![PromptMessage::new(
-                    Role::User,
-                    ContentBlock::text("prompt text"),
-                )],
-                meta: None,
-            })
+            Ok(GetPromptResult::new(vec![PromptMessage::new(
+                ContentBlock::text("prompt text"),
+                Role::User,
+            )]))
         }))
         .build()
 }
@@ -194,10 +190,8 @@ async fn progress_and_server_requests_travel_on_the_request_stream() {
     let seen = Arc::new(AtomicUsize::new(0));
     let counter = seen.clone();
     let params = CallToolRequestParams {
-        name: "progress".into(),
         arguments: None,
-        meta: None,
-        task: None,
+        ..CallToolRequestParams::new("progress")
     };
     let options = mcp_core::session::RequestOptions::default().on_progress(move |_| {
         counter.fetch_add(1, Ordering::SeqCst);

@@ -186,8 +186,8 @@ fn call_tool_request() -> impl Strategy<Value = CallToolRequest> {
             params: CallToolRequestParams {
                 arguments,
                 meta,
-                name,
                 task: task.map(|ttl| TaskMetadata { ttl }),
+                ..CallToolRequestParams::new(name)
             },
         })
 }
@@ -201,10 +201,10 @@ fn call_tool_result() -> impl Strategy<Value = CallToolResult> {
     )
         .prop_map(
             |(content, is_error, meta, structured_content)| CallToolResult {
-                content,
                 is_error,
                 meta,
-                structured_content,
+                structured_content: structured_content.map(Value::Object),
+                ..CallToolResult::new(content)
             },
         )
 }
@@ -225,7 +225,7 @@ fn client_capabilities() -> impl Strategy<Value = ClientCapabilities> {
                 roots: roots.map(|list_changed| ClientCapabilitiesRoots { list_changed }),
                 sampling: sampling
                     .map(|(context, tools)| ClientCapabilitiesSampling { context, tools }),
-                tasks: None,
+                ..ClientCapabilities::new()
             },
         )
 }
@@ -360,7 +360,11 @@ proptest! {
         let expected = JsonrpcResultResponse {
             id,
             jsonrpc: JsonRpcVersion,
-            result: BaseResult { meta, extra: result },
+            result: BaseResult {
+                meta,
+                extra: result,
+                ..BaseResult::new()
+            },
         };
         prop_assert_eq!(
             serde_json::from_str::<JsonrpcResultResponse>(&text).unwrap(),

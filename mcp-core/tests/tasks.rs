@@ -416,10 +416,8 @@ async fn a_server_without_tasks_refuses_client_side() {
     );
     // Sent anyway, the task field is ignored and the tool runs normally (spec).
     let params = CallToolRequestParams {
-        name: "plain".into(),
-        arguments: None,
-        meta: None,
         task: Some(TaskMetadata { ttl: None }),
+        ..CallToolRequestParams::new("plain")
     };
     let raw = client
         .peer()

@@ -29,7 +29,7 @@ fn server(authorized: Arc<AtomicBool>) -> Server {
                 return Ok(CallToolResult::text("private data"));
             }
             let elicitation = ElicitRequestUrlParams {
-                elicitation_id: "auth-1".into(),
+                elicitation_id: Some("auth-1".into()),
                 message: "Authorize access to your files".into(),
                 url: "https://example.com/authorize?state=xyz".into(),
                 meta: None,

@@ -528,7 +528,7 @@ async fn our_client_against_the_official_everything_server_over_http() {
         assert!(!weather.is_error(), "{weather:?}");
         let expected = json!({"temperature": 36, "conditions": "Light rain / drizzle", "humidity": 82});
         assert_eq!(
-            weather.structured_content.clone().map(Value::Object),
+            weather.structured_content.clone(),
             Some(expected.clone())
         );
         assert_eq!(
@@ -555,10 +555,8 @@ async fn our_client_against_the_official_everything_server_over_http() {
                 .push((p.progress.to_string(), p.total.map(|t| t.to_string())));
         });
         let params = CallToolRequestParams {
-            name: "trigger-long-running-operation".into(),
             arguments: Some(obj(json!({"duration": 0.3, "steps": 3}))),
-            meta: None,
-            task: None,
+            ..CallToolRequestParams::new("trigger-long-running-operation")
         };
         let done = client.call_tool_with(params, options).await.unwrap();
         assert_eq!(

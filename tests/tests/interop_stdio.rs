@@ -267,10 +267,8 @@ async fn our_client_against_the_official_everything_server() {
                 .push((p.progress.to_string(), p.total.map(|t| t.to_string())));
         });
         let params = CallToolRequestParams {
-            name: "trigger-long-running-operation".into(),
             arguments: Some(obj(json!({"duration": 0.3, "steps": 3}))),
-            meta: None,
-            task: None,
+            ..CallToolRequestParams::new("trigger-long-running-operation")
         };
         let done = client.call_tool_with(params, options).await.unwrap();
         assert_eq!(

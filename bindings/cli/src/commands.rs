@@ -124,10 +124,8 @@ pub(crate) async fn run(
             name, arguments, ..
         } => {
             let params = CallToolRequestParams {
-                name: name.clone(),
                 arguments,
-                meta: None,
-                task: None,
+                ..CallToolRequestParams::new(name.clone())
             };
             let options = if printing.quiet {
                 RequestOptions::default()

@@ -114,15 +114,11 @@ fn resources(builder: ServerBuilder) -> ServerBuilder {
 }
 
 fn user(content: ContentBlock) -> PromptMessage {
-    PromptMessage::new(Role::User, content)
+    PromptMessage::new(content, Role::User)
 }
 
 fn prompt_result(messages: Vec<PromptMessage>) -> GetPromptResult {
-    GetPromptResult {
-        description: None,
-        messages,
-        meta: None,
-    }
+    GetPromptResult::new(messages)
 }
 
 fn prompts(builder: ServerBuilder) -> ServerBuilder {

@@ -276,10 +276,8 @@ async fn logging_and_progress_notifications() {
         sink.lock().unwrap().push((p.progress.to_string(), p.total));
     });
     let params = CallToolRequestParams {
-        name: "test_tool_with_progress".into(),
         arguments: None,
-        meta: None,
-        task: None,
+        ..CallToolRequestParams::new("test_tool_with_progress")
     };
     let started = std::time::Instant::now();
     client.call_tool_with(params, options).await.unwrap();

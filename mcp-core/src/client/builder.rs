@@ -183,6 +183,7 @@ impl ClientBuilder {
                 list_changed: Some(true),
             }),
             experimental: None,
+            extensions: None,
             tasks: self
                 .tasks
                 .as_ref()

@@ -262,10 +262,8 @@ impl Client {
         arguments: Option<Map<String, Value>>,
     ) -> Result<CallToolResult> {
         let params = CallToolRequestParams {
-            name: name.to_string(),
             arguments,
-            meta: None,
-            task: None,
+            ..CallToolRequestParams::new(name)
         };
         self.call_tool_with(params, RequestOptions::default()).await
     }
@@ -317,7 +315,12 @@ impl Client {
         let mut notifications = self.notifications.subscribe();
         let mut pending: HashSet<String> = HashSet::new();
         for elicitation in data.elicitations {
-            pending.insert(elicitation.elicitation_id.clone());
+            let Some(id) = elicitation.elicitation_id.clone() else {
+                return Err(Error::Protocol(format!(
+                    "a -32042 error lists an elicitation without `elicitationId`: {error}"
+                )));
+            };
+            pending.insert(id);
             if !handler(elicitation).await {
                 return Err(Error::Rpc(error));
             }
@@ -373,7 +376,7 @@ impl Client {
                 "tool `{name}` declares an outputSchema but returned no structuredContent"
             )));
         };
-        let instance = Value::Object(structured.clone());
+        let instance = structured.clone();
         let problems: Vec<String> = validator
             .iter_errors(&instance)
             .map(|e| e.to_string())
@@ -412,12 +415,11 @@ impl Client {
     ) -> Result<CreateTaskResult> {
         self.has_tool_tasks()?;
         let params = CallToolRequestParams {
-            name: name.to_string(),
             arguments,
-            meta: None,
             task: Some(TaskMetadata {
                 ttl: ttl.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
             }),
+            ..CallToolRequestParams::new(name)
         };
         let raw = self
             .peer()
@@ -531,10 +533,7 @@ impl Client {
     /// `resources/read`.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
         self.has_resources("resources/read")?;
-        let params = ReadResourceRequestParams {
-            uri: uri.to_string(),
-            meta: None,
-        };
+        let params = ReadResourceRequestParams::new(uri);
         self.peer()
             .request::<ReadResourceRequest>(params, RequestOptions::default())
             .await
@@ -605,9 +604,8 @@ impl Client {
     ) -> Result<GetPromptResult> {
         self.has_prompts("prompts/get")?;
         let params = GetPromptRequestParams {
-            name: name.to_string(),
             arguments,
-            meta: None,
+            ..GetPromptRequestParams::new(name)
         };
         self.peer()
             .request::<GetPromptRequest>(params, RequestOptions::default())

@@ -127,23 +127,13 @@ impl Service for ClientService {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .clone();
-                Box::pin(async move { encode(Ok(ListRootsResult { roots, meta: None })) })
+                Box::pin(async move { encode(Ok(ListRootsResult::new(roots))) })
             }
             ServerRequest::GetTask(r) => {
                 let manager = self.tasks.clone().ok_or_else(not_offered)?;
                 Box::pin(async move {
                     let task = manager.get(OWNER, &r.params.task_id)?;
-                    encode(Ok(crate::schema::GetTaskResult {
-                        task_id: task.task_id,
-                        status: task.status,
-                        status_message: task.status_message,
-                        created_at: task.created_at,
-                        last_updated_at: task.last_updated_at,
-                        ttl: task.ttl,
-                        poll_interval: task.poll_interval,
-                        meta: None,
-                        extra: serde_json::Map::new(),
-                    }))
+                    encode(Ok(crate::schema::GetTaskResult::from(task)))
                 })
             }
             ServerRequest::GetTaskPayload(r) => {
@@ -156,17 +146,7 @@ impl Service for ClientService {
                 Box::pin(async move {
                     let task = manager.cancel(OWNER, &r.params.task_id)?;
                     crate::tasks::notify(&manager, &peer, task.clone()).await;
-                    encode(Ok(crate::schema::CancelTaskResult {
-                        task_id: task.task_id,
-                        status: task.status,
-                        status_message: task.status_message,
-                        created_at: task.created_at,
-                        last_updated_at: task.last_updated_at,
-                        ttl: task.ttl,
-                        poll_interval: task.poll_interval,
-                        meta: None,
-                        extra: serde_json::Map::new(),
-                    }))
+                    encode(Ok(crate::schema::CancelTaskResult::from(task)))
                 })
             }
             ServerRequest::ListTasks(r) => {

@@ -3,33 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::generated::*;
-
-impl Implementation {
-    /// A name and version.
-    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            version: version.into(),
-            title: None,
-            description: None,
-            icons: None,
-            website_url: None,
-        }
-    }
-}
-
-impl TextContent {
-    /// Text content.
-    pub fn new(text: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            annotations: None,
-            meta: None,
-            type_: TextContentType,
-        }
-    }
-}
+use super::neutral::*;
 
 impl ContentBlock {
     /// A text block.
@@ -39,24 +13,12 @@ impl ContentBlock {
 
     /// An image block from base64 data.
     pub fn image(base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Image(ImageContent {
-            data: base64.into(),
-            mime_type: mime_type.into(),
-            annotations: None,
-            meta: None,
-            type_: ImageContentType,
-        })
+        Self::Image(ImageContent::new(base64, mime_type))
     }
 
     /// An audio block from base64 data.
     pub fn audio(base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Audio(AudioContent {
-            data: base64.into(),
-            mime_type: mime_type.into(),
-            annotations: None,
-            meta: None,
-            type_: AudioContentType,
-        })
+        Self::Audio(AudioContent::new(base64, mime_type))
     }
 
     /// An embedded text resource.
@@ -65,17 +27,12 @@ impl ContentBlock {
         mime_type: Option<String>,
         text: impl Into<String>,
     ) -> Self {
-        Self::EmbeddedResource(EmbeddedResource {
-            resource: EmbeddedResourceResource::TextResourceContents(TextResourceContents {
-                uri: uri.into(),
+        Self::EmbeddedResource(EmbeddedResource::new(
+            EmbeddedResourceResource::TextResourceContents(TextResourceContents {
                 mime_type,
-                text: text.into(),
-                meta: None,
+                ..TextResourceContents::new(text, uri)
             }),
-            annotations: None,
-            meta: None,
-            type_: EmbeddedResourceType,
-        })
+        ))
     }
 
     /// The text of a text block.
@@ -90,12 +47,7 @@ impl ContentBlock {
 impl CallToolResult {
     /// A successful result with the given content.
     pub fn success(content: Vec<ContentBlock>) -> Self {
-        Self {
-            content,
-            is_error: None,
-            meta: None,
-            structured_content: None,
-        }
+        Self::new(content)
     }
 
     /// A successful result with one text block.
@@ -106,10 +58,8 @@ impl CallToolResult {
     /// A failed tool run, reported to the model as `isError: true`.
     pub fn error(message: impl Into<String>) -> Self {
         Self {
-            content: vec![ContentBlock::text(message)],
             is_error: Some(true),
-            meta: None,
-            structured_content: None,
+            ..Self::new(vec![ContentBlock::text(message)])
         }
     }
 
@@ -118,10 +68,8 @@ impl CallToolResult {
     pub fn structured(value: Map<String, Value>) -> Self {
         let text = Value::Object(value.clone()).to_string();
         Self {
-            content: vec![ContentBlock::text(text)],
-            is_error: None,
-            meta: None,
-            structured_content: Some(value),
+            structured_content: Some(Value::Object(value)),
+            ..Self::new(vec![ContentBlock::text(text)])
         }
     }
 
@@ -138,17 +86,12 @@ impl ReadResourceResult {
         mime_type: Option<String>,
         text: impl Into<String>,
     ) -> Self {
-        Self {
-            contents: vec![ReadResourceResultContentsItem::TextResourceContents(
-                TextResourceContents {
-                    uri: uri.into(),
-                    mime_type,
-                    text: text.into(),
-                    meta: None,
-                },
-            )],
-            meta: None,
-        }
+        Self::new(vec![ReadResourceResultContentsItem::TextResourceContents(
+            TextResourceContents {
+                mime_type,
+                ..TextResourceContents::new(text, uri)
+            },
+        )])
     }
 
     /// One binary content, given base64-encoded.
@@ -157,24 +100,12 @@ impl ReadResourceResult {
         mime_type: Option<String>,
         base64: impl Into<String>,
     ) -> Self {
-        Self {
-            contents: vec![ReadResourceResultContentsItem::BlobResourceContents(
-                BlobResourceContents {
-                    uri: uri.into(),
-                    mime_type,
-                    blob: base64.into(),
-                    meta: None,
-                },
-            )],
-            meta: None,
-        }
-    }
-}
-
-impl PromptMessage {
-    /// A message from `role` with one content block.
-    pub fn new(role: Role, content: ContentBlock) -> Self {
-        Self { role, content }
+        Self::new(vec![ReadResourceResultContentsItem::BlobResourceContents(
+            BlobResourceContents {
+                mime_type,
+                ..BlobResourceContents::new(base64, uri)
+            },
+        )])
     }
 }
 
@@ -198,10 +129,7 @@ impl LoggingLevel {
 impl EmptyResult {
     /// `{}`.
     pub fn new() -> Self {
-        Self(BaseResult {
-            meta: None,
-            extra: Map::new(),
-        })
+        Self(BaseResult::new())
     }
 }
 

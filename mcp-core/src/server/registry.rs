@@ -455,6 +455,7 @@ impl Server {
             logging: Some(Map::new()),
             completions: self.inner.completion.is_some().then(Map::new),
             experimental: None,
+            extensions: None,
             tasks: self.inner.tasks.as_ref().map(|_| ServerCapabilitiesTasks {
                 list: Some(Map::new()),
                 cancel: Some(Map::new()),
@@ -509,12 +510,12 @@ impl ServerHandler for Server {
             self.inner.page_size,
         )?;
         Ok(ListToolsResult {
-            tools: defs
-                .into_iter()
-                .map(|d| Arc::unwrap_or_clone(d.tool))
-                .collect(),
             next_cursor,
-            meta: None,
+            ..ListToolsResult::new(
+                defs.into_iter()
+                    .map(|d| Arc::unwrap_or_clone(d.tool))
+                    .collect(),
+            )
         })
     }
 
@@ -613,9 +614,8 @@ impl ServerHandler for Server {
             self.inner.page_size,
         )?;
         Ok(ListResourcesResult {
-            resources: defs.into_iter().map(|d| d.resource).collect(),
             next_cursor,
-            meta: None,
+            ..ListResourcesResult::new(defs.into_iter().map(|d| d.resource).collect())
         })
     }
 
@@ -631,9 +631,8 @@ impl ServerHandler for Server {
             self.inner.page_size,
         )?;
         Ok(ListResourceTemplatesResult {
-            resource_templates: defs.into_iter().map(|d| d.template).collect(),
             next_cursor,
-            meta: None,
+            ..ListResourceTemplatesResult::new(defs.into_iter().map(|d| d.template).collect())
         })
     }
 
@@ -695,9 +694,8 @@ impl ServerHandler for Server {
             self.inner.page_size,
         )?;
         Ok(ListPromptsResult {
-            prompts: defs.into_iter().map(|d| d.prompt).collect(),
             next_cursor,
-            meta: None,
+            ..ListPromptsResult::new(defs.into_iter().map(|d| d.prompt).collect())
         })
     }
 
@@ -728,9 +726,6 @@ impl ServerHandler for Server {
             return Err(RpcError::method_not_found("completion/complete"));
         };
         let completion = complete(params, cx).await?;
-        Ok(CompleteResult {
-            completion,
-            meta: None,
-        })
+        Ok(CompleteResult::new(completion))
     }
 }

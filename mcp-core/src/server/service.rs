@@ -150,6 +150,20 @@ impl Service for ServerService {
         let method = ClientRequestMethod::from_name(&request.method)
             .ok_or_else(|| RpcError::method_not_found(&request.method))?;
         let state = self.state(ctx.peer()).clone();
+        // Which methods exist is the method table's to say: one absent from
+        // the negotiated revision (or, before `initialize`, from every
+        // revision that has sessions) is unknown here.
+        let known = match state.client.get() {
+            Some(hello) => method.in_revision(hello.version),
+            None => method
+                .spec()
+                .revisions
+                .iter()
+                .any(ProtocolVersion::has_initialize),
+        };
+        if !known {
+            return Err(RpcError::method_not_found(method.as_str()));
+        }
         // The lifecycle, in one place: initialize exactly once, first.
         let initialized = state.client.get().is_some();
         match (method, initialized) {
@@ -181,6 +195,11 @@ impl Service for ServerService {
         match request {
             ClientRequest::Initialize(r) => run!(encode(initialize(&*handler, &state, r.params))),
             ClientRequest::Ping(_) => run!(encode(Ok(EmptyResult::new()))),
+            // 2026-07-28 methods: never in a session's revision (checked
+            // above against the method table).
+            ClientRequest::Discover(_) | ClientRequest::SubscriptionsListen(_) => {
+                Err(RpcError::method_not_found(method.as_str()))
+            }
             ClientRequest::ListResources(r) => {
                 run!(encode(handler.list_resources(r.params, cx).await))
             }

@@ -86,17 +86,7 @@ pub(crate) fn get(
     cx: &Context,
 ) -> Result<GetTaskResult, RpcError> {
     let task = manager.get(&cx.session.id, task_id)?;
-    Ok(GetTaskResult {
-        task_id: task.task_id,
-        status: task.status,
-        status_message: task.status_message,
-        created_at: task.created_at,
-        last_updated_at: task.last_updated_at,
-        ttl: task.ttl,
-        poll_interval: task.poll_interval,
-        meta: None,
-        extra: serde_json::Map::new(),
-    })
+    Ok(task.into())
 }
 
 pub(crate) async fn result(
@@ -116,17 +106,7 @@ pub(crate) async fn cancel(
 ) -> Result<CancelTaskResult, RpcError> {
     let task = manager.cancel(&cx.session.id, task_id)?;
     notify(manager, &cx.session.peer, task.clone()).await;
-    Ok(CancelTaskResult {
-        task_id: task.task_id,
-        status: task.status,
-        status_message: task.status_message,
-        created_at: task.created_at,
-        last_updated_at: task.last_updated_at,
-        ttl: task.ttl,
-        poll_interval: task.poll_interval,
-        meta: None,
-        extra: serde_json::Map::new(),
-    })
+    Ok(task.into())
 }
 
 pub(crate) fn list(

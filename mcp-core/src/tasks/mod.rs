@@ -327,16 +327,7 @@ pub(crate) async fn notify(manager: &TaskManager, peer: &crate::session::Peer, t
     if !manager.config.status_notifications {
         return;
     }
-    let params = crate::schema::TaskStatusNotificationParams {
-        task_id: task.task_id,
-        status: task.status,
-        status_message: task.status_message,
-        created_at: task.created_at,
-        last_updated_at: task.last_updated_at,
-        ttl: task.ttl,
-        poll_interval: task.poll_interval,
-        meta: None,
-    };
+    let params = crate::schema::TaskStatusNotificationParams::from(task);
     // A closed session has nobody to tell.
     let _ = peer
         .notify::<crate::schema::TaskStatusNotification>(params)

@@ -951,10 +951,8 @@ pub unsafe extern "C" fn mcp_client_call_tool(
         let timeout = options.timeout;
         let json = client.call(&options, |core, sink| async move {
             let params = CallToolRequestParams {
-                name,
                 arguments,
-                meta: None,
-                task: None,
+                ..CallToolRequestParams::new(name)
             };
             let result = core
                 .call_tool_with(params, request_options(timeout, sink))

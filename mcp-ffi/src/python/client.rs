@@ -328,10 +328,8 @@ impl ClientCore {
             });
         }
         let params = CallToolRequestParams {
-            name,
             arguments,
-            meta: None,
-            task: None,
+            ..CallToolRequestParams::new(name)
         };
         Ok(self.spawn(|c| async move { json(&c.call_tool_with(params, options).await?) }))
     }
