@@ -1,6 +1,7 @@
 //! The libmcp Model Context Protocol engine.
 
 pub mod auth;
+mod capability;
 pub mod client;
 mod error;
 pub mod jsonrpc;

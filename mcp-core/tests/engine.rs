@@ -729,11 +729,89 @@ async fn older_protocol_versions_are_negotiated() {
         ("2024-11-05", "2024-11-05"),
         ("2025-06-18", "2025-06-18"),
         ("1999-01-01", "2025-11-25"),
+        // 2026-07-28 has no `initialize`: asked for in one, the latest
+        // revision that has it is answered.
+        ("2026-07-28", "2025-11-25"),
     ] {
         let (mut peer, _session) = RawPeer::serve(&server);
         peer.text(&INIT.replace("2025-11-25", asked)).await;
         assert_eq!(peer.reply().await["result"]["protocolVersion"], answered);
     }
+}
+
+#[tokio::test]
+async fn the_method_table_gates_requests_by_revision() {
+    // The server offers tasks; a 2025-06-18 session has no tasks methods,
+    // a 2025-11-25 one has.
+    let server = Server::builder("tasks", "1")
+        .tasks(mcp_core::tasks::TaskConfig::default())
+        .build();
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{}}"#;
+    let (mut old, _s1) = RawPeer::serve(&server);
+    old.text(&INIT.replace("2025-11-25", "2025-06-18")).await;
+    old.reply().await;
+    let reply = old.expect_error(list, -32601).await;
+    assert_eq!(reply["id"], json!(1));
+    let (mut new, _s2) = RawPeer::serve(&server);
+    new.text(INIT).await;
+    new.reply().await;
+    new.text(list).await;
+    assert!(new.reply().await["result"]["tasks"].is_array());
+}
+
+/// Implements prompts but declares only tools: the dispatch answers
+/// method-not-found for prompts before the handler is reached.
+struct Undeclared(Arc<AtomicUsize>);
+
+#[async_trait::async_trait]
+impl mcp_core::server::ServerHandler for Undeclared {
+    fn info(&self) -> mcp_core::server::ServerInfo {
+        mcp_core::server::ServerInfo {
+            implementation: Implementation::new("undeclared", "1"),
+            capabilities: ServerCapabilities {
+                tools: Some(ServerCapabilitiesTools::new()),
+                ..ServerCapabilities::new()
+            },
+            instructions: None,
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _params: Option<PaginatedRequestParams>,
+        _cx: mcp_core::server::Context,
+    ) -> Result<ListPromptsResult, RpcError> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Ok(ListPromptsResult::new(Vec::new()))
+    }
+}
+
+#[tokio::test]
+async fn undeclared_capabilities_are_refused_before_the_handler() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (a, b) = memory_pair();
+    let _session = mcp_core::server::serve(
+        Arc::new(Undeclared(calls.clone())),
+        b,
+        SessionConfig::default(),
+    )
+    .unwrap();
+    let client = Client::builder("c", "1").connect(a).await.unwrap();
+    let raw = client
+        .peer()
+        .request_raw("prompts/list", &json!({}), RequestOptions::default())
+        .await;
+    assert!(
+        matches!(raw, Err(Error::Rpc(ref e)) if e.code == ErrorCode::METHOD_NOT_FOUND),
+        "{raw:?}"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
+    // The typed method refuses before sending, naming the capability.
+    let typed = client.list_prompts(None).await.unwrap_err();
+    assert!(
+        matches!(typed, Error::CapabilityNotSupported { ref capability, .. } if capability == "prompts"),
+        "{typed}"
+    );
 }
 
 #[tokio::test]

@@ -7,12 +7,13 @@ use tokio::sync::broadcast;
 
 use super::ClientBuilder;
 use super::service::ClientService;
+use crate::capability::ServerOffers;
 use crate::schema::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelTaskRequest,
-    CancelTaskRequestParams, CancelTaskResult, CompleteRequest, CompleteRequestParams,
-    CompleteResult, CreateTaskResult, EmptyResult, GetPromptRequest, GetPromptRequestParams,
-    GetPromptResult, GetTaskPayloadRequest, GetTaskPayloadRequestParams, GetTaskRequest,
-    GetTaskRequestParams, GetTaskResult, Implementation, InitializeRequest,
+    CancelTaskRequestParams, CancelTaskResult, ClientRequestMethod, CompleteRequest,
+    CompleteRequestParams, CompleteResult, CreateTaskResult, EmptyResult, GetPromptRequest,
+    GetPromptRequestParams, GetPromptResult, GetTaskPayloadRequest, GetTaskPayloadRequestParams,
+    GetTaskRequest, GetTaskRequestParams, GetTaskResult, Implementation, InitializeRequest,
     InitializeRequestParams, InitializeResult, InitializedNotification, ListPromptsRequest,
     ListPromptsResult, ListResourceTemplatesRequest, ListResourceTemplatesResult,
     ListResourcesRequest, ListResourcesResult, ListTasksRequest, ListTasksResult, ListToolsRequest,
@@ -52,6 +53,8 @@ const URL_ELICITATION_WAIT: std::time::Duration = std::time::Duration::from_secs
 pub struct Client {
     session: Session,
     server: InitializeResult,
+    /// The requests the server's declared capabilities offer.
+    offers: ServerOffers,
     version: ProtocolVersion,
     roots: Option<Arc<Mutex<Vec<Root>>>>,
     url_elicitation: Option<crate::client::UrlElicitationFn>,
@@ -155,6 +158,7 @@ impl Client {
             .await?;
         Ok(Self {
             session,
+            offers: ServerOffers::new(&server.capabilities),
             server,
             version,
             roots: builder.roots,
@@ -207,23 +211,13 @@ impl Client {
         }
     }
 
-    fn has_tools(&self, method: &str) -> Result<()> {
-        self.require(self.server.capabilities.tools.is_some(), method, "tools")
-    }
-
-    fn has_resources(&self, method: &str) -> Result<()> {
+    /// Fails with a clear error when the server's declared capabilities do
+    /// not offer `method` (the method table names the capability).
+    fn check(&self, method: ClientRequestMethod) -> Result<()> {
         self.require(
-            self.server.capabilities.resources.is_some(),
-            method,
-            "resources",
-        )
-    }
-
-    fn has_prompts(&self, method: &str) -> Result<()> {
-        self.require(
-            self.server.capabilities.prompts.is_some(),
-            method,
-            "prompts",
+            self.offers.allows(method),
+            method.as_str(),
+            method.spec().capability.unwrap_or_default(),
         )
     }
 
@@ -237,7 +231,7 @@ impl Client {
 
     /// One page of `tools/list`.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult> {
-        self.has_tools("tools/list")?;
+        self.check(ClientRequestMethod::ListTools)?;
         let result = self
             .peer()
             .request::<ListToolsRequest>(paginated(cursor), RequestOptions::default())
@@ -248,10 +242,13 @@ impl Client {
 
     /// Every tool, following cursors.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
-        all_pages("tools/list", |cursor| async move {
-            let page = self.list_tools(cursor).await?;
-            Ok((page.tools, page.next_cursor))
-        })
+        all_pages(
+            ClientRequestMethod::ListTools.as_str(),
+            |cursor| async move {
+                let page = self.list_tools(cursor).await?;
+                Ok((page.tools, page.next_cursor))
+            },
+        )
         .await
     }
 
@@ -276,7 +273,7 @@ impl Client {
         params: CallToolRequestParams,
         options: RequestOptions,
     ) -> Result<CallToolResult> {
-        self.has_tools("tools/call")?;
+        self.check(ClientRequestMethod::CallTool)?;
         let name = params.name.clone();
         let first = self
             .peer()
@@ -401,7 +398,11 @@ impl Client {
             .and_then(|r| r.tools.as_ref())
             .and_then(|t| t.call.as_ref())
             .is_some();
-        self.require(declared, "tools/call", "tasks.requests.tools.call")
+        self.require(
+            declared,
+            ClientRequestMethod::CallTool.as_str(),
+            "tasks.requests.tools.call",
+        )
     }
 
     /// Starts `tools/call` as a task (the server must declare
@@ -495,7 +496,7 @@ impl Client {
 
     /// One page of `resources/list`.
     pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult> {
-        self.has_resources("resources/list")?;
+        self.check(ClientRequestMethod::ListResources)?;
         self.peer()
             .request::<ListResourcesRequest>(paginated(cursor), RequestOptions::default())
             .await
@@ -503,10 +504,13 @@ impl Client {
 
     /// Every resource, following cursors.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
-        all_pages("resources/list", |cursor| async move {
-            let page = self.list_resources(cursor).await?;
-            Ok((page.resources, page.next_cursor))
-        })
+        all_pages(
+            ClientRequestMethod::ListResources.as_str(),
+            |cursor| async move {
+                let page = self.list_resources(cursor).await?;
+                Ok((page.resources, page.next_cursor))
+            },
+        )
         .await
     }
 
@@ -515,7 +519,7 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourceTemplatesResult> {
-        self.has_resources("resources/templates/list")?;
+        self.check(ClientRequestMethod::ListResourceTemplates)?;
         self.peer()
             .request::<ListResourceTemplatesRequest>(paginated(cursor), RequestOptions::default())
             .await
@@ -523,16 +527,19 @@ impl Client {
 
     /// Every resource template, following cursors.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
-        all_pages("resources/templates/list", |cursor| async move {
-            let page = self.list_resource_templates(cursor).await?;
-            Ok((page.resource_templates, page.next_cursor))
-        })
+        all_pages(
+            ClientRequestMethod::ListResourceTemplates.as_str(),
+            |cursor| async move {
+                let page = self.list_resource_templates(cursor).await?;
+                Ok((page.resource_templates, page.next_cursor))
+            },
+        )
         .await
     }
 
     /// `resources/read`.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
-        self.has_resources("resources/read")?;
+        self.check(ClientRequestMethod::ReadResource)?;
         let params = ReadResourceRequestParams::new(uri);
         self.peer()
             .request::<ReadResourceRequest>(params, RequestOptions::default())
@@ -541,14 +548,7 @@ impl Client {
 
     /// `resources/subscribe` (needs the server's `resources.subscribe`).
     pub async fn subscribe(&self, uri: &str) -> Result<()> {
-        let declared = self
-            .server
-            .capabilities
-            .resources
-            .as_ref()
-            .and_then(|r| r.subscribe)
-            == Some(true);
-        self.require(declared, "resources/subscribe", "resources.subscribe")?;
+        self.check(ClientRequestMethod::Subscribe)?;
         let params = SubscribeRequestParams {
             uri: uri.to_string(),
             meta: None,
@@ -561,14 +561,7 @@ impl Client {
 
     /// `resources/unsubscribe`.
     pub async fn unsubscribe(&self, uri: &str) -> Result<()> {
-        let declared = self
-            .server
-            .capabilities
-            .resources
-            .as_ref()
-            .and_then(|r| r.subscribe)
-            == Some(true);
-        self.require(declared, "resources/unsubscribe", "resources.subscribe")?;
+        self.check(ClientRequestMethod::Unsubscribe)?;
         let params = UnsubscribeRequestParams {
             uri: uri.to_string(),
             meta: None,
@@ -581,7 +574,7 @@ impl Client {
 
     /// One page of `prompts/list`.
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult> {
-        self.has_prompts("prompts/list")?;
+        self.check(ClientRequestMethod::ListPrompts)?;
         self.peer()
             .request::<ListPromptsRequest>(paginated(cursor), RequestOptions::default())
             .await
@@ -589,10 +582,13 @@ impl Client {
 
     /// Every prompt, following cursors.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
-        all_pages("prompts/list", |cursor| async move {
-            let page = self.list_prompts(cursor).await?;
-            Ok((page.prompts, page.next_cursor))
-        })
+        all_pages(
+            ClientRequestMethod::ListPrompts.as_str(),
+            |cursor| async move {
+                let page = self.list_prompts(cursor).await?;
+                Ok((page.prompts, page.next_cursor))
+            },
+        )
         .await
     }
 
@@ -602,7 +598,7 @@ impl Client {
         name: &str,
         arguments: Option<indexmap::IndexMap<String, String>>,
     ) -> Result<GetPromptResult> {
-        self.has_prompts("prompts/get")?;
+        self.check(ClientRequestMethod::GetPrompt)?;
         let params = GetPromptRequestParams {
             arguments,
             ..GetPromptRequestParams::new(name)
@@ -614,11 +610,7 @@ impl Client {
 
     /// `completion/complete` (needs the server's `completions`).
     pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult> {
-        self.require(
-            self.server.capabilities.completions.is_some(),
-            "completion/complete",
-            "completions",
-        )?;
+        self.check(ClientRequestMethod::Complete)?;
         self.peer()
             .request::<CompleteRequest>(params, RequestOptions::default())
             .await
@@ -626,11 +618,7 @@ impl Client {
 
     /// `logging/setLevel` (needs the server's `logging`).
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
-        self.require(
-            self.server.capabilities.logging.is_some(),
-            "logging/setLevel",
-            "logging",
-        )?;
+        self.check(ClientRequestMethod::SetLevel)?;
         let params = SetLevelRequestParams { level, meta: None };
         self.peer()
             .request::<SetLevelRequest>(params, RequestOptions::default())

@@ -59,7 +59,8 @@ struct Envelope<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow)]
     method: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    // `"params": null` is present (and refused), not absent.
+    #[serde(borrow, default, deserialize_with = "present")]
     params: Option<&'a RawValue>,
     #[serde(borrow)]
     result: Option<&'a RawValue>,
@@ -76,8 +77,14 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
 pub struct DecodeError {
     /// The id of the offending request, if it could be read.
     pub id: Option<RequestId>,
-    /// The error to answer with (-32700 or -32600).
+    /// The error to answer with (-32700, -32600 or -32602).
     pub error: RpcError,
+    /// The message is a well-formed notification (with bad `params`): it
+    /// must not be answered (JSON-RPC 2.0 §4.1), only dropped.
+    pub notification: bool,
+    /// The method of a well-formed request or notification whose `params`
+    /// are bad (-32602), so that a transport can route it like any other.
+    pub method: Option<String>,
 }
 
 /// Reads a request id: an integer (the usual kind) directly, anything else
@@ -90,9 +97,29 @@ fn parse_id(text: &str) -> Result<RequestId, serde_json::Error> {
     }
 }
 
+/// MCP's params are always named: an object, or absent. JSON-RPC also
+/// allows an array, which serde would line up with a struct's fields
+/// (`["file:///x"]` read as `{uri}`), so it is refused here, once for every
+/// method.
+fn params_problem(params: Option<&RawValue>) -> Option<&'static str> {
+    let raw = params?.get();
+    match raw.as_bytes().first() {
+        Some(b'{') => None,
+        Some(b'[') => Some("`params` must be an object: MCP params are named, not positional"),
+        _ => Some("`params` must be an object"),
+    }
+}
+
 /// Decodes one message.
 pub fn decode(text: &str) -> Result<Inbound<'_>, Box<DecodeError>> {
-    let fail = |id, error| Box::new(DecodeError { id, error });
+    let fail = |id, error| {
+        Box::new(DecodeError {
+            id,
+            error,
+            notification: false,
+            method: None,
+        })
+    };
     let first = text.trim_start().as_bytes().first().copied();
     match first {
         Some(b'{') => {}
@@ -147,15 +174,31 @@ pub fn decode(text: &str) -> Result<Inbound<'_>, Box<DecodeError>> {
         ));
     }
     match (envelope.method, id, envelope.result, envelope.error) {
-        (Some(method), Some(id), None, None) => Ok(Inbound::Request(InboundRequest {
-            id,
-            method,
-            params: envelope.params,
-        })),
-        (Some(method), None, None, None) => Ok(Inbound::Notification(InboundNotification {
-            method,
-            params: envelope.params,
-        })),
+        (Some(method), Some(id), None, None) => match params_problem(envelope.params) {
+            Some(problem) => Err(Box::new(DecodeError {
+                id: Some(id),
+                error: RpcError::invalid_params(problem),
+                notification: false,
+                method: Some(method.into_owned()),
+            })),
+            None => Ok(Inbound::Request(InboundRequest {
+                id,
+                method,
+                params: envelope.params,
+            })),
+        },
+        (Some(method), None, None, None) => match params_problem(envelope.params) {
+            Some(problem) => Err(Box::new(DecodeError {
+                id: None,
+                error: RpcError::invalid_params(format!("`{method}`: {problem}")),
+                notification: true,
+                method: Some(method.into_owned()),
+            })),
+            None => Ok(Inbound::Notification(InboundNotification {
+                method,
+                params: envelope.params,
+            })),
+        },
         (None, id, Some(result), None) if id.is_some() => Ok(Inbound::Response(InboundResponse {
             id,
             outcome: Ok(result),
@@ -260,6 +303,28 @@ mod tests {
             code(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}"#),
             ErrorCode::INVALID_REQUEST
         );
+    }
+
+    #[test]
+    fn params_must_be_an_object_on_every_method() {
+        for params in [r#"[null,"file:///x"]"#, "[]", r#""x""#, "7", "true", "null"] {
+            for method in ["ping", "resources/read", "tools/call"] {
+                let text =
+                    format!(r#"{{"jsonrpc":"2.0","id":3,"method":"{method}","params":{params}}}"#);
+                let e = decode(&text).unwrap_err();
+                assert_eq!(e.error.code, ErrorCode::INVALID_PARAMS, "{text}");
+                assert_eq!(e.id, Some(RequestId::Integer(3)), "{text}");
+                assert!(!e.notification);
+            }
+            // A notification with such params is dropped, never answered.
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{params}}}"#
+            );
+            let e = decode(&text).unwrap_err();
+            assert!(e.notification && e.id.is_none(), "{text}");
+        }
+        assert!(decode(r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{}}"#).is_ok());
+        assert!(decode(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#).is_ok());
     }
 
     #[test]

@@ -27,7 +27,10 @@ struct Notification<'a, P: Serialize> {
 #[derive(Serialize)]
 struct ErrorResponse<'a> {
     jsonrpc: &'static str,
-    // `null` when the request's id could not be read (JSON-RPC 2.0 §5).
+    // Left out when the request's id could not be read: MCP's schema makes
+    // the id of an error response optional, not nullable (JSON-RPC 2.0 §5
+    // would write `null`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a RequestId>,
     error: &'a RpcError,
 }
@@ -114,6 +117,31 @@ pub fn encode_error(id: Option<&RequestId>, error: &RpcError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_without_a_readable_id_has_no_id() {
+        let error = RpcError::invalid_request("x");
+        let value: serde_json::Value = serde_json::from_str(&encode_error(None, &error)).unwrap();
+        assert!(value.get("id").is_none(), "{value}");
+        let id = RequestId::Integer(4);
+        let value: serde_json::Value =
+            serde_json::from_str(&encode_error(Some(&id), &error)).unwrap();
+        assert_eq!(value["id"], 4);
+    }
+
+    #[test]
+    fn error_data_null_survives_a_round_trip() {
+        for text in [
+            r#"{"code":-32000,"message":"m","data":null}"#,
+            r#"{"code":-32000,"message":"m"}"#,
+            r#"{"code":-32000,"message":"m","data":{"k":[1]}}"#,
+        ] {
+            let error: RpcError = serde_json::from_str(text).unwrap();
+            let back: serde_json::Value = serde_json::to_value(&error).unwrap();
+            let original: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(back, original);
+        }
+    }
 
     #[test]
     fn results_encode_like_serde() {

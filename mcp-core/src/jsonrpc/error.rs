@@ -47,9 +47,19 @@ pub struct RpcError {
     pub code: ErrorCode,
     /// A short description of the error.
     pub message: Cow<'static, str>,
-    /// Additional information, defined by the sender.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Additional information, defined by the sender. `Some(Value::Null)`
+    /// is a `"data": null` that was sent, kept apart from no `data` at all.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub data: Option<Value>,
+}
+
+/// A `data` member that is present, even as `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 impl RpcError {

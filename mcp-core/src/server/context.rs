@@ -187,7 +187,7 @@ impl Context {
             .and_then(|s| s.create_message.as_ref());
         if declared.is_none() {
             return Err(missing(
-                "sampling/createMessage",
+                <CreateMessageRequest as McpRequest>::METHOD,
                 "tasks.requests.sampling.createMessage",
             ));
         }
@@ -218,7 +218,7 @@ impl Context {
             .and_then(|e| e.create.as_ref());
         if declared.is_none() {
             return Err(missing(
-                "elicitation/create",
+                <ElicitRequest as McpRequest>::METHOD,
                 "tasks.requests.elicitation.create",
             ));
         }
@@ -344,10 +344,16 @@ impl Context {
         let caps = self.client_capabilities();
         let sampling = caps.and_then(|c| c.sampling.as_ref());
         let Some(sampling) = sampling else {
-            return Err(missing("sampling/createMessage", "sampling"));
+            return Err(missing(
+                <CreateMessageRequest as McpRequest>::METHOD,
+                "sampling",
+            ));
         };
         if (params.tools.is_some() || params.tool_choice.is_some()) && sampling.tools.is_none() {
-            return Err(missing("sampling/createMessage", "sampling.tools"));
+            return Err(missing(
+                <CreateMessageRequest as McpRequest>::METHOD,
+                "sampling.tools",
+            ));
         }
         self.peer()
             .request_for_task::<CreateMessageRequest>(params, self.task.as_ref())
@@ -362,7 +368,7 @@ impl Context {
             .and_then(|c| c.roots.as_ref())
             .is_none()
         {
-            return Err(missing("roots/list", "roots"));
+            return Err(missing(<ListRootsRequest as McpRequest>::METHOD, "roots"));
         }
         self.peer()
             .request::<ListRootsRequest>(None, RequestOptions::default())
@@ -377,12 +383,18 @@ impl Context {
             .client_capabilities()
             .and_then(|c| c.elicitation.as_ref());
         let Some(elicitation) = elicitation else {
-            return Err(missing("elicitation/create", "elicitation"));
+            return Err(missing(
+                <ElicitRequest as McpRequest>::METHOD,
+                "elicitation",
+            ));
         };
         // An empty `elicitation: {}` means form mode only (spec 2025-11-25).
         let url_ok = elicitation.url.is_some();
         if matches!(params, ElicitRequestParams::Url(_)) && !url_ok {
-            return Err(missing("elicitation/create", "elicitation.url"));
+            return Err(missing(
+                <ElicitRequest as McpRequest>::METHOD,
+                "elicitation.url",
+            ));
         }
         self.peer()
             .request_for_task::<ElicitRequest>(params, self.task.as_ref())

@@ -5,11 +5,12 @@ use super::Context;
 use crate::jsonrpc::RpcError;
 use crate::schema::{
     CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
-    CompleteRequestParams, CompleteResult, CreateTaskResult, EmptyResult, GetPromptRequestParams,
-    GetPromptResult, GetTaskPayloadRequestParams, GetTaskRequestParams, GetTaskResult,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListTasksResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResult, ServerCapabilities, SubscribeRequestParams, UnsubscribeRequestParams,
+    ClientRequestMethod, CompleteRequestParams, CompleteResult, CreateTaskResult, EmptyResult,
+    GetPromptRequestParams, GetPromptResult, GetTaskPayloadRequestParams, GetTaskRequestParams,
+    GetTaskResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListTasksResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResult, ServerCapabilities, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 
 /// Who the server is, sent in the `initialize` result.
@@ -45,7 +46,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: Option<PaginatedRequestParams>,
         _cx: Context,
     ) -> Result<ListToolsResult, RpcError> {
-        Err(RpcError::method_not_found("tools/list"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::ListTools.as_str(),
+        ))
     }
 
     /// `tools/call`.
@@ -54,7 +57,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: CallToolRequestParams,
         _cx: Context,
     ) -> Result<CallToolResult, RpcError> {
-        Err(RpcError::method_not_found("tools/call"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::CallTool.as_str(),
+        ))
     }
 
     /// `resources/list`.
@@ -63,7 +68,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: Option<PaginatedRequestParams>,
         _cx: Context,
     ) -> Result<ListResourcesResult, RpcError> {
-        Err(RpcError::method_not_found("resources/list"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::ListResources.as_str(),
+        ))
     }
 
     /// `resources/templates/list`.
@@ -72,7 +79,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: Option<PaginatedRequestParams>,
         _cx: Context,
     ) -> Result<ListResourceTemplatesResult, RpcError> {
-        Err(RpcError::method_not_found("resources/templates/list"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::ListResourceTemplates.as_str(),
+        ))
     }
 
     /// `resources/read`.
@@ -81,7 +90,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: ReadResourceRequestParams,
         _cx: Context,
     ) -> Result<ReadResourceResult, RpcError> {
-        Err(RpcError::method_not_found("resources/read"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::ReadResource.as_str(),
+        ))
     }
 
     /// `resources/subscribe`.
@@ -90,7 +101,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: SubscribeRequestParams,
         _cx: Context,
     ) -> Result<EmptyResult, RpcError> {
-        Err(RpcError::method_not_found("resources/subscribe"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::Subscribe.as_str(),
+        ))
     }
 
     /// `resources/unsubscribe`.
@@ -99,7 +112,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: UnsubscribeRequestParams,
         _cx: Context,
     ) -> Result<EmptyResult, RpcError> {
-        Err(RpcError::method_not_found("resources/unsubscribe"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::Unsubscribe.as_str(),
+        ))
     }
 
     /// `prompts/list`.
@@ -108,7 +123,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: Option<PaginatedRequestParams>,
         _cx: Context,
     ) -> Result<ListPromptsResult, RpcError> {
-        Err(RpcError::method_not_found("prompts/list"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::ListPrompts.as_str(),
+        ))
     }
 
     /// `prompts/get`.
@@ -117,7 +134,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: GetPromptRequestParams,
         _cx: Context,
     ) -> Result<GetPromptResult, RpcError> {
-        Err(RpcError::method_not_found("prompts/get"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::GetPrompt.as_str(),
+        ))
     }
 
     /// `tools/call` with `task` params, when [`info`](Self::info) declares
@@ -127,7 +146,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: CallToolRequestParams,
         _cx: Context,
     ) -> Result<CreateTaskResult, RpcError> {
-        Err(RpcError::method_not_found("tools/call"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::CallTool.as_str(),
+        ))
     }
 
     /// `tasks/get`.
@@ -136,7 +157,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: GetTaskRequestParams,
         _cx: Context,
     ) -> Result<GetTaskResult, RpcError> {
-        Err(RpcError::method_not_found("tasks/get"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::GetTask.as_str(),
+        ))
     }
 
     /// `tasks/result`: waits for the task to end; returns exactly what the
@@ -146,7 +169,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: GetTaskPayloadRequestParams,
         _cx: Context,
     ) -> Result<Box<RawValue>, RpcError> {
-        Err(RpcError::method_not_found("tasks/result"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::GetTaskPayload.as_str(),
+        ))
     }
 
     /// `tasks/list`.
@@ -155,7 +180,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: Option<PaginatedRequestParams>,
         _cx: Context,
     ) -> Result<ListTasksResult, RpcError> {
-        Err(RpcError::method_not_found("tasks/list"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::ListTasks.as_str(),
+        ))
     }
 
     /// `tasks/cancel`.
@@ -164,7 +191,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: CancelTaskRequestParams,
         _cx: Context,
     ) -> Result<CancelTaskResult, RpcError> {
-        Err(RpcError::method_not_found("tasks/cancel"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::CancelTask.as_str(),
+        ))
     }
 
     /// `completion/complete`.
@@ -173,7 +202,9 @@ pub trait ServerHandler: Send + Sync + 'static {
         _params: CompleteRequestParams,
         _cx: Context,
     ) -> Result<CompleteResult, RpcError> {
-        Err(RpcError::method_not_found("completion/complete"))
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::Complete.as_str(),
+        ))
     }
 
     /// The client's root list changed.

@@ -17,16 +17,17 @@ use super::{
 use crate::jsonrpc::{ErrorCode, RpcError};
 use crate::schema::{
     CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
-    CompleteRequestParams, CompleteResult, CompleteResultCompletion, CreateTaskResult, EmptyResult,
-    GetPromptRequestParams, GetPromptResult, GetTaskPayloadRequestParams, GetTaskRequestParams,
-    GetTaskResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListTasksResult, ListToolsResult, PaginatedRequestParams,
-    PromptListChangedNotification, ReadResourceRequestParams, ReadResourceResult,
-    ResourceListChangedNotification, ResourceUpdatedNotification,
-    ResourceUpdatedNotificationParams, ServerCapabilities, ServerCapabilitiesPrompts,
-    ServerCapabilitiesResources, ServerCapabilitiesTasks, ServerCapabilitiesTasksRequests,
-    ServerCapabilitiesTasksRequestsTools, ServerCapabilitiesTools, SubscribeRequestParams,
-    ToolExecutionTaskSupport, ToolListChangedNotification, UnsubscribeRequestParams,
+    ClientRequestMethod, CompleteRequestParams, CompleteResult, CompleteResultCompletion,
+    CreateTaskResult, EmptyResult, GetPromptRequestParams, GetPromptResult,
+    GetTaskPayloadRequestParams, GetTaskRequestParams, GetTaskResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListTasksResult,
+    ListToolsResult, PaginatedRequestParams, PromptListChangedNotification,
+    ReadResourceRequestParams, ReadResourceResult, ResourceListChangedNotification,
+    ResourceUpdatedNotification, ResourceUpdatedNotificationParams, ServerCapabilities,
+    ServerCapabilitiesPrompts, ServerCapabilitiesResources, ServerCapabilitiesTasks,
+    ServerCapabilitiesTasksRequests, ServerCapabilitiesTasksRequestsTools, ServerCapabilitiesTools,
+    SubscribeRequestParams, ToolExecutionTaskSupport, ToolListChangedNotification,
+    UnsubscribeRequestParams,
 };
 use crate::session::SessionConfig;
 use crate::tasks::{TaskConfig, TaskManager};
@@ -468,19 +469,11 @@ impl Server {
         }
     }
 
-    fn task_manager(&self, method: &str) -> Result<&Arc<TaskManager>, RpcError> {
+    fn task_manager(&self, method: ClientRequestMethod) -> Result<&Arc<TaskManager>, RpcError> {
         self.inner
             .tasks
             .as_ref()
-            .ok_or_else(|| RpcError::method_not_found(method))
-    }
-
-    fn require_offer(offered: bool, method: &str) -> Result<(), RpcError> {
-        if offered {
-            Ok(())
-        } else {
-            Err(RpcError::method_not_found(method))
-        }
+            .ok_or_else(|| RpcError::method_not_found(method.as_str()))
     }
 }
 
@@ -503,7 +496,6 @@ impl ServerHandler for Server {
         params: Option<PaginatedRequestParams>,
         _cx: Context,
     ) -> Result<ListToolsResult, RpcError> {
-        Self::require_offer(self.inner.offers.tools, "tools/list")?;
         let (defs, next_cursor) = page(
             &read(&self.inner.tools),
             cursor(params.as_ref()),
@@ -524,7 +516,6 @@ impl ServerHandler for Server {
         params: CallToolRequestParams,
         cx: Context,
     ) -> Result<CallToolResult, RpcError> {
-        Self::require_offer(self.inner.offers.tools, "tools/call")?;
         let tool = read(&self.inner.tools).get(&params.name).cloned();
         let Some(tool) = tool else {
             return Err(RpcError::invalid_params(format!(
@@ -548,7 +539,7 @@ impl ServerHandler for Server {
         params: CallToolRequestParams,
         cx: Context,
     ) -> Result<CreateTaskResult, RpcError> {
-        let manager = self.task_manager("tools/call")?;
+        let manager = self.task_manager(ClientRequestMethod::CallTool)?;
         let tool = read(&self.inner.tools).get(&params.name).cloned();
         let Some(tool) = tool else {
             return Err(RpcError::invalid_params(format!(
@@ -570,7 +561,11 @@ impl ServerHandler for Server {
         params: GetTaskRequestParams,
         cx: Context,
     ) -> Result<GetTaskResult, RpcError> {
-        tasks::get(self.task_manager("tasks/get")?, &params.task_id, &cx)
+        tasks::get(
+            self.task_manager(ClientRequestMethod::GetTask)?,
+            &params.task_id,
+            &cx,
+        )
     }
 
     async fn get_task_payload(
@@ -578,7 +573,12 @@ impl ServerHandler for Server {
         params: GetTaskPayloadRequestParams,
         cx: Context,
     ) -> Result<Box<RawValue>, RpcError> {
-        tasks::result(self.task_manager("tasks/result")?, &params.task_id, &cx).await
+        tasks::result(
+            self.task_manager(ClientRequestMethod::GetTaskPayload)?,
+            &params.task_id,
+            &cx,
+        )
+        .await
     }
 
     async fn list_tasks(
@@ -587,7 +587,7 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<ListTasksResult, RpcError> {
         tasks::list(
-            self.task_manager("tasks/list")?,
+            self.task_manager(ClientRequestMethod::ListTasks)?,
             cursor(params.as_ref()),
             self.inner.page_size,
             &cx,
@@ -599,7 +599,12 @@ impl ServerHandler for Server {
         params: CancelTaskRequestParams,
         cx: Context,
     ) -> Result<CancelTaskResult, RpcError> {
-        tasks::cancel(self.task_manager("tasks/cancel")?, &params.task_id, &cx).await
+        tasks::cancel(
+            self.task_manager(ClientRequestMethod::CancelTask)?,
+            &params.task_id,
+            &cx,
+        )
+        .await
     }
 
     async fn list_resources(
@@ -607,7 +612,6 @@ impl ServerHandler for Server {
         params: Option<PaginatedRequestParams>,
         _cx: Context,
     ) -> Result<ListResourcesResult, RpcError> {
-        Self::require_offer(self.inner.offers.resources, "resources/list")?;
         let (defs, next_cursor) = page(
             &read(&self.inner.resources),
             cursor(params.as_ref()),
@@ -624,7 +628,6 @@ impl ServerHandler for Server {
         params: Option<PaginatedRequestParams>,
         _cx: Context,
     ) -> Result<ListResourceTemplatesResult, RpcError> {
-        Self::require_offer(self.inner.offers.resources, "resources/templates/list")?;
         let (defs, next_cursor) = page(
             &read(&self.inner.templates),
             cursor(params.as_ref()),
@@ -641,7 +644,6 @@ impl ServerHandler for Server {
         params: ReadResourceRequestParams,
         cx: Context,
     ) -> Result<ReadResourceResult, RpcError> {
-        Self::require_offer(self.inner.offers.resources, "resources/read")?;
         let uri = params.uri;
         let exact = read(&self.inner.resources)
             .get(&uri)
@@ -667,7 +669,6 @@ impl ServerHandler for Server {
         params: SubscribeRequestParams,
         cx: Context,
     ) -> Result<EmptyResult, RpcError> {
-        Self::require_offer(self.inner.offers.resources, "resources/subscribe")?;
         cx.session.subscribe(params.uri);
         Ok(EmptyResult::new())
     }
@@ -677,7 +678,6 @@ impl ServerHandler for Server {
         params: UnsubscribeRequestParams,
         cx: Context,
     ) -> Result<EmptyResult, RpcError> {
-        Self::require_offer(self.inner.offers.resources, "resources/unsubscribe")?;
         cx.session.unsubscribe(&params.uri);
         Ok(EmptyResult::new())
     }
@@ -687,7 +687,6 @@ impl ServerHandler for Server {
         params: Option<PaginatedRequestParams>,
         _cx: Context,
     ) -> Result<ListPromptsResult, RpcError> {
-        Self::require_offer(self.inner.offers.prompts, "prompts/list")?;
         let (defs, next_cursor) = page(
             &read(&self.inner.prompts),
             cursor(params.as_ref()),
@@ -704,7 +703,6 @@ impl ServerHandler for Server {
         params: GetPromptRequestParams,
         cx: Context,
     ) -> Result<GetPromptResult, RpcError> {
-        Self::require_offer(self.inner.offers.prompts, "prompts/get")?;
         let prompt = read(&self.inner.prompts).get(&params.name).cloned();
         let Some(prompt) = prompt else {
             return Err(RpcError::invalid_params(format!(
@@ -723,7 +721,9 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<CompleteResult, RpcError> {
         let Some(complete) = &self.inner.completion else {
-            return Err(RpcError::method_not_found("completion/complete"));
+            return Err(RpcError::method_not_found(
+                ClientRequestMethod::Complete.as_str(),
+            ));
         };
         let completion = complete(params, cx).await?;
         Ok(CompleteResult::new(completion))

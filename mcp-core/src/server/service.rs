@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 
 use super::session_state::{ClientHello, SessionState};
 use super::{Context, ServerHandler};
+use crate::capability::ServerOffers;
 use crate::jsonrpc::{InboundNotification, InboundRequest, RpcError};
 use crate::schema::{
     ClientNotificationMethod, ClientRequest, ClientRequestMethod, EmptyResult, Implementation,
@@ -93,6 +94,7 @@ pub(crate) fn serve_initialized(
         info: Implementation::new("stateless-client", "0"),
         capabilities: ClientHello::capabilities(crate::schema::ClientCapabilities::default()),
         version,
+        offers: ServerOffers::new(&handler.info().capabilities),
     };
     serve_with(handler, transport, config, Some(hello))
 }
@@ -152,9 +154,11 @@ impl Service for ServerService {
         let state = self.state(ctx.peer()).clone();
         // Which methods exist is the method table's to say: one absent from
         // the negotiated revision (or, before `initialize`, from every
-        // revision that has sessions) is unknown here.
+        // revision that has sessions) is unknown here; so is one the
+        // server's declared capabilities do not offer, so that handlers never
+        // check capabilities.
         let known = match state.client.get() {
-            Some(hello) => method.in_revision(hello.version),
+            Some(hello) => method.in_revision(hello.version) && hello.offers.allows(method),
             None => method
                 .spec()
                 .revisions
@@ -289,10 +293,12 @@ fn initialize(
     params: InitializeRequestParams,
 ) -> Result<InitializeResult, RpcError> {
     let version = ProtocolVersion::negotiate(&params.protocol_version);
+    let info = handler.info();
     let hello = ClientHello {
         info: params.client_info,
         capabilities: ClientHello::capabilities(params.capabilities),
         version,
+        offers: ServerOffers::new(&info.capabilities),
     };
     if state.client.set(hello).is_err() {
         // Two `initialize` requests raced; the first one won.
@@ -300,7 +306,6 @@ fn initialize(
             "the session is already initialized",
         ));
     }
-    let info = handler.info();
     Ok(InitializeResult {
         capabilities: info.capabilities,
         instructions: info.instructions,

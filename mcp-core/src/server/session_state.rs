@@ -3,6 +3,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::ProtocolVersion;
+use crate::capability::ServerOffers;
 use crate::schema::{ClientCapabilities, Implementation, LoggingLevel};
 use crate::session::Peer;
 
@@ -20,13 +21,16 @@ pub(crate) struct SessionState {
     auth: Mutex<Option<std::sync::Arc<crate::auth::AuthInfo>>>,
 }
 
-/// The client's half of the handshake.
+/// What the handshake settled: the client's half, and which requests the
+/// server's answer offers.
 #[derive(Clone, Debug)]
 pub(crate) struct ClientHello {
     pub(crate) info: Implementation,
     /// Shared when empty (see [`ClientHello::capabilities`]).
     pub(crate) capabilities: std::sync::Arc<ClientCapabilities>,
     pub(crate) version: ProtocolVersion,
+    /// The requests the server's declared capabilities offer.
+    pub(crate) offers: ServerOffers,
 }
 
 impl ClientHello {

@@ -271,6 +271,13 @@ fn error_reply(id: Option<RequestId>, error: &RpcError) -> Reply {
 
 fn handle_message(shared: &Arc<Shared>, service: &Arc<dyn Service>, text: &str) -> Option<Reply> {
     match decode(text) {
+        Err(e) if e.notification => {
+            tracing::debug!(
+                "dropping a notification with bad params: {}",
+                e.error.message
+            );
+            None
+        }
         Err(e) => Some(error_reply(e.id, &e.error)),
         Ok(Inbound::Request(request)) => handle_request(shared, service, request),
         Ok(Inbound::Notification(notification)) => {

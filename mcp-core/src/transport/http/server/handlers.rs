@@ -243,6 +243,12 @@ async fn post(
     };
     // Classify the message (the engine decodes it again, typed).
     let (request_id, is_initialize) = match decode(&text) {
+        // A well-formed message with bad params goes to its session like any
+        // other: a request is answered -32602, a notification dropped.
+        Err(e) if e.method.is_some() => (
+            e.id.clone(),
+            e.method.as_deref() == Some(methods::INITIALIZE),
+        ),
         Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
         Ok(Inbound::Request(r)) => {
             // Scopes of the method (and of the tool, for tools/call).
