@@ -58,8 +58,9 @@ pub type RequestCallback = Option<
 
 /// Receives a notification from the server: `method` such as
 /// `"notifications/tools/list_changed"` or `"notifications/message"` (a log
-/// message), and its params as JSON text (`"{}"` when it has none). Both
-/// strings are valid during the call only.
+/// message; compare with the `MCP_METHOD_*` names), and its params as JSON
+/// text (`"{}"` when it has none). Both strings are valid during the call
+/// only.
 ///
 /// Notifications are delivered one at a time, in the order they arrived, on
 /// a thread of the client's blocking pool; the callback may block and may
@@ -1186,10 +1187,11 @@ pub unsafe extern "C" fn mcp_client_set_logging_level(
     })
 }
 
-/// Sends any request, `method` with `params_json` (a JSON object, or NULL for
-/// none), and writes the raw result to `*result_json`: for what has no
-/// function of its own (`completion/complete`, one page of a list request with a
-/// cursor, extensions). No capability checks are made. Progress goes to
+/// Sends any request, `method` (an `MCP_METHOD_*` name or an extension's)
+/// with `params_json` (a JSON object, or NULL for none), and writes the raw
+/// result to `*result_json`: for what has no function of its own
+/// (`completion/complete`, one page of a list request with a cursor,
+/// extensions). No capability checks are made. Progress goes to
 /// `options->on_progress`.
 ///
 /// # Safety
@@ -1230,8 +1232,8 @@ pub unsafe extern "C" fn mcp_client_request(
     })
 }
 
-/// Sends any notification, `method` with `params_json` (a JSON object, or
-/// NULL for none).
+/// Sends any notification, `method` (an `MCP_METHOD_*` name or an
+/// extension's) with `params_json` (a JSON object, or NULL for none).
 ///
 /// # Safety
 /// `client` is NULL or a live client; the strings are NULL or
