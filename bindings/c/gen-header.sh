@@ -19,5 +19,22 @@ if [ "$have" != "$want" ]; then
     exit 1
 fi
 case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
+
+# cbindgen exports no string constants, so the MCP_METHOD_* names, which
+# `cargo run -p codegen` writes to mcp-ffi/cbindgen-methods.h, go into the
+# header as cbindgen's `after_includes` (a TOML literal string, which cannot
+# hold ''').
+methods=$root/mcp-ffi/cbindgen-methods.h
+if grep -qF "'''" "$methods"; then
+    echo "gen-header: $methods contains ''' and cannot be quoted" >&2
+    exit 1
+fi
+config=$(mktemp)
+trap 'rm -f "$config"' EXIT
+{
+    # $(cat) drops the final newline: cbindgen adds one.
+    printf "after_includes = '''\n\n%s'''\n\n" "$(cat "$methods")"
+    cat "$root/mcp-ffi/cbindgen.toml"
+} >"$config"
 cd "$root/mcp-ffi"
-"$cbindgen" --quiet --config cbindgen.toml --crate mcp-ffi --output "$out" .
+"$cbindgen" --quiet --config "$config" --crate mcp-ffi --output "$out" .

@@ -10,6 +10,7 @@
 //! typify cannot express (method table, constant types, tagged unions, result
 //! enums) → prettyplease → one checked-in file per module.
 
+mod c_methods;
 mod consts;
 pub mod merge;
 mod methods;
@@ -82,9 +83,11 @@ pub fn generate_workspace(root: &std::path::Path) -> Result<Vec<(String, String)
         })
         .collect();
     let modules = generate_all(&revisions).map_err(|e| e.to_string())?;
+    let c_methods = c_methods::file(&revisions).map_err(|e| e.to_string())?;
     Ok(modules
         .into_iter()
         .map(|m| (format!("{RUST_OUTPUT_DIR}/{}.rs", m.name), m.code))
+        .chain([c_methods])
         .collect())
 }
 

@@ -237,6 +237,42 @@ impl Table {
     }
 }
 
+/// One method of the table, for outputs other than the Rust modules (the C
+/// header's name constants).
+#[derive(Debug)]
+pub(crate) struct Row<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) notification: bool,
+    pub(crate) from_client: bool,
+    pub(crate) from_server: bool,
+    /// The revisions it exists in, oldest first.
+    pub(crate) revisions: Vec<&'a str>,
+}
+
+impl Table {
+    /// Every revision read, oldest first.
+    pub(crate) fn versions(&self) -> impl Iterator<Item = &str> {
+        self.versions.iter().map(String::as_str)
+    }
+
+    /// Every method read, by name.
+    pub(crate) fn rows(&self) -> impl Iterator<Item = Row<'_>> {
+        self.entries.iter().map(|(name, entry)| Row {
+            name,
+            notification: entry.notification,
+            from_client: entry.from_client,
+            from_server: entry.from_server,
+            revisions: self
+                .versions
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| entry.revisions & (1 << i) != 0)
+                .map(|(_, v)| v.as_str())
+                .collect(),
+        })
+    }
+}
+
 fn spec_tokens(v: &model::Variant, entry: &Entry, def: &str) -> TokenStream {
     let c = format_ident!("{}", method_const(&v.tag_value));
     let notification = entry.notification;

@@ -122,7 +122,7 @@ static void test_client_null_arguments(void) {
     CHECK_RC(mcp_client_list_prompts(NULL, NULL, &json), MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_client_get_prompt(NULL, "p", NULL, NULL, &json), MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_client_set_logging_level(NULL, "info", NULL), MCP_ERR_NULL_ARGUMENT);
-    CHECK_RC(mcp_client_request(NULL, "ping", NULL, NULL, &json), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_client_request(NULL, MCP_METHOD_PING, NULL, NULL, &json), MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_client_notify(NULL, "x", NULL), MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_client_server_info(NULL, &json), MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_client_close(NULL), MCP_ERR_NULL_ARGUMENT);

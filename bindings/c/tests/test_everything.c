@@ -17,7 +17,7 @@ static char log_text[4096];
 
 static void on_notification(void *userdata, const char *method, const char *params) {
     (void)userdata;
-    if (strcmp(method, "notifications/message") != 0) return;
+    if (strcmp(method, MCP_METHOD_NOTIFICATIONS_MESSAGE) != 0) return;
     pthread_mutex_lock(&lock);
     size_t used = strlen(log_text);
     snprintf(log_text + used, sizeof log_text - used, "%s\n", params);
@@ -123,7 +123,7 @@ static void test_prompts_and_completion(void) {
                                    "{\"arg1\":\"alpha\",\"arg2\":\"beta\"}", NULL, &json));
     CHECK_CONTAINS(json, "Prompt with arguments: arg1='alpha', arg2='beta'");
     mcp_string_free(json);
-    CHECK_OK(mcp_client_request(client, "completion/complete",
+    CHECK_OK(mcp_client_request(client, MCP_METHOD_COMPLETION_COMPLETE,
                                 "{\"ref\":{\"type\":\"ref/prompt\",\"name\":"
                                 "\"test_prompt_with_arguments\"},\"argument\":{\"name\":"
                                 "\"arg1\",\"value\":\"test\"}}",

@@ -20,8 +20,9 @@ static atomic_int logs;
 
 static void on_notification(void *userdata, const char *method, const char *params) {
     (void)userdata, (void)params;
-    if (strcmp(method, "notifications/tools/list_changed") == 0) atomic_fetch_add(&tools_changed, 1);
-    if (strcmp(method, "notifications/message") == 0) atomic_fetch_add(&logs, 1);
+    if (strcmp(method, MCP_METHOD_NOTIFICATIONS_TOOLS_LIST_CHANGED) == 0)
+        atomic_fetch_add(&tools_changed, 1);
+    if (strcmp(method, MCP_METHOD_NOTIFICATIONS_MESSAGE) == 0) atomic_fetch_add(&logs, 1);
 }
 
 static mcp_result on_sampling(void *userdata, const char *params, char **result) {

@@ -2,8 +2,9 @@
  * A client talks to the fixture server (fixture_server, a child process)
  * over stdio: every client call, every server callback kind, the server's
  * requests to the client (sampling, elicitation, roots), notifications,
- * callbacks calling back into the library, errors, timeouts, concurrent calls
- * from several threads, and a server that dies mid-call.
+ * callbacks calling back into the library, the MCP_METHOD_* names on the wire,
+ * errors, timeouts, concurrent calls from several threads, and a server that
+ * dies mid-call.
  * Usage: test_stdio FIXTURE_SERVER
  */
 #include "harness.h"
@@ -50,7 +51,7 @@ static int contains_locked(const char *text, const char *needle) {
 static void on_notification(void *userdata, const char *method, const char *params) {
     CHECK(userdata == &seen);
     atomic_fetch_add(&seen.notifications, 1);
-    if (strcmp(method, "notifications/tools/list_changed") == 0) {
+    if (strcmp(method, MCP_METHOD_NOTIFICATIONS_TOOLS_LIST_CHANGED) == 0) {
         /* Call back into the library from the notification callback. */
         char *json = NULL;
         mcp_result r = mcp_client_list_tools(seen.client, NULL, &json);
@@ -61,10 +62,10 @@ static void on_notification(void *userdata, const char *method, const char *para
             atomic_store(&seen.dynamic_listed, 3);
         }
         atomic_fetch_add(&seen.tools_changed, 1);
-    } else if (strcmp(method, "notifications/message") == 0) {
+    } else if (strcmp(method, MCP_METHOD_NOTIFICATIONS_MESSAGE) == 0) {
         copy_locked(seen.last_log, sizeof seen.last_log, params);
         atomic_fetch_add(&seen.logs, 1);
-    } else if (strcmp(method, "notifications/resources/updated") == 0) {
+    } else if (strcmp(method, MCP_METHOD_NOTIFICATIONS_RESOURCES_UPDATED) == 0) {
         copy_locked(seen.last_updated, sizeof seen.last_updated, params);
         atomic_fetch_add(&seen.resources_updated, 1);
     }
@@ -400,8 +401,9 @@ static void test_timeout(void) {
     options.timeout_ms = 1;
     CHECK_OK(mcp_client_call_tool(client, "echo", "{\"message\":\"fast\"}", NULL, &json));
     mcp_string_free(json);
-    CHECK_RC(mcp_client_request(client, "tools/call", "{\"name\":\"sleep\",\"arguments\":{\"ms\":2000}}",
-                                &options, &json),
+    CHECK_RC(mcp_client_request(client, MCP_METHOD_TOOLS_CALL,
+                                "{\"name\":\"sleep\",\"arguments\":{\"ms\":2000}}", &options,
+                                &json),
              MCP_ERR_TIMEOUT);
 }
 
@@ -467,15 +469,15 @@ static void test_concurrent_calls(void) {
 
 static void test_generic_request_and_notify(void) {
     char *json = NULL;
-    CHECK_OK(mcp_client_request(client, "tools/list", NULL, NULL, &json));
+    CHECK_OK(mcp_client_request(client, MCP_METHOD_TOOLS_LIST, NULL, NULL, &json));
     CHECK_CONTAINS(json, "\"tools\":[");
     mcp_string_free(json);
-    CHECK_OK(mcp_client_request(client, "resources/read", "{\"uri\":\"test://static\"}", NULL,
-                                &json));
+    CHECK_OK(mcp_client_request(client, MCP_METHOD_RESOURCES_READ, "{\"uri\":\"test://static\"}",
+                                NULL, &json));
     CHECK_CONTAINS(json, "static text");
     mcp_string_free(json);
     int64_t code = 0;
-    CHECK_RC(mcp_client_request(client, "completion/complete",
+    CHECK_RC(mcp_client_request(client, MCP_METHOD_COMPLETION_COMPLETE,
                                 "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
                                 "\"argument\":{\"name\":\"name\",\"value\":\"A\"}}",
                                 NULL, &json),
@@ -489,13 +491,48 @@ static void test_generic_request_and_notify(void) {
     mcp_call_options options = {0};
     options.on_progress = on_progress;
     options.userdata = &progress_seen;
-    CHECK_OK(mcp_client_request(client, "tools/call", "{\"name\":\"progress\"}", &options, &json));
+    CHECK_OK(mcp_client_request(client, MCP_METHOD_TOOLS_CALL, "{\"name\":\"progress\"}", &options,
+                                &json));
     CHECK_CONTAINS(json, "done");
     mcp_string_free(json);
     CHECK(atomic_load(&progress_seen.calls) == 4);
-    CHECK_OK(mcp_client_notify(client, "notifications/roots/list_changed", NULL));
+    CHECK_OK(mcp_client_notify(client, MCP_METHOD_NOTIFICATIONS_ROOTS_LIST_CHANGED, NULL));
     CHECK_OK(mcp_client_notify(client, "notifications/custom", "{\"x\":1}"));
     CHECK_OK(mcp_client_ping(client, NULL));
+}
+
+/* The header's MCP_METHOD_* names are the wire names: requests sent by them
+ * reach the server's handlers, and notifications arrive under them (the
+ * notification callback compares with MCP_METHOD_NOTIFICATIONS_MESSAGE). */
+static void test_method_names(void) {
+    static const struct {
+        const char *method;
+        const char *params;
+        const char *expect;
+    } requests[] = {
+        {MCP_METHOD_PING, NULL, "{}"},
+        {MCP_METHOD_TOOLS_LIST, NULL, "\"name\":\"add\""},
+        {MCP_METHOD_TOOLS_CALL, "{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3}}",
+         "\"text\":\"5\""},
+        {MCP_METHOD_RESOURCES_LIST, NULL, "\"uri\":\"test://static\""},
+        {MCP_METHOD_RESOURCES_TEMPLATES_LIST, NULL, "\"uriTemplate\":\"test://items/{id}\""},
+        {MCP_METHOD_RESOURCES_READ, "{\"uri\":\"test://static\"}", "static text"},
+        {MCP_METHOD_PROMPTS_LIST, NULL, "\"name\":\"greet\""},
+        {MCP_METHOD_PROMPTS_GET, "{\"name\":\"greet\",\"arguments\":{\"name\":\"Ada\"}}",
+         "Hello, Ada"},
+        {MCP_METHOD_LOGGING_SET_LEVEL, "{\"level\":\"debug\"}", "{}"},
+    };
+    for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++) {
+        char *json = NULL;
+        CHECK_OK(mcp_client_request(client, requests[i].method, requests[i].params, NULL, &json));
+        CHECK_CONTAINS(json, requests[i].expect);
+        mcp_string_free(json);
+    }
+    int before = atomic_load(&seen.logs);
+    CHECK_CALL(client, "log", NULL, "logged");
+    CHECK(wait_until(&seen.logs, before + 2, 5000));
+    /* They are string literals. */
+    CHECK(strcmp("method " MCP_METHOD_TOOLS_CALL, "method tools/call") == 0);
 }
 
 static void test_close(void) {
@@ -573,7 +610,7 @@ static struct {
 
 static void free_self(void *userdata, const char *method, const char *params) {
     (void)userdata, (void)params;
-    if (strcmp(method, "notifications/tools/list_changed") != 0) return;
+    if (strcmp(method, MCP_METHOD_NOTIFICATIONS_TOOLS_LIST_CHANGED) != 0) return;
     /* Wait (bounded) until the main thread's call has returned. */
     if (!wait_until(&self_free.armed, 1, 5000)) return;
     mcp_client_free(self_free.client);
@@ -655,6 +692,7 @@ int main(int argc, char **argv) {
     RUN(test_timeout);
     RUN(test_concurrent_calls);
     RUN(test_generic_request_and_notify);
+    RUN(test_method_names);
     mcp_client_free(client);
     seen.client = NULL;
     RUN(test_close);

@@ -14,7 +14,7 @@ use mcp_core::client::{Client as CoreClient, ClientBuilder};
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     CallToolRequestParams, CreateMessageResult, ElicitResult, ProgressNotificationParams, Root,
-    ServerNotification,
+    ServerNotification, methods,
 };
 use mcp_core::session::{RequestOptions, SessionConfig};
 use mcp_core::transport::ChildProcess;
@@ -58,8 +58,9 @@ pub type RequestCallback = Option<
 
 /// Receives a notification from the server: `method` such as
 /// `"notifications/tools/list_changed"` or `"notifications/message"` (a log
-/// message), and its params as JSON text (`"{}"` when it has none). Both
-/// strings are valid during the call only.
+/// message; compare with the `MCP_METHOD_*` names), and its params as JSON
+/// text (`"{}"` when it has none). Both strings are valid during the call
+/// only.
 ///
 /// Notifications are delivered one at a time, in the order they arrived, on
 /// a thread of the client's blocking pool; the callback may block and may
@@ -840,7 +841,7 @@ pub unsafe extern "C" fn mcp_client_ping(
         let options = unsafe { read_options(options) };
         let timeout = options.timeout;
         client.call(&options, |core, _| async move {
-            limit(timeout, "ping", core.ping()).await
+            limit(timeout, methods::PING, core.ping()).await
         })
     })
 }
@@ -905,7 +906,7 @@ pub unsafe extern "C" fn mcp_client_list_tools(
             client,
             options,
             result_json,
-            "tools/list",
+            methods::TOOLS_LIST,
             "tools",
             |core| async move { core.list_all_tools().await },
         )
@@ -980,7 +981,7 @@ pub unsafe extern "C" fn mcp_client_list_resources(
             client,
             options,
             result_json,
-            "resources/list",
+            methods::RESOURCES_LIST,
             "resources",
             |core| async move { core.list_all_resources().await },
         )
@@ -1004,7 +1005,7 @@ pub unsafe extern "C" fn mcp_client_list_resource_templates(
             client,
             options,
             result_json,
-            "resources/templates/list",
+            methods::RESOURCES_TEMPLATES_LIST,
             "resourceTemplates",
             |core| async move { core.list_all_resource_templates().await },
         )
@@ -1037,7 +1038,7 @@ pub unsafe extern "C" fn mcp_client_read_resource(
         let options = unsafe { read_options(options) };
         let timeout = options.timeout;
         let json = client.call(&options, |core, _| async move {
-            let result = limit(timeout, "resources/read", core.read_resource(&uri)).await?;
+            let result = limit(timeout, methods::RESOURCES_READ, core.read_resource(&uri)).await?;
             to_json(&result)
         })?;
         out.set(&json)
@@ -1067,7 +1068,7 @@ pub unsafe extern "C" fn mcp_client_subscribe_resource(
         let options = unsafe { read_options(options) };
         let timeout = options.timeout;
         client.call(&options, |core, _| async move {
-            limit(timeout, "resources/subscribe", core.subscribe(&uri)).await
+            limit(timeout, methods::RESOURCES_SUBSCRIBE, core.subscribe(&uri)).await
         })
     })
 }
@@ -1092,7 +1093,12 @@ pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
         let options = unsafe { read_options(options) };
         let timeout = options.timeout;
         client.call(&options, |core, _| async move {
-            limit(timeout, "resources/unsubscribe", core.unsubscribe(&uri)).await
+            limit(
+                timeout,
+                methods::RESOURCES_UNSUBSCRIBE,
+                core.unsubscribe(&uri),
+            )
+            .await
         })
     })
 }
@@ -1114,7 +1120,7 @@ pub unsafe extern "C" fn mcp_client_list_prompts(
             client,
             options,
             result_json,
-            "prompts/list",
+            methods::PROMPTS_LIST,
             "prompts",
             |core| async move { core.list_all_prompts().await },
         )
@@ -1151,7 +1157,12 @@ pub unsafe extern "C" fn mcp_client_get_prompt(
         let options = unsafe { read_options(options) };
         let timeout = options.timeout;
         let json = client.call(&options, |core, _| async move {
-            let result = limit(timeout, "prompts/get", core.get_prompt(&name, arguments)).await?;
+            let result = limit(
+                timeout,
+                methods::PROMPTS_GET,
+                core.get_prompt(&name, arguments),
+            )
+            .await?;
             to_json(&result)
         })?;
         out.set(&json)
@@ -1181,15 +1192,21 @@ pub unsafe extern "C" fn mcp_client_set_logging_level(
         let options = unsafe { read_options(options) };
         let timeout = options.timeout;
         client.call(&options, |core, _| async move {
-            limit(timeout, "logging/setLevel", core.set_logging_level(level)).await
+            limit(
+                timeout,
+                methods::LOGGING_SET_LEVEL,
+                core.set_logging_level(level),
+            )
+            .await
         })
     })
 }
 
-/// Sends any request, `method` with `params_json` (a JSON object, or NULL for
-/// none), and writes the raw result to `*result_json`: for what has no
-/// function of its own (`completion/complete`, one page of a list request with a
-/// cursor, extensions). No capability checks are made. Progress goes to
+/// Sends any request, `method` (an `MCP_METHOD_*` name or an extension's)
+/// with `params_json` (a JSON object, or NULL for none), and writes the raw
+/// result to `*result_json`: for what has no function of its own
+/// (`completion/complete`, one page of a list request with a cursor,
+/// extensions). No capability checks are made. Progress goes to
 /// `options->on_progress`.
 ///
 /// # Safety
@@ -1230,8 +1247,8 @@ pub unsafe extern "C" fn mcp_client_request(
     })
 }
 
-/// Sends any notification, `method` with `params_json` (a JSON object, or
-/// NULL for none).
+/// Sends any notification, `method` (an `MCP_METHOD_*` name or an
+/// extension's) with `params_json` (a JSON object, or NULL for none).
 ///
 /// # Safety
 /// `client` is NULL or a live client; the strings are NULL or
