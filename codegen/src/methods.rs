@@ -73,6 +73,7 @@ struct Entry {
     revisions: u8,
     input_required: u8,
     task: u8,
+    cacheable: u8,
 }
 
 /// The method table being built, one revision at a time (oldest first).
@@ -122,6 +123,9 @@ impl Table {
                 }
                 if may_run_as_task(def, defs) {
                     entry.task |= bit;
+                }
+                if result_has(member, "ttlMs", defs) {
+                    entry.cacheable |= bit;
                 }
             }
         }
@@ -223,6 +227,9 @@ impl Table {
                 /// The revisions in which it may run as a task (its params take
                 /// `task`; answered by `CreateTaskResult`).
                 pub task: Revisions,
+                /// The revisions in which its result carries caching hints
+                /// (`ttlMs`, `cacheScope`).
+                pub cacheable: Revisions,
                 /// The capability that gates it, as a dotted path into the
                 /// capabilities of the side that declares it: the receiver of a
                 /// request, the sender of a notification.
@@ -292,7 +299,12 @@ fn spec_tokens(v: &model::Variant, entry: &Entry, def: &str) -> TokenStream {
         .iter()
         .find(|(d, _)| *d == def)
         .map(|(_, c)| (*c).to_string()));
-    let (revisions, input_required, task) = (entry.revisions, entry.input_required, entry.task);
+    let (revisions, input_required, task, cacheable) = (
+        entry.revisions,
+        entry.input_required,
+        entry.task,
+        entry.cacheable,
+    );
     quote! {
         MethodSpec {
             name: methods::#c,
@@ -304,6 +316,7 @@ fn spec_tokens(v: &model::Variant, entry: &Entry, def: &str) -> TokenStream {
             result: #result,
             input_required: Revisions(#input_required),
             task: Revisions(#task),
+            cacheable: Revisions(#cacheable),
             capability: #capability,
         }
     }
@@ -382,6 +395,16 @@ fn answers_input_required(request_def: &str, defs: &Map<String, Value>) -> bool 
                     == Some("InputRequiredResult")
             })
         })
+}
+
+/// Whether the result of request def `request_def` has property `prop`
+/// (its `<Stem>Result` def).
+fn result_has(request_def: &str, prop: &str, defs: &Map<String, Value>) -> bool {
+    request_def
+        .strip_suffix("Request")
+        .and_then(|stem| defs.get(&format!("{stem}Result")))
+        .and_then(|d| d.pointer(&format!("/properties/{prop}")))
+        .is_some()
 }
 
 /// Whether a request's params (or any alternative of them) take `task`.

@@ -21,8 +21,17 @@ impl ErrorCode {
     pub const INVALID_PARAMS: Self = Self(-32602);
     /// Internal error while handling the request.
     pub const INTERNAL_ERROR: Self = Self(-32603);
-    /// Resource not found (MCP convention for `resources/read`).
+    /// Resource not found (`resources/read`, 2025-11-25 and earlier; from
+    /// 2026-07-28 a missing resource is -32602, translated on the way out).
     pub const RESOURCE_NOT_FOUND: Self = Self(-32002);
+    /// 2026-07-28: an HTTP header disagrees with the body.
+    pub const HEADER_MISMATCH: Self = Self(-32020);
+    /// 2026-07-28: the request needs a client capability it did not declare
+    /// (`data.requiredCapabilities`).
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: Self = Self(-32021);
+    /// 2026-07-28: the request's protocol revision is not supported
+    /// (`data.supported`, `data.requested`).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
     /// The server requires the client to complete URL-mode elicitations first.
     pub const URL_ELICITATION_REQUIRED: Self = Self(-32042);
     /// Generic server error used for limits and timeouts of this implementation.

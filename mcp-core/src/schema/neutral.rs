@@ -12825,6 +12825,9 @@ pub struct MethodSpec {
     /// The revisions in which it may run as a task (its params take
     /// `task`; answered by `CreateTaskResult`).
     pub task: Revisions,
+    /// The revisions in which its result carries caching hints
+    /// (`ttlMs`, `cacheScope`).
+    pub cacheable: Revisions,
     /// The capability that gates it, as a dotted path into the
     /// capabilities of the side that declares it: the receiver of a
     /// request, the sender of a notification.
@@ -12842,6 +12845,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::None,
     },
     MethodSpec {
@@ -12854,6 +12858,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::None,
     },
     MethodSpec {
@@ -12866,6 +12871,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::None,
     },
     MethodSpec {
@@ -12878,6 +12884,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::None,
     },
     MethodSpec {
@@ -12890,6 +12897,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("roots.listChanged"),
     },
     MethodSpec {
@@ -12902,6 +12910,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("InitializeResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::None,
     },
     MethodSpec {
@@ -12914,6 +12923,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("EmptyResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::None,
     },
     MethodSpec {
@@ -12926,6 +12936,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("ListResourcesResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(16u8),
         capability: ::std::option::Option::Some("resources"),
     },
     MethodSpec {
@@ -12938,6 +12949,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("ListResourceTemplatesResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(16u8),
         capability: ::std::option::Option::Some("resources"),
     },
     MethodSpec {
@@ -12950,6 +12962,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("ReadResourceResult"),
         input_required: Revisions(16u8),
         task: Revisions(0u8),
+        cacheable: Revisions(16u8),
         capability: ::std::option::Option::Some("resources"),
     },
     MethodSpec {
@@ -12962,6 +12975,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("EmptyResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("resources.subscribe"),
     },
     MethodSpec {
@@ -12974,6 +12988,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("EmptyResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("resources.subscribe"),
     },
     MethodSpec {
@@ -12986,6 +13001,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("ListPromptsResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(16u8),
         capability: ::std::option::Option::Some("prompts"),
     },
     MethodSpec {
@@ -12998,6 +13014,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("GetPromptResult"),
         input_required: Revisions(16u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("prompts"),
     },
     MethodSpec {
@@ -13010,6 +13027,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("ListToolsResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(16u8),
         capability: ::std::option::Option::Some("tools"),
     },
     MethodSpec {
@@ -13022,6 +13040,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("CallToolResult"),
         input_required: Revisions(16u8),
         task: Revisions(8u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("tools"),
     },
     MethodSpec {
@@ -13034,6 +13053,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("GetTaskResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("tasks"),
     },
     MethodSpec {
@@ -13046,6 +13066,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("GetTaskPayloadResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("tasks"),
     },
     MethodSpec {
@@ -13058,6 +13079,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("CancelTaskResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("tasks.cancel"),
     },
     MethodSpec {
@@ -13070,6 +13092,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("ListTasksResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("tasks.list"),
     },
     MethodSpec {
@@ -13082,6 +13105,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("EmptyResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("logging"),
     },
     MethodSpec {
@@ -13094,6 +13118,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("CompleteResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("completions"),
     },
     MethodSpec {
@@ -13106,6 +13131,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("DiscoverResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(16u8),
         capability: ::std::option::Option::None,
     },
     MethodSpec {
@@ -13118,6 +13144,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("SubscriptionsListenResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::None,
     },
     MethodSpec {
@@ -13130,6 +13157,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("resources.listChanged"),
     },
     MethodSpec {
@@ -13142,6 +13170,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("resources.subscribe"),
     },
     MethodSpec {
@@ -13154,6 +13183,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("prompts.listChanged"),
     },
     MethodSpec {
@@ -13166,6 +13196,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("tools.listChanged"),
     },
     MethodSpec {
@@ -13178,6 +13209,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("logging"),
     },
     MethodSpec {
@@ -13190,6 +13222,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::None,
     },
     MethodSpec {
@@ -13204,6 +13237,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::None,
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::None,
     },
     MethodSpec {
@@ -13216,6 +13250,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("CreateMessageResult"),
         input_required: Revisions(0u8),
         task: Revisions(8u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("sampling"),
     },
     MethodSpec {
@@ -13228,6 +13263,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("ListRootsResult"),
         input_required: Revisions(0u8),
         task: Revisions(0u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("roots"),
     },
     MethodSpec {
@@ -13240,6 +13276,7 @@ pub static METHOD_TABLE: [MethodSpec; 34usize] = [
         result: ::std::option::Option::Some("ElicitResult"),
         input_required: Revisions(0u8),
         task: Revisions(8u8),
+        cacheable: Revisions(0u8),
         capability: ::std::option::Option::Some("elicitation"),
     },
 ];

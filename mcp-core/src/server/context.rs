@@ -341,6 +341,7 @@ impl Context {
         &self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult> {
+        no_requests_without_a_session(self, <CreateMessageRequest as McpRequest>::METHOD)?;
         let caps = self.client_capabilities();
         let sampling = caps.and_then(|c| c.sampling.as_ref());
         let Some(sampling) = sampling else {
@@ -363,6 +364,7 @@ impl Context {
     /// Asks the client for its roots (`roots/list`). Fails without sending if
     /// the client did not declare `roots`.
     pub async fn list_roots(&self) -> Result<ListRootsResult> {
+        no_requests_without_a_session(self, <ListRootsRequest as McpRequest>::METHOD)?;
         if self
             .client_capabilities()
             .and_then(|c| c.roots.as_ref())
@@ -379,6 +381,7 @@ impl Context {
     /// form or URL mode. Fails without sending if the client did not declare
     /// the `elicitation` capability for that mode.
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult> {
+        no_requests_without_a_session(self, <ElicitRequest as McpRequest>::METHOD)?;
         let elicitation = self
             .client_capabilities()
             .and_then(|c| c.elicitation.as_ref());
@@ -447,6 +450,19 @@ impl RequestForTask for Peer {
 
 fn millis(d: std::time::Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// A request that stands alone (2026-07-28) cannot send the client requests
+/// of its own: it must answer with an input-required result instead, which
+/// this server does not do yet.
+fn no_requests_without_a_session(cx: &Context, method: &str) -> Result<()> {
+    match cx.protocol_version() {
+        Some(v) if !v.has_initialize() => Err(Error::Protocol(format!(
+            "`{method}` cannot be sent during a {v} request: that revision asks the client \
+             for input with an input-required result, which this server does not support yet"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn missing(method: &str, capability: &str) -> Error {

@@ -6,9 +6,11 @@ mod context;
 mod handler;
 mod pagination;
 mod registry;
+mod request_meta;
 mod resource;
 mod service;
 mod session_state;
+mod stateless;
 mod tasks;
 mod tool;
 

@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 
 use super::session_state::{ClientHello, SessionState};
 use super::{Context, ServerHandler};
+use super::{request_meta, stateless};
 use crate::capability::ServerOffers;
 use crate::jsonrpc::{InboundNotification, InboundRequest, RpcError};
 use crate::schema::{
@@ -152,6 +153,21 @@ impl Service for ServerService {
         let method = ClientRequestMethod::from_name(&request.method)
             .ok_or_else(|| RpcError::method_not_found(&request.method))?;
         let state = self.state(ctx.peer()).clone();
+        if state.client.get().is_none() {
+            // Outside a session, a request that names a revision without a
+            // handshake in its `_meta` stands alone (2026-07-28).
+            if let Some(meta) = request_meta::read(request.params)? {
+                return stateless::serve(&self.handler, method, meta, request, ctx);
+            }
+            if !method
+                .spec()
+                .revisions
+                .iter()
+                .any(ProtocolVersion::has_initialize)
+            {
+                return Err(request_meta::missing_meta());
+            }
+        }
         // Which methods exist is the method table's to say: one absent from
         // the negotiated revision (or, before `initialize`, from every
         // revision that has sessions) is unknown here; so is one the
@@ -186,55 +202,8 @@ impl Service for ServerService {
         }
         let request = ClientRequest::from_parts(method, request.id, request.params)
             .map_err(RpcError::invalid_params)?;
-        let handler = self.handler.clone();
         let cx = Context::for_request(ctx, state.clone());
-        // Each arm boxes only what it uses: boxing the whole request (the
-        // enum is as large as its largest variant, about 1 KB) would copy
-        // and allocate that much for every request.
-        macro_rules! run {
-            ($body:expr) => {
-                Ok(Box::pin(async move { $body }) as RequestFuture)
-            };
-        }
-        match request {
-            ClientRequest::Initialize(r) => run!(encode(initialize(&*handler, &state, r.params))),
-            ClientRequest::Ping(_) => run!(encode(Ok(EmptyResult::new()))),
-            // 2026-07-28 methods: never in a session's revision (checked
-            // above against the method table).
-            ClientRequest::Discover(_) | ClientRequest::SubscriptionsListen(_) => {
-                Err(RpcError::method_not_found(method.as_str()))
-            }
-            ClientRequest::ListResources(r) => {
-                run!(encode(handler.list_resources(r.params, cx).await))
-            }
-            ClientRequest::ListResourceTemplates(r) => {
-                run!(encode(handler.list_resource_templates(r.params, cx).await))
-            }
-            ClientRequest::ReadResource(r) => {
-                run!(encode(handler.read_resource(r.params, cx).await))
-            }
-            ClientRequest::Subscribe(r) => run!(encode(handler.subscribe(r.params, cx).await)),
-            ClientRequest::Unsubscribe(r) => run!(encode(handler.unsubscribe(r.params, cx).await)),
-            ClientRequest::ListPrompts(r) => run!(encode(handler.list_prompts(r.params, cx).await)),
-            ClientRequest::GetPrompt(r) => run!(encode(handler.get_prompt(r.params, cx).await)),
-            ClientRequest::ListTools(r) => run!(encode(handler.list_tools(r.params, cx).await)),
-            ClientRequest::CallTool(r)
-                if r.params.task.is_some() && offers_tool_tasks(&*handler) =>
-            {
-                run!(encode(handler.call_tool_as_task(r.params, cx).await))
-            }
-            // A receiver without the capability ignores the task field (spec).
-            ClientRequest::CallTool(r) => run!(encode(handler.call_tool(r.params, cx).await)),
-            ClientRequest::SetLevel(r) => run!({
-                state.set_log_level(r.params.level);
-                encode(Ok(EmptyResult::new()))
-            }),
-            ClientRequest::Complete(r) => run!(encode(handler.complete(r.params, cx).await)),
-            ClientRequest::GetTask(r) => run!(encode(handler.get_task(r.params, cx).await)),
-            ClientRequest::GetTaskPayload(r) => run!(handler.get_task_payload(r.params, cx).await),
-            ClientRequest::CancelTask(r) => run!(encode(handler.cancel_task(r.params, cx).await)),
-            ClientRequest::ListTasks(r) => run!(encode(handler.list_tasks(r.params, cx).await)),
-        }
+        dispatch(&self.handler, state, cx, request)
     }
 
     fn notification(&self, notification: InboundNotification<'_>, peer: &Peer) {
@@ -272,6 +241,64 @@ impl Service for ServerService {
                 );
             }
         }
+    }
+}
+
+/// Runs one request of a session or of a stateless request: an exhaustive
+/// `match` on the method, each arm calling its handler method.
+pub(super) fn dispatch(
+    handler: &Arc<dyn ServerHandler>,
+    state: Arc<SessionState>,
+    cx: Context,
+    request: ClientRequest,
+) -> Result<RequestFuture, RpcError> {
+    let handler = handler.clone();
+    // Each arm boxes only what it uses: boxing the whole request (the
+    // enum is as large as its largest variant, about 1 KB) would copy
+    // and allocate that much for every request.
+    macro_rules! run {
+        ($body:expr) => {
+            Ok(Box::pin(async move { $body }) as RequestFuture)
+        };
+    }
+    match request {
+        ClientRequest::Initialize(r) => run!(encode(initialize(&*handler, &state, r.params))),
+        ClientRequest::Ping(_) => run!(encode(Ok(EmptyResult::new()))),
+        // 2026-07-28 methods (never in a session's revision: the method
+        // table gates them before this).
+        ClientRequest::Discover(_) => run!(encode(Ok(stateless::discover(&*handler)))),
+        // Not served yet: answered as unknown.
+        ClientRequest::SubscriptionsListen(_) => Err(RpcError::method_not_found(
+            ClientRequestMethod::SubscriptionsListen.as_str(),
+        )),
+        ClientRequest::ListResources(r) => {
+            run!(encode(handler.list_resources(r.params, cx).await))
+        }
+        ClientRequest::ListResourceTemplates(r) => {
+            run!(encode(handler.list_resource_templates(r.params, cx).await))
+        }
+        ClientRequest::ReadResource(r) => {
+            run!(encode(handler.read_resource(r.params, cx).await))
+        }
+        ClientRequest::Subscribe(r) => run!(encode(handler.subscribe(r.params, cx).await)),
+        ClientRequest::Unsubscribe(r) => run!(encode(handler.unsubscribe(r.params, cx).await)),
+        ClientRequest::ListPrompts(r) => run!(encode(handler.list_prompts(r.params, cx).await)),
+        ClientRequest::GetPrompt(r) => run!(encode(handler.get_prompt(r.params, cx).await)),
+        ClientRequest::ListTools(r) => run!(encode(handler.list_tools(r.params, cx).await)),
+        ClientRequest::CallTool(r) if r.params.task.is_some() && offers_tool_tasks(&*handler) => {
+            run!(encode(handler.call_tool_as_task(r.params, cx).await))
+        }
+        // A receiver without the capability ignores the task field (spec).
+        ClientRequest::CallTool(r) => run!(encode(handler.call_tool(r.params, cx).await)),
+        ClientRequest::SetLevel(r) => run!({
+            state.set_log_level(r.params.level);
+            encode(Ok(EmptyResult::new()))
+        }),
+        ClientRequest::Complete(r) => run!(encode(handler.complete(r.params, cx).await)),
+        ClientRequest::GetTask(r) => run!(encode(handler.get_task(r.params, cx).await)),
+        ClientRequest::GetTaskPayload(r) => run!(handler.get_task_payload(r.params, cx).await),
+        ClientRequest::CancelTask(r) => run!(encode(handler.cancel_task(r.params, cx).await)),
+        ClientRequest::ListTasks(r) => run!(encode(handler.list_tasks(r.params, cx).await)),
     }
 }
 

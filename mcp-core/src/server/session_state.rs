@@ -16,6 +16,9 @@ pub(crate) struct SessionState {
     pub(crate) client: OnceLock<ClientHello>,
     pub(crate) initialized: AtomicBool,
     log_level: Mutex<Option<LoggingLevel>>,
+    /// Whether messages pass before a level is set: yes in a session (until
+    /// `logging/setLevel`), no for a stateless request without `logLevel`.
+    logs_by_default: bool,
     subscriptions: Mutex<HashSet<String>>,
     /// The identity of the latest validated bearer token (protected HTTP).
     auth: Mutex<Option<std::sync::Arc<crate::auth::AuthInfo>>>,
@@ -68,9 +71,32 @@ impl SessionState {
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
             log_level: Mutex::new(None),
+            logs_by_default: true,
             subscriptions: Mutex::new(HashSet::new()),
             auth: Mutex::new(None),
         }
+    }
+
+    /// The state of one stateless request (2026-07-28): its client is what
+    /// its `_meta` says, and it logs only at the `logLevel` it asked for.
+    /// Owns no tasks, so its id needs no randomness.
+    pub(crate) fn for_request(
+        peer: Peer,
+        hello: ClientHello,
+        log_level: Option<LoggingLevel>,
+    ) -> Self {
+        let state = Self {
+            id: String::new(),
+            peer,
+            client: OnceLock::new(),
+            initialized: AtomicBool::new(true),
+            log_level: Mutex::new(log_level),
+            logs_by_default: false,
+            subscriptions: Mutex::new(HashSet::new()),
+            auth: Mutex::new(None),
+        };
+        let _ = state.client.set(hello);
+        state
     }
 
     pub(crate) fn is_ready(&self) -> bool {
@@ -82,9 +108,13 @@ impl SessionState {
     }
 
     /// Whether a message at `level` passes the client's `logging/setLevel`
-    /// (everything passes until the client sets a level).
+    /// (in a session everything passes until the client sets a level; a
+    /// stateless request gets logs only if it asked with `logLevel`).
     pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
-        lock(&self.log_level).is_none_or(|min| level.severity() >= min.severity())
+        match *lock(&self.log_level) {
+            Some(min) => level.severity() >= min.severity(),
+            None => self.logs_by_default,
+        }
     }
 
     pub(crate) fn subscribe(&self, uri: String) {

@@ -29,7 +29,8 @@ pub(crate) type RequestFuture = BoxFuture<'static, std::result::Result<Box<RawVa
 /// A role's handling of inbound messages. Decoding happens synchronously
 /// (borrowing the received text); the returned future owns what it needs.
 pub(crate) trait Service: Send + Sync + 'static {
-    /// Starts handling a request (never `ping`, which the engine answers).
+    /// Starts handling a request (never a plain `ping`, which the engine
+    /// answers; one whose `_meta` names a revision comes here).
     fn request(
         &self,
         request: InboundRequest<'_>,
@@ -336,7 +337,12 @@ fn handle_request(
         // response to the first request.
         return Some(error_reply(None, &error));
     }
-    if request.method == methods::PING {
+    // A ping that names a revision in its `_meta` goes to the role, which
+    // knows whether that revision has `ping` (2026-07-28 does not).
+    let claims_a_revision = request
+        .params
+        .is_some_and(|p| p.get().contains("io.modelcontextprotocol/protocolVersion"));
+    if request.method == methods::PING && !claims_a_revision {
         return Some(Reply {
             text: encode_empty_result(&id),
             id: Some(id),

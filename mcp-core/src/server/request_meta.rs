@@ -1,0 +1,249 @@
+//! The per-request metadata of revisions without a handshake (2026-07-28):
+//! every request names its protocol revision and the client's capabilities
+//! in `params._meta`, and the server serves it alone, as if a session of
+//! that one request.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+use crate::ProtocolVersion;
+use crate::jsonrpc::{ErrorCode, RpcError};
+use crate::schema::{ClientCapabilities, Implementation, LoggingLevel};
+
+/// `_meta` key: the revision a request is made under.
+pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key: the client's capabilities.
+pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key: the client's name and version (optional).
+pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key: the lowest log level the client wants (none: no logs).
+pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of a result: the server's name and version.
+pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// What one stateless request says about its client.
+#[derive(Clone, Debug)]
+pub(crate) struct RequestMeta {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) info: Option<Implementation>,
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+/// Only the `_meta` of the params is read here; the rest is skipped.
+#[derive(Deserialize)]
+struct Params<'a> {
+    #[serde(rename = "_meta", borrow)]
+    meta: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    version: Option<Value>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+    capabilities: Option<Value>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo")]
+    info: Option<Value>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel")]
+    log_level: Option<Value>,
+}
+
+/// The revision a request claims in its `_meta`, if any (`Ok(None)`: no
+/// claim, a request of a revision with sessions). A claim that is not a
+/// usable per-request revision, or metadata that is incomplete, is an
+/// error with the spec's code: -32022 for a revision this server does not
+/// serve per request (`data.supported`, `data.requested`), -32602 for
+/// missing or malformed metadata.
+pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<RequestMeta>, RpcError> {
+    let Some(params) = params else {
+        return Ok(None);
+    };
+    let Ok(Params { meta: Some(meta) }) = serde_json::from_str::<Params<'_>>(params.get()) else {
+        return Ok(None);
+    };
+    let meta: Meta = serde_json::from_str(meta.get())
+        .map_err(|e| RpcError::invalid_params(format!("`_meta` must be an object: {e}")))?;
+    let Some(claim) = meta.version else {
+        // Metadata without a revision: a 2026-07-28 client that forgot it,
+        // or an older client's own `_meta` (progress tokens); only the
+        // former has the other per-request keys.
+        if meta.capabilities.is_some() || meta.info.is_some() || meta.log_level.is_some() {
+            return Err(invalid_meta(&format!(
+                "`_meta` has no `{PROTOCOL_VERSION}`"
+            )));
+        }
+        return Ok(None);
+    };
+    let Value::String(requested) = claim else {
+        return Err(invalid_meta(&format!(
+            "`{PROTOCOL_VERSION}` must be a string"
+        )));
+    };
+    let version = match ProtocolVersion::parse(&requested) {
+        Some(v) if !v.has_initialize() => v,
+        _ => return Err(unsupported_version(&requested)),
+    };
+    let capabilities = match meta.capabilities {
+        Some(caps @ Value::Object(_)) => serde_json::from_value(caps)
+            .map_err(|e| invalid_meta(&format!("`{CLIENT_CAPABILITIES}` is not valid: {e}")))?,
+        Some(_) => {
+            return Err(invalid_meta(&format!(
+                "`{CLIENT_CAPABILITIES}` must be an object"
+            )));
+        }
+        None => {
+            return Err(invalid_meta(&format!(
+                "`_meta` has no `{CLIENT_CAPABILITIES}`"
+            )));
+        }
+    };
+    let info = match meta.info {
+        None => None,
+        Some(info) => Some(
+            serde_json::from_value(info)
+                .map_err(|e| invalid_meta(&format!("`{CLIENT_INFO}` is not valid: {e}")))?,
+        ),
+    };
+    let log_level = match meta.log_level {
+        None => None,
+        Some(level) => Some(
+            serde_json::from_value(level)
+                .map_err(|e| invalid_meta(&format!("`{LOG_LEVEL}` is not valid: {e}")))?,
+        ),
+    };
+    Ok(Some(RequestMeta {
+        version,
+        capabilities,
+        info,
+        log_level,
+    }))
+}
+
+fn invalid_meta(detail: &str) -> RpcError {
+    RpcError::invalid_params(detail)
+}
+
+/// The revisions served per request, newest first.
+pub(crate) fn stateless_versions() -> impl Iterator<Item = ProtocolVersion> {
+    ProtocolVersion::ALL
+        .iter()
+        .copied()
+        .filter(|v| !v.has_initialize())
+}
+
+/// Every revision this server speaks, newest first (what `server/discover`
+/// lists and -32022 names).
+pub(crate) fn supported_versions() -> Vec<String> {
+    ProtocolVersion::ALL
+        .iter()
+        .map(|v| v.as_str().to_string())
+        .collect()
+}
+
+/// -32022: the request's revision is not one this server serves.
+pub(crate) fn unsupported_version(requested: &str) -> RpcError {
+    RpcError::new(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        format!("Unsupported protocol version `{requested}`"),
+    )
+    .with_data(json!({ "supported": supported_versions(), "requested": requested }))
+}
+
+/// A request without per-request metadata where one is required.
+pub(crate) fn missing_meta() -> RpcError {
+    invalid_meta(&format!(
+        "the request has no `_meta` with `{PROTOCOL_VERSION}` and `{CLIENT_CAPABILITIES}` \
+         (required by revision {})",
+        stateless_versions()
+            .map(ProtocolVersion::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(v: Value) -> Box<RawValue> {
+        serde_json::value::to_raw_value(&v).unwrap()
+    }
+
+    fn code(v: Value) -> ErrorCode {
+        read(Some(&raw(v))).unwrap_err().code
+    }
+
+    #[test]
+    fn reads_a_complete_claim() {
+        let meta = read(Some(&raw(json!({"name": "x", "_meta": {
+            PROTOCOL_VERSION: "2026-07-28",
+            CLIENT_CAPABILITIES: {"sampling": {}},
+            CLIENT_INFO: {"name": "c", "version": "1"},
+            LOG_LEVEL: "info",
+        }}))))
+        .unwrap()
+        .unwrap();
+        assert_eq!(meta.version, ProtocolVersion::V2026_07_28);
+        assert!(meta.capabilities.sampling.is_some());
+        assert_eq!(meta.info.unwrap().name, "c");
+        assert_eq!(meta.log_level, Some(LoggingLevel::Info));
+    }
+
+    #[test]
+    fn no_claim_is_an_older_request() {
+        assert!(read(None).unwrap().is_none());
+        assert!(read(Some(&raw(json!({})))).unwrap().is_none());
+        assert!(
+            read(Some(&raw(json!({"_meta": {"progressToken": 1}}))))
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn bad_claims_get_the_spec_codes() {
+        let caps = json!({});
+        assert_eq!(
+            code(json!({"_meta": {PROTOCOL_VERSION: "v999.0.0", CLIENT_CAPABILITIES: caps}})),
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        );
+        // A revision with sessions is not served per request.
+        assert_eq!(
+            code(json!({"_meta": {PROTOCOL_VERSION: "2025-11-25", CLIENT_CAPABILITIES: caps}})),
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        );
+        assert_eq!(
+            code(json!({"_meta": {PROTOCOL_VERSION: "2026-07-28"}})),
+            ErrorCode::INVALID_PARAMS
+        );
+        assert_eq!(
+            code(
+                json!({"_meta": {CLIENT_CAPABILITIES: caps, CLIENT_INFO: {"name": "c", "version": "1"}}})
+            ),
+            ErrorCode::INVALID_PARAMS
+        );
+        assert_eq!(
+            code(json!({"_meta": {PROTOCOL_VERSION: 7, CLIENT_CAPABILITIES: caps}})),
+            ErrorCode::INVALID_PARAMS
+        );
+        assert_eq!(
+            code(json!({"_meta": {PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: [], }})),
+            ErrorCode::INVALID_PARAMS
+        );
+        let e = read(Some(&raw(
+            json!({"_meta": {PROTOCOL_VERSION: "v9", CLIENT_CAPABILITIES: caps}}),
+        )))
+        .unwrap_err();
+        let data = e.data.unwrap();
+        assert_eq!(data["requested"], "v9");
+        assert!(
+            data["supported"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|v| v == "2026-07-28")
+        );
+    }
+}

@@ -1,0 +1,226 @@
+//! Requests of revision 2026-07-28, which stand alone: no `initialize`, the
+//! revision and the client's capabilities in every request's `_meta`. Served
+//! by the same server, on the same connection, as 2025-11-25 sessions; every
+//! answer is checked against the exact 2026-07-28 types.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
+mod common;
+
+use std::time::Duration;
+
+use mcp_core::schema::v2026_07_28 as v2026;
+use mcp_core::transport::{InboundFrame, OutboundMessage, Transport, TransportHandle, memory_pair};
+use serde_json::{Value, json};
+
+/// A client end that sends raw lines and reads raw answers.
+struct Raw {
+    handle: TransportHandle,
+    _session: mcp_core::server::ServerSession,
+}
+
+impl Raw {
+    fn serve() -> Self {
+        let (client, server) = memory_pair();
+        let session = common::test_server().serve(server).unwrap();
+        Self {
+            handle: client.start().unwrap(),
+            _session: session,
+        }
+    }
+
+    async fn send(&self, message: Value) {
+        let m = OutboundMessage {
+            text: message.to_string(),
+            kind: mcp_core::transport::OutboundKind::Request,
+            related: None,
+        };
+        self.handle.outbound.send(m).await.unwrap();
+    }
+
+    /// The next message from the server.
+    async fn next(&mut self) -> Value {
+        let frame = tokio::time::timeout(common::WAIT, self.handle.inbound.recv())
+            .await
+            .expect("an answer in time")
+            .expect("the server is still there");
+        match frame {
+            InboundFrame::Message(text) => serde_json::from_str(&text).unwrap(),
+            other => panic!("not a message: {other:?}"),
+        }
+    }
+
+    async fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        loop {
+            let m = self.next().await;
+            if m.get("id") == Some(&json!(id)) {
+                return m;
+            }
+        }
+    }
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    })
+}
+
+fn with_meta(mut params: Value) -> Value {
+    params["_meta"] = meta();
+    params
+}
+
+fn result(reply: &Value) -> Value {
+    assert!(reply.get("error").is_none(), "an error: {reply}");
+    reply["result"].clone()
+}
+
+fn error_code(reply: &Value) -> i64 {
+    reply["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error: {reply}"))
+}
+
+#[tokio::test]
+async fn discover_and_results_follow_the_2026_schema() {
+    let mut raw = Raw::serve();
+    let discover = result(&raw.call(1, "server/discover", with_meta(json!({}))).await);
+    let typed: v2026::DiscoverResult = serde_json::from_value(discover.clone()).unwrap();
+    assert!(typed.supported_versions.iter().any(|v| v == "2026-07-28"));
+    assert!(typed.supported_versions.iter().any(|v| v == "2025-11-25"));
+    assert!(
+        discover["capabilities"].get("tasks").is_none(),
+        "{discover}"
+    );
+    assert_eq!(
+        discover["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "bad-input-server"
+    );
+
+    let list = result(&raw.call(2, "tools/list", with_meta(json!({}))).await);
+    let typed: v2026::ListToolsResult = serde_json::from_value(list.clone()).unwrap();
+    assert!(!typed.tools.is_empty());
+    assert_eq!(list["resultType"], "complete");
+    assert!(
+        list["ttlMs"].is_u64() && list["cacheScope"].is_string(),
+        "{list}"
+    );
+
+    let call = result(
+        &raw.call(
+            3,
+            "tools/call",
+            with_meta(json!({"name": "add_numbers", "arguments": {"a": 2, "b": 3}})),
+        )
+        .await,
+    );
+    let typed: v2026::CallToolResult = serde_json::from_value(call.clone()).unwrap();
+    assert_eq!(typed.content.len(), 1);
+    // Only cacheable results carry caching hints.
+    assert!(call.get("ttlMs").is_none(), "{call}");
+
+    let read = result(
+        &raw.call(
+            4,
+            "resources/read",
+            with_meta(json!({"uri": "test://static-text"})),
+        )
+        .await,
+    );
+    let _: v2026::ReadResourceResult = serde_json::from_value(read).unwrap();
+}
+
+#[tokio::test]
+async fn methods_and_metadata_get_the_2026_errors() {
+    let mut raw = Raw::serve();
+    // Methods 2026-07-28 removed.
+    for (id, method) in [(10, "ping"), (11, "initialize"), (12, "logging/setLevel")] {
+        let reply = raw
+            .call(id, method, with_meta(json!({"level": "info"})))
+            .await;
+        assert_eq!(error_code(&reply), -32601, "{method}: {reply}");
+    }
+    // Metadata missing or incomplete.
+    let reply = raw.call(20, "server/discover", json!({})).await;
+    assert_eq!(error_code(&reply), -32602, "{reply}");
+    let reply = raw
+        .call(
+            21,
+            "server/discover",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+        )
+        .await;
+    assert_eq!(error_code(&reply), -32602, "{reply}");
+    // A revision not served per request.
+    let reply = raw
+        .call(
+            22,
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "v999.0.0",
+                             "io.modelcontextprotocol/clientCapabilities": {}}}),
+        )
+        .await;
+    assert_eq!(error_code(&reply), -32022, "{reply}");
+    assert_eq!(reply["error"]["data"]["requested"], "v999.0.0");
+    let typed: v2026::UnsupportedProtocolVersionError = serde_json::from_value(reply).unwrap();
+    assert!(typed.error.data.supported.iter().any(|v| v == "2026-07-28"));
+    // A missing resource is -32602 with the uri (2025-11-25 says -32002).
+    let reply = raw
+        .call(
+            23,
+            "resources/read",
+            with_meta(json!({"uri": "test://missing"})),
+        )
+        .await;
+    assert_eq!(error_code(&reply), -32602, "{reply}");
+    assert_eq!(reply["error"]["data"]["uri"], "test://missing");
+}
+
+#[tokio::test]
+async fn a_2025_session_on_the_same_connection_is_unchanged() {
+    let mut raw = Raw::serve();
+    // A stateless request first, then a session.
+    result(&raw.call(1, "tools/list", with_meta(json!({}))).await);
+    let init = raw
+        .call(
+            2,
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "old", "version": "1"}}),
+        )
+        .await;
+    assert_eq!(result(&init)["protocolVersion"], "2025-11-25");
+    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let list = result(&raw.call(3, "tools/list", json!({})).await);
+    assert!(list.get("resultType").is_none(), "{list}");
+    assert!(list.get("ttlMs").is_none(), "{list}");
+    let reply = raw
+        .call(4, "resources/read", json!({"uri": "test://missing"}))
+        .await;
+    assert_eq!(error_code(&reply), -32002, "{reply}");
+    let pong = raw.call(5, "ping", json!({})).await;
+    assert_eq!(result(&pong), json!({}));
+}
+
+#[tokio::test]
+async fn input_requests_are_refused_until_input_required_rounds_exist() {
+    let mut raw = Raw::serve();
+    let caps = json!({"sampling": {}});
+    let mut params = json!({"name": "test_sampling", "arguments": {"prompt": "hi"}});
+    params["_meta"] = meta();
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = caps;
+    // The request must not turn into a server→client request on the
+    // connection: it ends, and nothing else arrives first.
+    raw.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}))
+        .await;
+    let first = raw.next().await;
+    assert_eq!(first["id"], 7, "{first}");
+    assert!(first.get("method").is_none(), "{first}");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+}
