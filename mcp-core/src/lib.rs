@@ -5,6 +5,7 @@ mod capability;
 pub mod client;
 mod error;
 pub mod jsonrpc;
+mod request_meta;
 pub mod schema;
 pub mod server;
 pub mod session;

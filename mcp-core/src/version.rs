@@ -40,7 +40,8 @@ impl ProtocolVersion {
     /// Whether SSE streams start with a priming event (id, empty data) and a
     /// `retry` hint so that clients can resume them (SEP-1699, 2025-11-25).
     pub fn has_sse_priming(self) -> bool {
-        self >= Self::V2025_11_25
+        // 2026-07-28 has no resumption: nothing to prime.
+        self >= Self::V2025_11_25 && self.has_initialize()
     }
 
     /// Whether tasks are part of the core protocol (2025-11-25 only: later

@@ -6,7 +6,6 @@ mod context;
 mod handler;
 mod pagination;
 mod registry;
-mod request_meta;
 mod resource;
 mod service;
 mod session_state;

@@ -9,10 +9,11 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::session_state::{ClientHello, SessionState};
+use super::stateless;
 use super::{Context, ServerHandler};
-use super::{request_meta, stateless};
 use crate::capability::ServerOffers;
 use crate::jsonrpc::{InboundNotification, InboundRequest, RpcError};
+use crate::request_meta;
 use crate::schema::{
     ClientNotificationMethod, ClientRequest, ClientRequestMethod, EmptyResult, Implementation,
     InitializeRequestParams, InitializeResult,

@@ -9,13 +9,13 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::request_meta::{self, RequestMeta, SERVER_INFO};
 use super::service::dispatch;
 use super::session_state::{ClientHello, SessionState};
 use super::{Context, ServerHandler};
 use crate::ProtocolVersion;
 use crate::capability::ServerOffers;
 use crate::jsonrpc::{ErrorCode, InboundRequest, RpcError};
+use crate::request_meta::{self, RequestMeta, SERVER_INFO};
 use crate::schema::{
     ClientRequest, ClientRequestMethod, DiscoverResult, DiscoverResultCacheScope, Implementation,
 };

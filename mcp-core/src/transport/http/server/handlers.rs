@@ -16,6 +16,7 @@ use http::header::{ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use tokio::sync::mpsc;
 
+use super::modern;
 use super::session::{HttpSession, lock};
 use super::streams::{LiveItem, Replay, STANDALONE, event_id, parse_event_id};
 use super::{State, streams::AttachError};
@@ -92,7 +93,7 @@ fn http_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -
     rpc_error(status, None, &RpcError::new(code, message.into()))
 }
 
-fn rpc_error(status: StatusCode, id: Option<&RequestId>, error: &RpcError) -> Response {
+pub(super) fn rpc_error(status: StatusCode, id: Option<&RequestId>, error: &RpcError) -> Response {
     (
         status,
         [(CONTENT_TYPE, "application/json")],
@@ -125,7 +126,7 @@ fn tool_name(params: Option<&serde_json::value::RawValue>) -> Option<String> {
         .map(|n| n.name)
 }
 
-fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(super) fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -237,10 +238,23 @@ async fn post(
             &RpcError::parse_error("the body is not valid UTF-8"),
         );
     };
-    let version = match claimed_version(&headers) {
-        Ok(v) => v,
-        Err(response) => return response,
+    // A request of a revision without sessions (2026-07-28) is checked
+    // against its headers here and served alone.
+    let stateless_request = match modern::route(&headers, &text) {
+        modern::Route::Sessions => false,
+        modern::Route::Stateless => true,
+        modern::Route::Answered(response) => return response,
     };
+    let version = if stateless_request {
+        None
+    } else {
+        match claimed_version(&headers) {
+            Ok(v) => v,
+            Err(response) => return response,
+        }
+    };
+    // Every request stands alone: one engine for this POST only.
+    let one_shot = stateless_request || state.config.stateless;
     // Classify the message (the engine decodes it again, typed).
     let (request_id, is_initialize) = match decode(&text) {
         // A well-formed message with bad params goes to its session like any
@@ -269,10 +283,12 @@ async fn post(
 
     // Whether this request opened the session (a stateful initialize).
     let mut created = false;
-    let session = if state.config.stateless {
+    let session = if one_shot {
         // Every request stands alone; initialize itself is answered for
-        // clients that send it.
-        let preset = (!is_initialize).then(|| version.unwrap_or(ProtocolVersion::LATEST));
+        // clients that send it. A stateless revision's request brings its
+        // own revision and client (no preset).
+        let preset = (!is_initialize && !stateless_request)
+            .then(|| version.unwrap_or(ProtocolVersion::LATEST));
         let id = match new_session_id() {
             Ok(id) => id,
             Err(response) => return response,
@@ -307,7 +323,7 @@ async fn post(
     };
 
     if let Err(response) = bind_identity(&session, identity.as_ref()) {
-        if state.config.stateless {
+        if one_shot {
             session.terminate().await;
         }
         return response;
@@ -320,7 +336,7 @@ async fn post(
             .send(InboundFrame::Message(text))
             .await
             .is_ok();
-        if state.config.stateless {
+        if one_shot {
             session.terminate().await;
         }
         return if delivered {
@@ -377,8 +393,8 @@ async fn post(
     ) {
         disconnect.disarm();
     }
-    let mut stateful_id = (!state.config.stateless).then(|| session.id.clone());
-    let ephemeral = state.config.stateless.then(|| session.clone());
+    let mut stateful_id = (!one_shot).then(|| session.id.clone());
+    let ephemeral = one_shot.then(|| session.clone());
     // An initialize that failed (bad params) leaves no session behind: the
     // client gets the error and no session id to use.
     let failed_initialize = created
@@ -399,7 +415,11 @@ async fn post(
         Some(LiveItem::Event {
             text, last: true, ..
         }) if accept.json => (
-            StatusCode::OK,
+            if stateless_request {
+                modern::status_of(&text)
+            } else {
+                StatusCode::OK
+            },
             [(CONTENT_TYPE, "application/json")],
             text.to_string(),
         )
@@ -583,7 +603,7 @@ fn sse_response(
 }
 
 async fn get(state: Arc<State>, headers: HeaderMap, identity: Option<Arc<AuthInfo>>) -> Response {
-    if state.config.stateless {
+    if state.config.stateless || modern::names_a_stateless_revision(&headers) {
         return http_error(
             StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::SERVER_ERROR,
@@ -675,7 +695,7 @@ async fn delete(
     headers: HeaderMap,
     identity: Option<Arc<AuthInfo>>,
 ) -> Response {
-    if state.config.stateless {
+    if state.config.stateless || modern::names_a_stateless_revision(&headers) {
         return http_error(
             StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::SERVER_ERROR,

@@ -7,6 +7,7 @@
 mod event_store;
 mod guard;
 mod handlers;
+mod modern;
 mod session;
 mod streams;
 

@@ -121,6 +121,18 @@ pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<RequestMeta>, Rpc
     }))
 }
 
+/// The revision a request's `_meta` names, as written (no checks): for
+/// comparing with a transport's header before anything else.
+pub(crate) fn claimed_version(params: Option<&RawValue>) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Claim {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+        version: Option<String>,
+    }
+    let Params { meta } = serde_json::from_str(params?.get()).ok()?;
+    serde_json::from_str::<Claim>(meta?.get()).ok()?.version
+}
+
 fn invalid_meta(detail: &str) -> RpcError {
     RpcError::invalid_params(detail)
 }

@@ -1,0 +1,192 @@
+//! Streamable HTTP for revisions without sessions (2026-07-28) on the same
+//! endpoint as sessions: which POSTs are such requests, and the header
+//! rules checked before one is served (SEP-2243): `MCP-Protocol-Version`,
+//! `Mcp-Method` and `Mcp-Name` must agree with the body; an error found here
+//! is answered at once with its status (400, or 404 for an unknown method).
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::handlers::{SESSION_HEADER, VERSION_HEADER, header, rpc_error};
+use crate::ProtocolVersion;
+use crate::jsonrpc::{ErrorCode, Inbound, InboundRequest, RpcError, decode};
+use crate::request_meta;
+use crate::schema::ClientRequestMethod;
+
+/// The header naming the method of a request.
+const METHOD_HEADER: &str = "mcp-method";
+/// The header naming the tool, prompt or resource a request is about.
+const NAME_HEADER: &str = "mcp-name";
+
+/// Where a POST goes.
+#[derive(Debug)]
+pub(super) enum Route {
+    /// To a session (or the legacy stateless mode): revisions with
+    /// `initialize`.
+    Sessions,
+    /// Served alone, as its `_meta` says.
+    Stateless,
+    /// Already answered (a rule was broken, or a notification).
+    Answered(Response),
+}
+
+/// Decides where a POST with body `text` goes, checking a stateless
+/// request's headers against its body.
+pub(super) fn route(headers: &HeaderMap, text: &str) -> Route {
+    let header_version = header(headers, VERSION_HEADER);
+    let stateless = match header_version {
+        Some(value) => match ProtocolVersion::parse(value) {
+            Some(v) => !v.has_initialize(),
+            // An unknown revision is this path's to answer only when the body
+            // claims a revision too (-32020 or -32022); otherwise the session
+            // path refuses the header as before.
+            None => claims_a_revision(text),
+        },
+        None => header(headers, SESSION_HEADER).is_none() && claims_a_revision(text),
+    };
+    if !stateless {
+        return Route::Sessions;
+    }
+    match decode(text) {
+        Ok(Inbound::Request(request)) => match check(headers, header_version, &request) {
+            Ok(()) => Route::Stateless,
+            Err(response) => Route::Answered(response),
+        },
+        // No notification of these revisions needs an answer or headers:
+        // cancellation is closing the request's stream.
+        Ok(Inbound::Notification(_)) => Route::Answered(StatusCode::ACCEPTED.into_response()),
+        Ok(Inbound::Response(_)) => Route::Answered(rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            &RpcError::invalid_request("a stateless server sends no requests to answer"),
+        )),
+        Err(e) if e.notification => Route::Answered(StatusCode::ACCEPTED.into_response()),
+        Err(e) => Route::Answered(rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)),
+    }
+}
+
+/// Cheap test on the raw text; [`check`] reads the claim properly.
+fn claims_a_revision(text: &str) -> bool {
+    text.contains(request_meta::PROTOCOL_VERSION)
+}
+
+fn check(
+    headers: &HeaderMap,
+    header_version: Option<&str>,
+    request: &InboundRequest<'_>,
+) -> Result<(), Response> {
+    let id = &request.id;
+    let fail = |status: StatusCode, error: RpcError| rpc_error(status, Some(id), &error);
+    let mismatch = |detail: String| {
+        fail(
+            StatusCode::BAD_REQUEST,
+            RpcError::new(
+                ErrorCode::HEADER_MISMATCH,
+                format!("Header mismatch: {detail}"),
+            ),
+        )
+    };
+    // The header and the body must name the same revision; checked before
+    // whether that revision is supported.
+    let claimed = request_meta::claimed_version(request.params);
+    match (header_version, claimed.as_deref()) {
+        (Some(h), Some(c)) if h != c => {
+            return Err(mismatch(format!(
+                "MCP-Protocol-Version is `{h}` but `_meta` names `{c}`"
+            )));
+        }
+        (None, Some(_)) => {
+            return Err(mismatch(
+                "the MCP-Protocol-Version header is missing".into(),
+            ));
+        }
+        _ => {}
+    }
+    let meta = match request_meta::read(request.params) {
+        Ok(Some(meta)) => meta,
+        Ok(None) => return Err(fail(StatusCode::BAD_REQUEST, request_meta::missing_meta())),
+        Err(e) => return Err(fail(StatusCode::BAD_REQUEST, e)),
+    };
+    match header(headers, METHOD_HEADER) {
+        Some(m) if m == request.method => {}
+        Some(m) => {
+            return Err(mismatch(format!(
+                "Mcp-Method is `{m}` but the body's method is `{}`",
+                request.method
+            )));
+        }
+        None => return Err(mismatch("the Mcp-Method header is missing".into())),
+    }
+    let method = ClientRequestMethod::from_name(&request.method)
+        .filter(|m| m.in_revision(meta.version))
+        .ok_or_else(|| {
+            fail(
+                StatusCode::NOT_FOUND,
+                RpcError::method_not_found(&request.method),
+            )
+        })?;
+    if let Some(name) = named(method, request.params) {
+        match header(headers, NAME_HEADER) {
+            Some(h) if h == name => {}
+            Some(h) => {
+                return Err(mismatch(format!(
+                    "Mcp-Name is `{h}` but the body names `{name}`"
+                )));
+            }
+            None => return Err(mismatch("the Mcp-Name header is missing".into())),
+        }
+    }
+    Ok(())
+}
+
+/// What `Mcp-Name` must repeat: the tool or prompt name, or the resource
+/// URI, of the requests that have one.
+fn named(method: ClientRequestMethod, params: Option<&RawValue>) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Named {
+        name: Option<String>,
+        uri: Option<String>,
+    }
+    let named: Named = serde_json::from_str(params?.get()).ok()?;
+    match method {
+        ClientRequestMethod::CallTool | ClientRequestMethod::GetPrompt => named.name,
+        ClientRequestMethod::ReadResource => named.uri,
+        _ => None,
+    }
+}
+
+/// The status of a stateless request's JSON answer: errors that mean the
+/// request was not acceptable as sent are 400, an unknown method 404.
+pub(super) fn status_of(answer: &str) -> StatusCode {
+    #[derive(Deserialize)]
+    struct Answer {
+        error: Option<Code>,
+    }
+    #[derive(Deserialize)]
+    struct Code {
+        code: i64,
+    }
+    let code = serde_json::from_str::<Answer>(answer)
+        .ok()
+        .and_then(|a| a.error)
+        .map(|e| ErrorCode(e.code));
+    match code {
+        Some(ErrorCode::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            ErrorCode::HEADER_MISMATCH
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// Whether a GET or DELETE names a revision without sessions: those have no
+/// GET stream and nothing to delete (405).
+pub(super) fn names_a_stateless_revision(headers: &HeaderMap) -> bool {
+    header(headers, VERSION_HEADER)
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|v| !v.has_initialize())
+}
