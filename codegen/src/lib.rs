@@ -19,6 +19,7 @@ mod names;
 pub mod normalize;
 pub mod patches;
 mod postprocess;
+mod python;
 mod unions;
 
 use proc_macro2::TokenStream;
@@ -83,12 +84,13 @@ pub fn generate_workspace(root: &std::path::Path) -> Result<Vec<(String, String)
         })
         .collect();
     let modules = generate_all(&revisions).map_err(|e| e.to_string())?;
-    let c_methods = c_methods::file(&revisions).map_err(|e| e.to_string())?;
-    Ok(modules
+    let mut files: Vec<(String, String)> = modules
         .into_iter()
         .map(|m| (format!("{RUST_OUTPUT_DIR}/{}.rs", m.name), m.code))
-        .chain([c_methods])
-        .collect())
+        .collect();
+    files.push(c_methods::file(&revisions).map_err(|e| e.to_string())?);
+    files.extend(python::generate(&revisions).map_err(|e| e.to_string())?);
+    Ok(files)
 }
 
 /// One protocol revision's schema, as read from `schema/`.

@@ -24,15 +24,7 @@ import typing
 import uuid
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .types import (
-    AudioContent,
-    CallToolResult,
-    EmbeddedResource,
-    ImageContent,
-    Model,
-    ResourceLink,
-    TextContent,
-)
+from .types import CallToolResult, ContentBlock, Model
 
 __all__ = [
     "SchemaError",
@@ -51,7 +43,7 @@ __all__ = [
 Converter = Callable[[Any], Any]
 
 _NONE = type(None)
-_CONTENT_CLASSES = (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
+_CONTENT_CLASSES: Tuple[type, ...] = typing.get_args(ContentBlock)
 
 
 class SchemaError(TypeError):

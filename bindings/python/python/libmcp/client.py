@@ -34,7 +34,7 @@ from typing import (
     Union,
 )
 
-from . import _libmcp
+from . import _libmcp, _methods
 from ._invoke import Failure, Invoker
 from ._pending import Pending
 from ._schema import to_jsonable
@@ -233,7 +233,7 @@ class _ClientBase:
 
     def _deliver_notification(self, wire: Dict[str, Any]) -> None:
         notification = Notification.from_dict(wire)
-        if self._on_log is not None and notification.method == "notifications/message":
+        if self._on_log is not None and notification.method == _methods.NOTIFICATIONS_MESSAGE:
             self._dispatch(self._on_log, LogMessage.from_dict(notification.params or {}))
         if self._on_notification is not None:
             self._dispatch(self._on_notification, notification)

@@ -46,6 +46,7 @@ from .types import (
     Completion,
     CompletionArgument,
     CompletionRef,
+    ContentBlock,
     CreateMessageResult,
     ElicitResult,
     GetPromptResult,
@@ -229,7 +230,9 @@ class Context:
 
 # --- answers ------------------------------------------------------------------
 
-_CONTENT = ("text", "image", "audio", "resource_link", "resource")
+_CONTENT_CLASSES = typing.get_args(ContentBlock)
+#: The ``type`` of each kind of content block.
+_CONTENT = tuple(cls.type for cls in _CONTENT_CLASSES)
 
 
 def _content_block(item: Any) -> Dict[str, Any]:
@@ -244,9 +247,7 @@ def _content_block(item: Any) -> Dict[str, Any]:
 
 
 def _is_content(item: Any) -> bool:
-    from .types import _CONTENT_TYPES
-
-    return isinstance(item, tuple(_CONTENT_TYPES.values()))
+    return isinstance(item, _CONTENT_CLASSES)
 
 
 def _tool_result(value: Any, out: OutputSpec) -> Dict[str, Any]:
