@@ -7,8 +7,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use mcp_core::schema::v2026_07_28 as v2026;
 use mcp_core::transport::{InboundFrame, OutboundMessage, Transport, TransportHandle, memory_pair};
 use serde_json::{Value, json};
@@ -208,19 +206,79 @@ async fn a_2025_session_on_the_same_connection_is_unchanged() {
     assert_eq!(result(&pong), json!({}));
 }
 
-#[tokio::test]
-async fn input_requests_are_refused_until_input_required_rounds_exist() {
-    let mut raw = Raw::serve();
-    let caps = json!({"sampling": {}});
+/// `tools/call test_sampling` of the test server, under 2026-07-28, with
+/// the given client capabilities and round fields.
+fn sampling_call(caps: Value, round: Value) -> Value {
     let mut params = json!({"name": "test_sampling", "arguments": {"prompt": "hi"}});
     params["_meta"] = meta();
     params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = caps;
-    // The request must not turn into a server→client request on the
-    // connection: it ends, and nothing else arrives first.
-    raw.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}))
+    if let (Value::Object(p), Value::Object(r)) = (&mut params, round) {
+        p.extend(r);
+    }
+    params
+}
+
+#[tokio::test]
+async fn a_handler_that_asks_gets_an_input_required_round() {
+    let mut raw = Raw::serve();
+    let caps = json!({"sampling": {}});
+    let first = result(
+        &raw.call(1, "tools/call", sampling_call(caps.clone(), json!({})))
+            .await,
+    );
+    let typed: v2026::InputRequiredResult = serde_json::from_value(first.clone()).unwrap();
+    let requests = typed.input_requests.unwrap();
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(
+        serde_json::to_value(request).unwrap()["method"],
+        "sampling/createMessage"
+    );
+    let state = first["requestState"].as_str().unwrap().to_string();
+    let answer = json!({"role": "assistant", "content": {"type": "text", "text": "pong"},
+                        "model": "model-from-the-retry", "stopReason": "endTurn"});
+
+    // The retry completes with the answer, and the handler sees it.
+    let retry = json!({"inputResponses": {key.as_str(): answer}, "requestState": state});
+    let done = result(
+        &raw.call(2, "tools/call", sampling_call(caps.clone(), retry))
+            .await,
+    );
+    let typed: v2026::CallToolResult = serde_json::from_value(done.clone()).unwrap();
+    assert_ne!(typed.is_error, Some(true), "{done}");
+    assert!(done.to_string().contains("model-from-the-retry"), "{done}");
+
+    // A changed state is refused, never used.
+    let tampered =
+        json!({"inputResponses": {key.as_str(): answer}, "requestState": format!("{state}x")});
+    let reply = raw
+        .call(3, "tools/call", sampling_call(caps.clone(), tampered))
         .await;
-    let first = raw.next().await;
-    assert_eq!(first["id"], 7, "{first}");
-    assert!(first.get("method").is_none(), "{first}");
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(error_code(&reply), -32602, "{reply}");
+    assert_eq!(reply["error"]["data"]["reason"], "invalid_request_state");
+
+    // A state made for another request (other arguments) is refused too.
+    let mut other = sampling_call(caps.clone(), json!({"requestState": state}));
+    other["arguments"] = json!({"prompt": "something else"});
+    let reply = raw.call(4, "tools/call", other).await;
+    assert_eq!(error_code(&reply), -32602, "{reply}");
+
+    // An answer that is not a result of the question's kind is invalid
+    // params, and nothing completes.
+    let bad = json!({"inputResponses": {key.as_str(): 12345}});
+    let reply = raw.call(5, "tools/call", sampling_call(caps, bad)).await;
+    assert_eq!(error_code(&reply), -32602, "{reply}");
+}
+
+#[tokio::test]
+async fn a_question_the_client_cannot_answer_is_32021() {
+    let mut raw = Raw::serve();
+    let reply = raw
+        .call(1, "tools/call", sampling_call(json!({}), json!({})))
+        .await;
+    assert_eq!(error_code(&reply), -32021, "{reply}");
+    assert_eq!(
+        reply["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+    let _: v2026::MissingRequiredClientCapabilityError = serde_json::from_value(reply).unwrap();
 }

@@ -2,6 +2,7 @@
 //! scenarios expect (tools, resources, a resource template, prompts and
 //! completions), plus `add_numbers`. Served by `mcp serve everything`.
 
+mod input_required;
 mod media;
 mod tools;
 
@@ -29,6 +30,7 @@ pub fn everything_server() -> Server {
              resource template, prompts and completions.",
         );
     let builder = tools::register(builder);
+    let builder = input_required::register(builder);
     let builder = resources(builder);
     let builder = prompts(builder);
     builder

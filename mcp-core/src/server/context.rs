@@ -341,6 +341,13 @@ impl Context {
         &self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult> {
+        if let Some(round) = &self.session.input {
+            let key = round.auto_key("sampling");
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask::<CreateMessageRequest>(round, &key, "sampling", Some(params))
+                .await;
+        }
         no_requests_without_a_session(self, <CreateMessageRequest as McpRequest>::METHOD)?;
         let caps = self.client_capabilities();
         let sampling = caps.and_then(|c| c.sampling.as_ref());
@@ -364,6 +371,12 @@ impl Context {
     /// Asks the client for its roots (`roots/list`). Fails without sending if
     /// the client did not declare `roots`.
     pub async fn list_roots(&self) -> Result<ListRootsResult> {
+        if let Some(round) = &self.session.input {
+            let key = round.auto_key("roots");
+            return self
+                .ask::<ListRootsRequest>(round, &key, "roots", None)
+                .await;
+        }
         no_requests_without_a_session(self, <ListRootsRequest as McpRequest>::METHOD)?;
         if self
             .client_capabilities()
@@ -381,6 +394,13 @@ impl Context {
     /// form or URL mode. Fails without sending if the client did not declare
     /// the `elicitation` capability for that mode.
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult> {
+        if let Some(round) = &self.session.input {
+            let key = round.auto_key("elicitation");
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask::<ElicitRequest>(round, &key, "elicitation", Some(params))
+                .await;
+        }
         no_requests_without_a_session(self, <ElicitRequest as McpRequest>::METHOD)?;
         let elicitation = self
             .client_capabilities()
@@ -402,6 +422,109 @@ impl Context {
         self.peer()
             .request_for_task::<ElicitRequest>(params, self.task.as_ref())
             .await
+    }
+}
+
+impl Context {
+    /// [`elicit`](Self::elicit) with the key this question has in an
+    /// input-required result (2026-07-28); under a session the key is not
+    /// used and the client is asked directly.
+    pub async fn elicit_keyed(
+        &self,
+        key: &str,
+        params: ElicitRequestParams,
+    ) -> Result<ElicitResult> {
+        match &self.session.input {
+            Some(round) => {
+                let params = serde_json::to_value(&params)?;
+                self.ask::<ElicitRequest>(round, key, "elicitation", Some(params))
+                    .await
+            }
+            None => self.elicit(params).await,
+        }
+    }
+
+    /// [`create_message`](Self::create_message) with the key this question
+    /// has in an input-required result (see [`elicit_keyed`](Self::elicit_keyed)).
+    pub async fn create_message_keyed(
+        &self,
+        key: &str,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult> {
+        match &self.session.input {
+            Some(round) => {
+                let params = serde_json::to_value(&params)?;
+                self.ask::<CreateMessageRequest>(round, key, "sampling", Some(params))
+                    .await
+            }
+            None => self.create_message(params).await,
+        }
+    }
+
+    /// [`list_roots`](Self::list_roots) with the key this question has in
+    /// an input-required result (see [`elicit_keyed`](Self::elicit_keyed)).
+    pub async fn list_roots_keyed(&self, key: &str) -> Result<ListRootsResult> {
+        match &self.session.input {
+            Some(round) => {
+                self.ask::<ListRootsRequest>(round, key, "roots", None)
+                    .await
+            }
+            None => self.list_roots().await,
+        }
+    }
+
+    /// The `inputResponses` of this retry of an input-required request, as
+    /// the client sent them (2026-07-28; `None` otherwise).
+    pub fn input_responses(&self) -> Option<&serde_json::Map<String, Value>> {
+        self.session.input.as_ref()?.responses()
+    }
+
+    /// What this handler carried over from its previous round with
+    /// [`set_request_state`](Self::set_request_state); it comes back only
+    /// from a `requestState` this server sealed for this request.
+    pub fn request_state(&self) -> Option<&Value> {
+        self.session.input.as_ref()?.carried()
+    }
+
+    /// Carries `value` to this handler's next round, sealed in the
+    /// `requestState` (ignored outside input-required rounds).
+    pub fn set_request_state(&self, value: Value) {
+        if let Some(round) = &self.session.input {
+            round.carry(value);
+        }
+    }
+
+    /// Answers a question from the round, or leaves it unanswered: it is
+    /// recorded, and this call never returns (the round ends with it
+    /// asked). A client without the capability ends the request with
+    /// -32021 instead.
+    async fn ask<R: McpRequest>(
+        &self,
+        round: &super::input::InputRound,
+        key: &str,
+        capability: &str,
+        params: Option<Value>,
+    ) -> Result<R::Result> {
+        let declared = self
+            .client_capabilities()
+            .and_then(|c| serde_json::to_value(c).ok())
+            .is_some_and(|caps| crate::capability::declares(&caps, capability));
+        if !declared {
+            round.require(capability);
+            return std::future::pending().await;
+        }
+        if let Some(answer) = round.answer(key) {
+            if let Ok(result) = serde_json::from_value::<R::Result>(answer.clone()) {
+                return Ok(result);
+            }
+        }
+        let mut request = serde_json::Map::new();
+        request.insert("method".into(), Value::String(R::METHOD.into()));
+        if let Some(params) = params {
+            request.insert("params".into(), params);
+        }
+        round.ask(key.to_string(), Value::Object(request));
+        std::future::pending().await
     }
 }
 

@@ -207,6 +207,13 @@ pub trait ServerHandler: Send + Sync + 'static {
         ))
     }
 
+    /// The key that seals `requestState` of input-required rounds
+    /// (2026-07-28). Replicas behind one load balancer return the same key;
+    /// `None` (the default) uses a random key drawn once per process.
+    fn request_state_key(&self) -> Option<super::RequestStateKey> {
+        None
+    }
+
     /// The client's root list changed.
     async fn roots_list_changed(&self, _cx: Context) {}
 

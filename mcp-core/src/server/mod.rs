@@ -4,8 +4,10 @@
 
 mod context;
 mod handler;
+mod input;
 mod pagination;
 mod registry;
+mod request_state;
 mod resource;
 mod service;
 mod session_state;
@@ -16,6 +18,7 @@ mod tool;
 pub use context::Context;
 pub use handler::{ServerHandler, ServerInfo};
 pub use registry::{CompletionFn, Server, ServerBuilder};
+pub use request_state::RequestStateKey;
 pub use resource::{PromptDef, ResourceDef, ResourceTemplateDef};
 pub(crate) use service::serve_initialized;
 pub use service::{ServerSession, serve};

@@ -20,6 +20,8 @@ pub(crate) struct SessionState {
     /// `logging/setLevel`), no for a stateless request without `logLevel`.
     logs_by_default: bool,
     subscriptions: Mutex<HashSet<String>>,
+    /// The input-required round of a stateless request that may have one.
+    pub(crate) input: Option<std::sync::Arc<super::input::InputRound>>,
     /// The identity of the latest validated bearer token (protected HTTP).
     auth: Mutex<Option<std::sync::Arc<crate::auth::AuthInfo>>>,
 }
@@ -73,6 +75,7 @@ impl SessionState {
             log_level: Mutex::new(None),
             logs_by_default: true,
             subscriptions: Mutex::new(HashSet::new()),
+            input: None,
             auth: Mutex::new(None),
         }
     }
@@ -84,6 +87,7 @@ impl SessionState {
         peer: Peer,
         hello: ClientHello,
         log_level: Option<LoggingLevel>,
+        input: Option<std::sync::Arc<super::input::InputRound>>,
     ) -> Self {
         let state = Self {
             id: String::new(),
@@ -93,6 +97,7 @@ impl SessionState {
             log_level: Mutex::new(log_level),
             logs_by_default: false,
             subscriptions: Mutex::new(HashSet::new()),
+            input,
             auth: Mutex::new(None),
         };
         let _ = state.client.set(hello);

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::input::{self, InputRound};
+use super::request_state::RequestStateKey;
 use super::service::dispatch;
 use super::session_state::{ClientHello, SessionState};
 use super::{Context, ServerHandler};
@@ -40,6 +42,21 @@ pub(super) fn serve(
     if !method.in_revision(version) || !offers.allows(method) {
         return Err(RpcError::method_not_found(method.as_str()));
     }
+    // Requests the table says an input-required result may answer run in a
+    // round: their requestState is checked before anything else.
+    let round = if method.spec().input_required.contains(version) {
+        let key = match handler.request_state_key() {
+            Some(key) => key,
+            None => RequestStateKey::process()?.clone(),
+        };
+        Some(Arc::new(InputRound::start(
+            method.as_str(),
+            request.params,
+            key,
+        )?))
+    } else {
+        None
+    };
     let request = ClientRequest::from_parts(method, request.id, request.params)
         .map_err(RpcError::invalid_params)?;
     let hello = ClientHello {
@@ -54,9 +71,13 @@ pub(super) fn serve(
         ctx.peer().unrelated(),
         hello,
         meta.log_level,
+        round.clone(),
     ));
     let cx = Context::for_request(ctx, state.clone());
-    let answer = dispatch(handler, state, cx, request)?;
+    let mut answer = dispatch(handler, state, cx, request)?;
+    if let Some(round) = round {
+        answer = input::run(answer, round);
+    }
     let server = info.implementation;
     Ok(Box::pin(async move {
         stamp(method, version, answer.await, &server)

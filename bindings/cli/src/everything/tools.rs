@@ -18,12 +18,17 @@ use super::{from_json, media};
 const STEP: Duration = Duration::from_millis(50);
 
 /// The input schema of tools without parameters.
-fn no_params() -> Value {
+pub(super) fn no_params() -> Value {
     json!({"type": "object", "properties": {}})
 }
 
 /// A tool without parameters, or with a schema given as is.
-fn raw_tool<F, Fut>(name: &str, description: &str, schema: Value, handler: F) -> Option<ToolDef>
+pub(super) fn raw_tool<F, Fut>(
+    name: &str,
+    description: &str,
+    schema: Value,
+    handler: F,
+) -> Option<ToolDef>
 where
     F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = CallToolResult> + Send + 'static,

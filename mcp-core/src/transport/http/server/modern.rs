@@ -52,7 +52,7 @@ pub(super) fn route(headers: &HeaderMap, text: &str) -> Route {
     match decode(text) {
         Ok(Inbound::Request(request)) => match check(headers, header_version, &request) {
             Ok(()) => Route::Stateless,
-            Err(response) => Route::Answered(response),
+            Err(response) => Route::Answered(*response),
         },
         // No notification of these revisions needs an answer or headers:
         // cancellation is closing the request's stream.
@@ -76,9 +76,9 @@ fn check(
     headers: &HeaderMap,
     header_version: Option<&str>,
     request: &InboundRequest<'_>,
-) -> Result<(), Response> {
+) -> Result<(), Box<Response>> {
     let id = &request.id;
-    let fail = |status: StatusCode, error: RpcError| rpc_error(status, Some(id), &error);
+    let fail = |status: StatusCode, error: RpcError| Box::new(rpc_error(status, Some(id), &error));
     let mismatch = |detail: String| {
         fail(
             StatusCode::BAD_REQUEST,
