@@ -117,6 +117,18 @@ async fn tools_are_listed_with_descriptions_and_schemas() {
             "test_reconnection",
             "add_numbers",
             "test_slow_task",
+            // 2026-07-28 diagnostics and input-required rounds.
+            "test_missing_capability",
+            "test_streaming_elicitation",
+            "test_logging_tool",
+            "test_input_required_result_elicitation",
+            "test_input_required_result_sampling",
+            "test_input_required_result_list_roots",
+            "test_input_required_result_request_state",
+            "test_input_required_result_multiple_inputs",
+            "test_input_required_result_multi_round",
+            "test_input_required_result_tampered_state",
+            "test_input_required_result_capabilities",
         ]
     );
     for tool in tools.as_array().unwrap() {
@@ -533,4 +545,17 @@ async fn capabilities_match_the_conformance_servers() {
     assert_eq!(caps["logging"], json!({}));
     assert_eq!(caps["completions"], json!({}));
     client.ping().await.unwrap();
+}
+
+/// The fixtures written for input-required rounds work unchanged in a
+/// 2025-11-25 session, where asking is a server→client request.
+#[tokio::test]
+async fn keyed_questions_are_requests_in_a_session() {
+    let (client, _session, asked) = connect().await;
+    let result = call(&client, "test_input_required_result_sampling", json!({})).await;
+    assert_eq!(
+        result["content"][0]["text"],
+        "Sampling response: This is a test response from the client"
+    );
+    assert_eq!(asked.lock().unwrap().sampling.len(), 1);
 }
