@@ -19,8 +19,12 @@ struct Raw {
 
 impl Raw {
     fn serve() -> Self {
-        let (client, server) = memory_pair();
-        let session = common::test_server().serve(server).unwrap();
+        Self::serve_this(&common::test_server())
+    }
+
+    fn serve_this(server: &mcp_core::server::Server) -> Self {
+        let (client, end) = memory_pair();
+        let session = server.serve(end).unwrap();
         Self {
             handle: client.start().unwrap(),
             _session: session,
@@ -281,4 +285,60 @@ async fn a_question_the_client_cannot_answer_is_32021() {
         json!({"sampling": {}})
     );
     let _: v2026::MissingRequiredClientCapabilityError = serde_json::from_value(reply).unwrap();
+}
+
+#[tokio::test]
+async fn subscriptions_listen_streams_tagged_changes_until_cancelled() {
+    let server = common::test_server();
+    let mut raw = Raw::serve_this(&server);
+    let mut params =
+        with_meta(json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true}}));
+    params["_meta"]["io.modelcontextprotocol/clientInfo"] =
+        json!({"name": "listener", "version": "1"});
+    raw.send(json!({"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen", "params": params}))
+        .await;
+    // The acknowledgement comes first, names what is honoured (this server
+    // has no prompts) and carries the subscription id.
+    let ack = raw.next().await;
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-1"
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    let _: v2026::SubscriptionsAcknowledgedNotification = serde_json::from_value(ack).unwrap();
+
+    // A change of the tool list arrives, tagged; one of another kind not.
+    server.remove_tool("add_numbers").await;
+    let changed = raw.next().await;
+    assert_eq!(
+        changed["method"], "notifications/tools/list_changed",
+        "{changed}"
+    );
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-1"
+    );
+
+    // Cancelling ends the stream: nothing more arrives for it, and other
+    // requests are answered.
+    raw.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": "sub-1"}}),
+    )
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    server.remove_tool("test_sampling").await;
+    raw.send(
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": with_meta(json!({}))}),
+    )
+    .await;
+    let next = raw.next().await;
+    assert_eq!(next["id"], 9, "a change reached a cancelled listen: {next}");
 }

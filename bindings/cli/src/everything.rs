@@ -11,12 +11,24 @@ use mcp_core::schema::{
     CompleteRequestParams, CompleteRequestParamsRef, CompleteResultCompletion, ContentBlock,
     GetPromptResult, PromptMessage, ReadResourceResult, Role,
 };
-use mcp_core::server::{PromptDef, ResourceDef, ResourceTemplateDef, Server, ServerBuilder};
+use std::sync::OnceLock;
+
+use mcp_core::server::{
+    ChangeBus, PromptDef, ResourceDef, ResourceTemplateDef, Server, ServerBuilder,
+};
 
 pub use media::{tiny_png, tiny_wav};
 
 /// The URI of the subscribable resource.
 pub const WATCHED_RESOURCE: &str = "test://watched-resource";
+
+/// The change bus every everything server of this process shares, so that a
+/// change announced while serving one request reaches the
+/// `subscriptions/listen` streams of all.
+fn bus() -> ChangeBus {
+    static BUS: OnceLock<ChangeBus> = OnceLock::new();
+    BUS.get_or_init(ChangeBus::new).clone()
+}
 
 /// Builds the everything server. Every call builds a new, independent server
 /// (serve one per Streamable HTTP session, or one for stdio). Every fixture
@@ -30,7 +42,7 @@ pub fn everything_server() -> Server {
              resource template, prompts and completions.",
         );
     let builder = tools::register(builder);
-    let builder = input_required::register(builder);
+    let builder = input_required::register(builder, &bus()).change_bus(bus());
     let builder = resources(builder);
     let builder = prompts(builder);
     builder

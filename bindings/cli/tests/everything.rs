@@ -118,6 +118,8 @@ async fn tools_are_listed_with_descriptions_and_schemas() {
             "add_numbers",
             "test_slow_task",
             // 2026-07-28 diagnostics and input-required rounds.
+            "test_trigger_tool_change",
+            "test_trigger_prompt_change",
             "test_missing_capability",
             "test_streaming_elicitation",
             "test_logging_tool",

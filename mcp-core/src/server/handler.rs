@@ -207,6 +207,18 @@ pub trait ServerHandler: Send + Sync + 'static {
         ))
     }
 
+    /// `subscriptions/listen` (2026-07-28): a stream of change
+    /// notifications until the client ends it.
+    async fn subscriptions_listen(
+        &self,
+        _params: crate::schema::SubscriptionsListenRequestParams,
+        _cx: Context,
+    ) -> Result<crate::schema::SubscriptionsListenResult, RpcError> {
+        Err(RpcError::method_not_found(
+            ClientRequestMethod::SubscriptionsListen.as_str(),
+        ))
+    }
+
     /// The key that seals `requestState` of input-required rounds
     /// (2026-07-28). Replicas behind one load balancer return the same key;
     /// `None` (the default) uses a random key drawn once per process.

@@ -12,6 +12,7 @@ mod resource;
 mod service;
 mod session_state;
 mod stateless;
+mod subscriptions;
 mod tasks;
 mod tool;
 
@@ -22,4 +23,5 @@ pub use request_state::RequestStateKey;
 pub use resource::{PromptDef, ResourceDef, ResourceTemplateDef};
 pub(crate) use service::serve_initialized;
 pub use service::{ServerSession, serve};
+pub use subscriptions::{Change, ChangeBus};
 pub use tool::{Json, ToolDef, ToolOutput, validate_tool_name};

@@ -8,8 +8,10 @@ use indexmap::IndexMap;
 use serde_json::Map;
 
 use super::pagination::page;
+use super::request_state::RequestStateKey;
 use super::service::{ServerSession, serve, serve_initialized};
 use super::session_state::SessionState;
+use super::subscriptions::{self, Change, ChangeBus};
 use super::tasks;
 use super::{
     Context, PromptDef, ResourceDef, ResourceTemplateDef, ServerHandler, ServerInfo, ToolDef,
@@ -26,7 +28,8 @@ use crate::schema::{
     ResourceUpdatedNotification, ResourceUpdatedNotificationParams, ServerCapabilities,
     ServerCapabilitiesPrompts, ServerCapabilitiesResources, ServerCapabilitiesTasks,
     ServerCapabilitiesTasksRequests, ServerCapabilitiesTasksRequestsTools, ServerCapabilitiesTools,
-    SubscribeRequestParams, ToolExecutionTaskSupport, ToolListChangedNotification,
+    SubscribeRequestParams, SubscriptionFilter, SubscriptionsListenRequestParams,
+    SubscriptionsListenResult, ToolExecutionTaskSupport, ToolListChangedNotification,
     UnsubscribeRequestParams,
 };
 use crate::session::SessionConfig;
@@ -81,6 +84,8 @@ struct Inner {
     completion: Option<CompletionFn>,
     sessions: Mutex<Vec<Weak<SessionState>>>,
     tasks: Option<Arc<TaskManager>>,
+    bus: ChangeBus,
+    request_state_key: Option<RequestStateKey>,
 }
 
 /// Which capabilities the server declares, fixed when it is built.
@@ -122,6 +127,8 @@ pub struct ServerBuilder {
     prompts: IndexMap<String, PromptDef>,
     completion: Option<CompletionFn>,
     tasks: Option<TaskConfig>,
+    bus: Option<ChangeBus>,
+    request_state_key: Option<RequestStateKey>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -233,6 +240,24 @@ impl ServerBuilder {
         self
     }
 
+    /// Announces changes (list changes, resource updates) on `bus`, which
+    /// servers of one process share so that a change reaches every
+    /// `subscriptions/listen` stream (by default each server has its own).
+    #[must_use]
+    pub fn change_bus(mut self, bus: ChangeBus) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+
+    /// Seals the `requestState` of input-required rounds with `key`: give
+    /// every replica behind one load balancer the same key (by default each
+    /// process draws its own).
+    #[must_use]
+    pub fn request_state_key(mut self, key: RequestStateKey) -> Self {
+        self.request_state_key = Some(key);
+        self
+    }
+
     /// Builds the server.
     pub fn build(self) -> Server {
         let wants_tasks = self
@@ -264,6 +289,8 @@ impl ServerBuilder {
                 completion: self.completion,
                 sessions: Mutex::new(Vec::new()),
                 tasks,
+                bus: self.bus.unwrap_or_default(),
+                request_state_key: self.request_state_key,
             }),
         }
     }
@@ -284,6 +311,8 @@ impl Server {
             prompts: IndexMap::new(),
             completion: None,
             tasks: None,
+            bus: None,
+            request_state_key: None,
         }
     }
 
@@ -343,7 +372,7 @@ impl Server {
     pub async fn add_tool(&self, tool: ToolDef) -> Result<()> {
         self.require(self.inner.offers.tools, "tools")?;
         write(&self.inner.tools).insert(tool.tool.name.clone(), tool);
-        self.broadcast_list_changed::<ToolListChangedNotification>()
+        self.broadcast_list_changed::<ToolListChangedNotification>(Change::ToolsListChanged)
             .await;
         Ok(())
     }
@@ -352,7 +381,7 @@ impl Server {
     pub async fn remove_tool(&self, name: &str) -> bool {
         let removed = write(&self.inner.tools).shift_remove(name).is_some();
         if removed {
-            self.broadcast_list_changed::<ToolListChangedNotification>()
+            self.broadcast_list_changed::<ToolListChangedNotification>(Change::ToolsListChanged)
                 .await;
         }
         removed
@@ -362,8 +391,10 @@ impl Server {
     pub async fn add_resource(&self, resource: ResourceDef) -> Result<()> {
         self.require(self.inner.offers.resources, "resources")?;
         write(&self.inner.resources).insert(resource.resource.uri.clone(), resource);
-        self.broadcast_list_changed::<ResourceListChangedNotification>()
-            .await;
+        self.broadcast_list_changed::<ResourceListChangedNotification>(
+            Change::ResourcesListChanged,
+        )
+        .await;
         Ok(())
     }
 
@@ -371,8 +402,10 @@ impl Server {
     pub async fn remove_resource(&self, uri: &str) -> bool {
         let removed = write(&self.inner.resources).shift_remove(uri).is_some();
         if removed {
-            self.broadcast_list_changed::<ResourceListChangedNotification>()
-                .await;
+            self.broadcast_list_changed::<ResourceListChangedNotification>(
+                Change::ResourcesListChanged,
+            )
+            .await;
         }
         removed
     }
@@ -381,7 +414,7 @@ impl Server {
     pub async fn add_prompt(&self, prompt: PromptDef) -> Result<()> {
         self.require(self.inner.offers.prompts, "prompts")?;
         write(&self.inner.prompts).insert(prompt.prompt.name.clone(), prompt);
-        self.broadcast_list_changed::<PromptListChangedNotification>()
+        self.broadcast_list_changed::<PromptListChangedNotification>(Change::PromptsListChanged)
             .await;
         Ok(())
     }
@@ -390,8 +423,10 @@ impl Server {
     pub async fn remove_prompt(&self, name: &str) -> bool {
         let removed = write(&self.inner.prompts).shift_remove(name).is_some();
         if removed {
-            self.broadcast_list_changed::<PromptListChangedNotification>()
-                .await;
+            self.broadcast_list_changed::<PromptListChangedNotification>(
+                Change::PromptsListChanged,
+            )
+            .await;
         }
         removed
     }
@@ -399,6 +434,9 @@ impl Server {
     /// Sends `notifications/resources/updated` to every session subscribed
     /// to `uri`; returns how many were told.
     pub async fn notify_resource_updated(&self, uri: &str) -> usize {
+        self.inner
+            .bus
+            .publish(Change::ResourceUpdated(uri.to_string()));
         let mut told = 0;
         for session in self.ready_sessions() {
             if !session.is_subscribed(uri) {
@@ -430,10 +468,11 @@ impl Server {
         }
     }
 
-    async fn broadcast_list_changed<N>(&self)
+    async fn broadcast_list_changed<N>(&self, change: Change)
     where
         N: crate::schema::McpNotification<Params = Option<crate::schema::NotificationParams>>,
     {
+        self.inner.bus.publish(change);
         for session in self.ready_sessions() {
             // A session closing meanwhile is not an error for the others.
             let _ = session.peer.notify::<N>(None).await;
@@ -489,6 +528,27 @@ impl ServerHandler for Server {
             capabilities: self.capabilities(),
             instructions: self.inner.instructions.clone(),
         }
+    }
+
+    fn request_state_key(&self) -> Option<RequestStateKey> {
+        self.inner.request_state_key.clone()
+    }
+
+    async fn subscriptions_listen(
+        &self,
+        params: SubscriptionsListenRequestParams,
+        cx: Context,
+    ) -> Result<SubscriptionsListenResult, RpcError> {
+        // What this server announces: list changes of what it offers, and
+        // updates of its resources.
+        let offers = self.inner.offers;
+        let offered = SubscriptionFilter {
+            tools_list_changed: offers.tools.then_some(true),
+            prompts_list_changed: offers.prompts.then_some(true),
+            resources_list_changed: offers.resources.then_some(true),
+            resource_subscriptions: offers.resources.then(Vec::new),
+        };
+        subscriptions::listen(&self.inner.bus, &offered, params, &cx).await
     }
 
     async fn list_tools(

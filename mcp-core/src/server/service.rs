@@ -268,10 +268,9 @@ pub(super) fn dispatch(
         // 2026-07-28 methods (never in a session's revision: the method
         // table gates them before this).
         ClientRequest::Discover(_) => run!(encode(Ok(stateless::discover(&*handler)))),
-        // Not served yet: answered as unknown.
-        ClientRequest::SubscriptionsListen(_) => Err(RpcError::method_not_found(
-            ClientRequestMethod::SubscriptionsListen.as_str(),
-        )),
+        ClientRequest::SubscriptionsListen(r) => {
+            run!(encode(handler.subscriptions_listen(r.params, cx).await))
+        }
         ClientRequest::ListResources(r) => {
             run!(encode(handler.list_resources(r.params, cx).await))
         }

@@ -9,7 +9,7 @@ use mcp_core::schema::{
     ElicitRequestParams, ElicitResult, ElicitResultAction, GetPromptResult, ListRootsResult,
     LoggingLevel, PromptMessage, Role,
 };
-use mcp_core::server::{Context, PromptDef, ServerBuilder};
+use mcp_core::server::{Change, ChangeBus, Context, PromptDef, ServerBuilder};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -222,8 +222,28 @@ async fn logging(cx: Context) -> CallToolResult {
     CallToolResult::text("Logged one info message (if the client asked for logs).")
 }
 
-pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
+/// Registers the fixtures; the change triggers announce on `bus`.
+pub(super) fn register(builder: ServerBuilder, bus: &ChangeBus) -> ServerBuilder {
+    let (tools_bus, prompts_bus) = (bus.clone(), bus.clone());
     let tools = [
+        raw_tool(
+            "test_trigger_tool_change",
+            "Announces that the tool list changed (to subscriptions/listen streams)",
+            no_params(),
+            move |_, _| {
+                tools_bus.publish(Change::ToolsListChanged);
+                async { CallToolResult::text("tool list change announced") }
+            },
+        ),
+        raw_tool(
+            "test_trigger_prompt_change",
+            "Announces that the prompt list changed (to subscriptions/listen streams)",
+            no_params(),
+            move |_, _| {
+                prompts_bus.publish(Change::PromptsListChanged);
+                async { CallToolResult::text("prompt list change announced") }
+            },
+        ),
         raw_tool(
             "test_missing_capability",
             "Needs the client's sampling capability (-32021 without it)",

@@ -378,9 +378,9 @@ async fn post(
     // its event stream is dropped first, the client went away.
     let mut disconnect = DisconnectGuard {
         session: session.clone(),
-        request: state
-            .config
-            .cancel_on_disconnect
+        // Closing the response stream is how a client cancels a request that
+        // stands alone (2026-07-28), e.g. ends a subscriptions/listen.
+        request: (state.config.cancel_on_disconnect || stateless_request)
             .then(|| request_id.clone()),
     };
     let first = tokio::select! {

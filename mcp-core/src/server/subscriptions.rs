@@ -1,0 +1,206 @@
+//! `subscriptions/listen` (2026-07-28): a request whose answer is a stream
+//! of change notifications, and the bus that carries changes to it.
+//!
+//! Changes go on a [`ChangeBus`] rather than to a list of sessions because a
+//! listen is not tied to the server instance that announces a change: over
+//! Streamable HTTP each stateless request may be served by its own instance,
+//! so every instance of one process shares one bus.
+
+use serde_json::{Map, Value};
+use tokio::sync::broadcast;
+
+use super::Context;
+use crate::jsonrpc::RpcError;
+use crate::schema::{
+    McpNotification, NotificationMetaObject, NotificationParams, PromptListChangedNotification,
+    RequestId, ResourceListChangedNotification, ResourceUpdatedNotification,
+    ResourceUpdatedNotificationParams, SubscriptionFilter, SubscriptionsAcknowledgedNotification,
+    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
+    SubscriptionsListenResult, SubscriptionsListenResultMetaObject, ToolListChangedNotification,
+};
+
+/// `_meta` key naming the subscription a notification belongs to.
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// A change a server announces to its listeners.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Change {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource list changed.
+    ResourcesListChanged,
+    /// The resource with this URI changed.
+    ResourceUpdated(String),
+}
+
+/// Where changes are announced to `subscriptions/listen` streams. Clone it to
+/// share it: servers built with the same bus reach each other's listeners.
+#[derive(Clone, Debug)]
+pub struct ChangeBus(broadcast::Sender<Change>);
+
+impl ChangeBus {
+    /// A new bus. A listener that falls more than 256 changes behind skips
+    /// the oldest (list changes say only "refetch", so nothing is lost that
+    /// the next one does not repeat).
+    pub fn new() -> Self {
+        Self(broadcast::channel(256).0)
+    }
+
+    /// Announces `change` to every listener (none listening is fine).
+    pub fn publish(&self, change: Change) {
+        let _ = self.0.send(change);
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<Change> {
+        self.0.subscribe()
+    }
+}
+
+impl Default for ChangeBus {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Serves one `subscriptions/listen`: acknowledges with the part of the
+/// filter this server honours (`offered` says what it can send), then
+/// forwards each matching change, tagged with the subscription's id, until
+/// the client ends the stream (the request is cancelled) or the bus closes.
+pub(crate) async fn listen(
+    bus: &ChangeBus,
+    offered: &SubscriptionFilter,
+    params: SubscriptionsListenRequestParams,
+    cx: &Context,
+) -> Result<SubscriptionsListenResult, RpcError> {
+    let id = cx
+        .request_id()
+        .cloned()
+        .ok_or_else(|| RpcError::internal("a listen outside a request"))?;
+    let filter = honoured(&params.notifications, offered);
+    // Subscribed before acknowledging, so nothing announced after the
+    // acknowledgement is missed.
+    let mut changes = bus.subscribe();
+    let ack = SubscriptionsAcknowledgedNotificationParams {
+        meta: Some(NotificationMetaObject {
+            io_modelcontextprotocol_subscription_id: Some(id.clone()),
+        }),
+        ..SubscriptionsAcknowledgedNotificationParams::new(filter.clone())
+    };
+    send::<SubscriptionsAcknowledgedNotification>(cx, ack).await?;
+    loop {
+        let change = tokio::select! {
+            change = changes.recv() => change,
+            () = cx.cancellation().cancelled() => break,
+        };
+        match change {
+            Ok(change) => forward(cx, &filter, &id, change).await?,
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => break,
+        }
+    }
+    Ok(SubscriptionsListenResult::new(
+        SubscriptionsListenResultMetaObject {
+            io_modelcontextprotocol_server_info: None,
+            io_modelcontextprotocol_subscription_id: id,
+        },
+    ))
+}
+
+/// What a listen gets: what it asked for and the server can send. A kind it
+/// did not ask for is never sent.
+fn honoured(asked: &SubscriptionFilter, offered: &SubscriptionFilter) -> SubscriptionFilter {
+    let both =
+        |a: Option<bool>, b: Option<bool>| (a == Some(true) && b == Some(true)).then_some(true);
+    SubscriptionFilter {
+        tools_list_changed: both(asked.tools_list_changed, offered.tools_list_changed),
+        prompts_list_changed: both(asked.prompts_list_changed, offered.prompts_list_changed),
+        resources_list_changed: both(asked.resources_list_changed, offered.resources_list_changed),
+        resource_subscriptions: match (
+            &asked.resource_subscriptions,
+            &offered.resource_subscriptions,
+        ) {
+            (Some(uris), Some(_)) => Some(uris.clone()),
+            _ => None,
+        },
+    }
+}
+
+async fn forward(
+    cx: &Context,
+    filter: &SubscriptionFilter,
+    id: &RequestId,
+    change: Change,
+) -> Result<(), RpcError> {
+    let params = || NotificationParams {
+        meta: Some(meta(id)),
+    };
+    match change {
+        Change::ToolsListChanged if filter.tools_list_changed == Some(true) => {
+            send::<ToolListChangedNotification>(cx, Some(params())).await
+        }
+        Change::PromptsListChanged if filter.prompts_list_changed == Some(true) => {
+            send::<PromptListChangedNotification>(cx, Some(params())).await
+        }
+        Change::ResourcesListChanged if filter.resources_list_changed == Some(true) => {
+            send::<ResourceListChangedNotification>(cx, Some(params())).await
+        }
+        Change::ResourceUpdated(uri)
+            if filter
+                .resource_subscriptions
+                .as_ref()
+                .is_some_and(|uris| uris.contains(&uri)) =>
+        {
+            let params = ResourceUpdatedNotificationParams {
+                meta: Some(meta(id)),
+                ..ResourceUpdatedNotificationParams::new(uri)
+            };
+            send::<ResourceUpdatedNotification>(cx, params).await
+        }
+        _ => Ok(()),
+    }
+}
+
+fn meta(id: &RequestId) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(
+        SUBSCRIPTION_ID.into(),
+        serde_json::to_value(id).unwrap_or(Value::Null),
+    );
+    meta
+}
+
+/// Sends on the listen's own stream; a closed stream ends the listen.
+async fn send<N: McpNotification>(cx: &Context, params: N::Params) -> Result<(), RpcError> {
+    cx.peer()
+        .notify::<N>(params)
+        .await
+        .map_err(|e| RpcError::internal(format!("the subscription stream is gone: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_was_asked_and_offered_is_honoured() {
+        let asked = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            resource_subscriptions: Some(vec!["test://a".into()]),
+            ..SubscriptionFilter::default()
+        };
+        let offered = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            resources_list_changed: Some(true),
+            ..SubscriptionFilter::default()
+        };
+        let got = honoured(&asked, &offered);
+        assert_eq!(got.tools_list_changed, Some(true));
+        assert_eq!(got.prompts_list_changed, None);
+        assert_eq!(got.resources_list_changed, None);
+        assert_eq!(got.resource_subscriptions, None);
+    }
+}
