@@ -1,0 +1,208 @@
+//! Streamable HTTP for 2026-07-28 requests on the same endpoint as
+//! 2025-11-25 sessions: the header rules (SEP-2243) with their statuses, and
+//! the endpoint still serving sessions afterwards.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
+mod common;
+
+use std::net::SocketAddr;
+
+use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+async fn start() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let http = StreamableHttpServer::new(common::test_server(), HttpServerConfig::default());
+    tokio::spawn(http.serve(listener));
+    addr
+}
+
+fn meta(version: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+/// A POST with the given headers (name, value) and body; the status and the
+/// JSON body (from a JSON answer, or the last `data:` line of an SSE one).
+async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: Value) -> (StatusCode, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    let json = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter(|d| !d.trim().is_empty())
+        .next_back()
+        .map_or_else(|| text.clone(), str::to_string);
+    (status, serde_json::from_str(&json).unwrap_or(Value::Null))
+}
+
+fn call(id: i64, name: &str, version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": name, "arguments": {"a": 1, "b": 2}, "_meta": meta(version)}})
+}
+
+const V: (&str, &str) = ("mcp-protocol-version", "2026-07-28");
+
+#[tokio::test]
+async fn headers_must_agree_with_the_body() {
+    let addr = start().await;
+    let method = ("mcp-method", "tools/call");
+    let name = ("mcp-name", "add_numbers");
+
+    let (status, body) = post(
+        addr,
+        &[V, method, name],
+        call(1, "add_numbers", "2026-07-28"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["resultType"], "complete", "{body}");
+
+    // Each rule broken in turn: 400 and -32020, the id echoed.
+    let cases: [(&[(&str, &str)], &str); 5] = [
+        (
+            &[V, ("mcp-method", "tools/list"), name],
+            "Mcp-Method names another method",
+        ),
+        (&[V, name], "no Mcp-Method"),
+        (
+            &[V, method, ("mcp-name", "other")],
+            "Mcp-Name names another tool",
+        ),
+        (&[V, method], "no Mcp-Name"),
+        (
+            &[V, ("mcp-method", "TOOLS/CALL"), name],
+            "values are case-sensitive",
+        ),
+    ];
+    for (id, (headers, why)) in (2..).zip(cases) {
+        let (status, body) = post(addr, headers, call(id, "add_numbers", "2026-07-28")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{why}: {body}");
+        assert_eq!(body["error"]["code"], -32020, "{why}: {body}");
+        assert_eq!(body["id"], id, "{why}: {body}");
+    }
+    // Header names are case-insensitive.
+    let (status, body) = post(
+        addr,
+        &[V, ("MCP-METHOD", "tools/call"), ("Mcp-Name", "add_numbers")],
+        call(9, "add_numbers", "2026-07-28"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+#[tokio::test]
+async fn versions_metadata_and_methods_get_their_statuses() {
+    let addr = start().await;
+    let method = ("mcp-method", "tools/call");
+    let name = ("mcp-name", "add_numbers");
+    // The header and `_meta` disagree: -32020, checked before support.
+    let (status, body) = post(addr, &[V, method, name], call(1, "add_numbers", "v999")).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!(-32020))
+    );
+    // Both name an unknown revision: -32022 with what is supported.
+    let (status, body) = post(
+        addr,
+        &[("mcp-protocol-version", "v999"), method, name],
+        call(2, "add_numbers", "v999"),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!(-32022))
+    );
+    assert_eq!(body["error"]["data"]["requested"], "v999");
+    // No metadata: -32602.
+    let bare = json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": {}});
+    let (status, body) = post(addr, &[V, ("mcp-method", "server/discover")], bare).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!(-32602))
+    );
+    // Methods 2026-07-28 does not have: 404 and -32601.
+    for (id, m) in [(4, "ping"), (5, "initialize"), (6, "no/such/method")] {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": m, "params": {"_meta": meta("2026-07-28")}});
+        let (status, reply) = post(addr, &[V, ("mcp-method", m)], body).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{m}: {reply}");
+        assert_eq!(reply["error"]["code"], -32601, "{m}: {reply}");
+    }
+    // A notification is accepted and needs no headers beyond the revision.
+    let note =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
+    let (status, _) = post(addr, &[V], note).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    // No GET stream and nothing to delete.
+    let client = reqwest::Client::new();
+    let get = client
+        .get(format!("http://{addr}/mcp"))
+        .header("accept", "text/event-stream")
+        .header(V.0, V.1)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), StatusCode::METHOD_NOT_ALLOWED);
+    let delete = client
+        .delete(format!("http://{addr}/mcp"))
+        .header(V.0, V.1)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(delete.status(), StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
+async fn rounds_and_sessions_share_the_endpoint() {
+    let addr = start().await;
+    let headers = [
+        V,
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "test_sampling"),
+    ];
+    let mut params =
+        json!({"name": "test_sampling", "arguments": {"prompt": "p"}, "_meta": meta("2026-07-28")});
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"sampling": {}});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params.clone()});
+    let (status, first) = post(addr, &headers, body).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    // A tampered state is refused, in-band.
+    params["requestState"] = json!(format!(
+        "{}x",
+        first["result"]["requestState"].as_str().unwrap()
+    ));
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params});
+    let (_, reply) = post(addr, &headers, body).await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert_eq!(reply["error"]["data"]["reason"], "invalid_request_state");
+
+    // A 2025-11-25 session on the same endpoint.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "old", "version": "1"}}});
+    let response = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(init.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(response.headers().contains_key("mcp-session-id"));
+}
