@@ -44,8 +44,7 @@ async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: Value) -> (Statu
     let json = text
         .lines()
         .filter_map(|l| l.strip_prefix("data:"))
-        .filter(|d| !d.trim().is_empty())
-        .next_back()
+        .rfind(|d| !d.trim().is_empty())
         .map_or_else(|| text.clone(), str::to_string);
     (status, serde_json::from_str(&json).unwrap_or(Value::Null))
 }
