@@ -73,16 +73,7 @@ pub fn generate_workspace(root: &std::path::Path) -> Result<Vec<(String, String)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         texts.push(text);
     }
-    let revisions: Vec<RevisionSchema<'_>> = REVISIONS
-        .iter()
-        .zip(&texts)
-        .map(|((version, source, types), json)| RevisionSchema {
-            version,
-            json,
-            source,
-            types: *types,
-        })
-        .collect();
+    let revisions = revision_schemas(&texts);
     let modules = generate_all(&revisions).map_err(|e| e.to_string())?;
     let mut files: Vec<(String, String)> = modules
         .into_iter()
@@ -91,6 +82,20 @@ pub fn generate_workspace(root: &std::path::Path) -> Result<Vec<(String, String)
     files.push(c_methods::file(&revisions).map_err(|e| e.to_string())?);
     files.extend(python::generate(&revisions).map_err(|e| e.to_string())?);
     Ok(files)
+}
+
+/// [`REVISIONS`] with their schema files' texts (in the same order).
+pub(crate) fn revision_schemas(texts: &[String]) -> Vec<RevisionSchema<'_>> {
+    REVISIONS
+        .iter()
+        .zip(texts)
+        .map(|((version, source, types), json)| RevisionSchema {
+            version,
+            json,
+            source,
+            types: *types,
+        })
+        .collect()
 }
 
 /// One protocol revision's schema, as read from `schema/`.

@@ -70,16 +70,7 @@ mod tests {
             .iter()
             .map(|(_, path, _)| std::fs::read_to_string(root.join(path)).unwrap())
             .collect();
-        let revisions: Vec<RevisionSchema<'_>> = REVISIONS
-            .iter()
-            .zip(&texts)
-            .map(|((version, source, types), json)| RevisionSchema {
-                version,
-                json,
-                source,
-                types: *types,
-            })
-            .collect();
+        let revisions = crate::revision_schemas(&texts);
         let files = generate(&revisions).unwrap();
         let [(types_path, types), (methods_path, methods)] = files.as_slice() else {
             panic!("expected two files, got {}", files.len());
