@@ -1,1 +1,3 @@
+//! Support for libmcp's cross-crate and interop tests.
 
+pub mod interop;

