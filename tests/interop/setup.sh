@@ -10,6 +10,7 @@ set -euo pipefail
 
 NODE_VERSION=22.23.3
 SERVER_EVERYTHING_VERSION=2026.8.31
+TS_CLIENT_VERSION=2.4.0
 PYTHON_MCP_VERSION=2.3.0
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,6 +50,16 @@ if [ "$installed" != "$SERVER_EVERYTHING_VERSION" ]; then
     run "installing @modelcontextprotocol/server-everything@$SERVER_EVERYTHING_VERSION" \
         npm install --prefix "$dir/npm" --no-save --no-audit --no-fund \
         "@modelcontextprotocol/server-everything@$SERVER_EVERYTHING_VERSION"
+fi
+
+# (b2) The official TypeScript SDK v2 client (its own prefix: an install
+# with --no-save prunes every other unsaved package of a prefix).
+pkg="$dir/ts-client/node_modules/@modelcontextprotocol/client/package.json"
+installed=$(node -p "require(process.argv[1]).version" "$pkg" 2>/dev/null || true)
+if [ "$installed" != "$TS_CLIENT_VERSION" ]; then
+    run "installing @modelcontextprotocol/client@$TS_CLIENT_VERSION" \
+        npm install --prefix "$dir/ts-client" --no-save --no-audit --no-fund \
+        "@modelcontextprotocol/client@$TS_CLIENT_VERSION"
 fi
 
 # (c) The official Python SDK in a venv.
