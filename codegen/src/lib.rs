@@ -26,7 +26,7 @@ use serde_json::Value;
 use typify::{TypeSpace, TypeSpaceImpl, TypeSpacePatch, TypeSpaceSettings};
 
 use crate::names::rust_type;
-use crate::patches::{NUMBER_DEF, OBJECT_SCHEMA_DEF};
+use crate::patches::{ANY_SCHEMA_DEF, NUMBER_DEF, OBJECT_SCHEMA_DEF};
 
 /// Everything that can go wrong while generating.
 #[derive(Debug, thiserror::Error)]
@@ -192,6 +192,7 @@ fn module(
     }
     settings.with_replacement(NUMBER_DEF, "::serde_json::Number", none());
     settings.with_replacement(OBJECT_SCHEMA_DEF, OBJECT_SCHEMA_DEF, none());
+    settings.with_replacement(ANY_SCHEMA_DEF, ANY_SCHEMA_DEF, none());
     // Ids and tokens key the engine's maps of in-flight requests.
     for def in ["RequestId", "ProgressToken"] {
         let mut patch = TypeSpacePatch::default();

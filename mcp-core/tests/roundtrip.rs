@@ -1479,9 +1479,10 @@ fn elicitation_form_enum_shapes_decode_to_the_right_variants() {
     else {
         unreachable!()
     };
+    let ts = &languages.items.any_of[2];
     assert_eq!(
-        languages.items.any_of[2],
-        json!({ "const": "ts", "title": "TypeScript" })
+        (ts.const_.as_str(), ts.title.as_str()),
+        ("ts", "TypeScript")
     );
     assert_eq!(
         languages.default.as_deref(),
@@ -1765,14 +1766,21 @@ fn rejects_tool_schema_without_object_type() {
         &["invalid type: boolean `true`, expected a map"],
     );
 
-    // The output schema is held to the same rule.
+    // The output schema is held to the same rule in 2025-11-25; 2026-07-28
+    // takes any JSON Schema there, so the neutral type does too.
     let output = json!({
         "name": "t",
         "inputSchema": { "type": "object" },
         "outputSchema": { "type": "array" }
     });
-    expect_rejection::<Tool>("Tool", &output, &[needle, "found \"array\""]);
+    expect_rejection::<mcp_core::schema::v2025_11_25::Tool>(
+        "v2025_11_25::Tool",
+        &output,
+        &[needle, "found \"array\""],
+    );
     expect_schema_rejection("Tool", &output);
+    let neutral: Tool = serde_json::from_value(output.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&neutral).unwrap(), output);
 }
 
 #[test]

@@ -5120,8 +5120,18 @@ pub struct TitledMultiSelectEnumSchema {
 ///Schema for array items with enum options and display labels.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct TitledMultiSelectEnumSchemaItems {
+    ///Array of enum options with values and display labels.
     #[serde(rename = "anyOf")]
-    pub any_of: ::serde_json::Value,
+    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+}
+///`TitledMultiSelectEnumSchemaItemsAnyOfItem`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    ///The constant enum value.
+    #[serde(rename = "const")]
+    pub const_: ::std::string::String,
+    ///Display title for this option.
+    pub title: ::std::string::String,
 }
 ///Schema for single-selection enumeration with display titles for each option.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5200,7 +5210,7 @@ Currently restricted to type: "object" at the root level.*/
         rename = "outputSchema",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub output_schema: ::std::option::Option<ObjectSchema>,
+    pub output_schema: ::std::option::Option<AnySchema>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 even by those unfamiliar with domain-specific terminology.
 
@@ -7899,8 +7909,23 @@ impl TitledMultiSelectEnumSchema {
 impl TitledMultiSelectEnumSchemaItems {
     ///From the required fields (`any_of`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-    pub fn new(any_of: ::serde_json::Value) -> Self {
+    pub fn new(
+        any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+    ) -> Self {
         Self { any_of }
+    }
+}
+impl TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    ///From the required fields (`const_`, `title`); every optional field absent.
+    #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+    pub fn new(
+        const_: impl ::std::convert::Into<::std::string::String>,
+        title: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            const_: const_.into(),
+            title: title.into(),
+        }
     }
 }
 impl TitledSingleSelectEnumSchema {
@@ -10196,6 +10221,48 @@ impl<'de> ::serde::Deserialize<'de> for ObjectSchema {
             ::serde_json::Value,
         >>::deserialize(deserializer)?;
         Self::new(map).map_err(::serde::de::Error::custom)
+    }
+}
+/// A JSON Schema kept exactly as given, for a value of any type
+/// (2026-07-28's tool `outputSchema`): every keyword, in the order
+/// given.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(transparent)]
+pub struct AnySchema(::serde_json::Map<::std::string::String, ::serde_json::Value>);
+impl AnySchema {
+    /// Wraps a JSON object.
+    pub fn new(
+        map: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ) -> Self {
+        Self(map)
+    }
+    /// The schema's keywords.
+    pub fn as_map(
+        &self,
+    ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        &self.0
+    }
+    /// Gives back the schema's keywords.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0
+    }
+}
+impl ::std::convert::From<ObjectSchema> for AnySchema {
+    fn from(schema: ObjectSchema) -> Self {
+        Self(schema.0)
+    }
+}
+impl ::std::convert::TryFrom<::serde_json::Value> for AnySchema {
+    type Error = error::ConversionError;
+    fn try_from(value: ::serde_json::Value) -> ::std::result::Result<Self, Self::Error> {
+        match value {
+            ::serde_json::Value::Object(map) => Ok(Self(map)),
+            other => {
+                Err(format!("a tool schema must be a JSON object, found {other}").into())
+            }
+        }
     }
 }
 /// A request type: its method name, params and result, written once.

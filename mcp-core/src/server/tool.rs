@@ -327,7 +327,7 @@ impl ToolDef {
         let schema = ObjectSchema::try_from(schema).map_err(|e| {
             Error::InvalidArgument(format!("output schema of tool `{}`: {e}", self.tool.name))
         })?;
-        Arc::make_mut(&mut self.tool).output_schema = Some(schema);
+        Arc::make_mut(&mut self.tool).output_schema = Some(schema.into());
         Ok(self)
     }
 
