@@ -10,6 +10,7 @@
 //! typify cannot express (method table, constant types, tagged unions, result
 //! enums) → prettyplease → one checked-in file per module.
 
+mod catch_all;
 mod consts;
 pub mod merge;
 mod methods;
@@ -18,6 +19,7 @@ mod names;
 pub mod normalize;
 pub mod patches;
 mod postprocess;
+mod serde_impls;
 mod unions;
 
 use proc_macro2::TokenStream;
@@ -208,9 +210,11 @@ fn module(
     space.add_root_schema(root)?;
     let mut file: syn::File = syn::parse2(space.to_stream())?;
     postprocess::optional_containers(&mut file);
+    catch_all::add(&mut file)?;
     let const_names: Vec<String> = synthesized.consts.iter().map(|(n, _)| n.clone()).collect();
     postprocess::constructors(&mut file, &const_names);
     postprocess::compositions(&mut file, &model::compositions(normalized), &const_names);
+    serde_impls::rewrite(&mut file)?;
 
     let (table, method_names) = consts::method_table(&unions);
     let mut ours = match methods_at {

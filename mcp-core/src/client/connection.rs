@@ -98,6 +98,7 @@ fn paginated(cursor: Option<String>) -> Option<PaginatedRequestParams> {
     cursor.map(|cursor| PaginatedRequestParams {
         cursor: Some(cursor),
         meta: None,
+        ..PaginatedRequestParams::new()
     })
 }
 
@@ -123,12 +124,8 @@ impl Client {
             notifications: notifications.clone(),
         });
         let session = Session::start(transport, service, builder.config)?;
-        let params = InitializeRequestParams {
-            capabilities,
-            client_info: builder.info,
-            protocol_version: builder.version.as_str().to_string(),
-            meta: None,
-        };
+        let params =
+            InitializeRequestParams::new(capabilities, builder.info, builder.version.as_str());
         let server = match session
             .peer()
             .request::<InitializeRequest>(params, RequestOptions::default())
@@ -418,6 +415,7 @@ impl Client {
             arguments,
             task: Some(TaskMetadata {
                 ttl: ttl.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+                ..TaskMetadata::new()
             }),
             ..CallToolRequestParams::new(name)
         };
@@ -434,9 +432,7 @@ impl Client {
 
     /// `tasks/get`.
     pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult> {
-        let params = GetTaskRequestParams {
-            task_id: task_id.to_string(),
-        };
+        let params = GetTaskRequestParams::new(task_id);
         self.peer()
             .request::<GetTaskRequest>(params, RequestOptions::default())
             .await
@@ -445,9 +441,7 @@ impl Client {
     /// `tasks/result` of a tool-call task: waits until the task ends and
     /// returns the tool's result (or the call's error).
     pub async fn tool_task_result(&self, task_id: &str) -> Result<CallToolResult> {
-        let params = GetTaskPayloadRequestParams {
-            task_id: task_id.to_string(),
-        };
+        let params = GetTaskPayloadRequestParams::new(task_id);
         let raw = self
             .peer()
             .request_raw(
@@ -485,9 +479,7 @@ impl Client {
 
     /// `tasks/cancel`.
     pub async fn cancel_task(&self, task_id: &str) -> Result<CancelTaskResult> {
-        let params = CancelTaskRequestParams {
-            task_id: task_id.to_string(),
-        };
+        let params = CancelTaskRequestParams::new(task_id);
         self.peer()
             .request::<CancelTaskRequest>(params, RequestOptions::default())
             .await
@@ -549,10 +541,7 @@ impl Client {
             .and_then(|r| r.subscribe)
             == Some(true);
         self.require(declared, "resources/subscribe", "resources.subscribe")?;
-        let params = SubscribeRequestParams {
-            uri: uri.to_string(),
-            meta: None,
-        };
+        let params = SubscribeRequestParams::new(uri);
         self.peer()
             .request::<SubscribeRequest>(params, RequestOptions::default())
             .await
@@ -569,10 +558,7 @@ impl Client {
             .and_then(|r| r.subscribe)
             == Some(true);
         self.require(declared, "resources/unsubscribe", "resources.subscribe")?;
-        let params = UnsubscribeRequestParams {
-            uri: uri.to_string(),
-            meta: None,
-        };
+        let params = UnsubscribeRequestParams::new(uri);
         self.peer()
             .request::<UnsubscribeRequest>(params, RequestOptions::default())
             .await
@@ -631,7 +617,7 @@ impl Client {
             "logging/setLevel",
             "logging",
         )?;
-        let params = SetLevelRequestParams { level, meta: None };
+        let params = SetLevelRequestParams::new(level);
         self.peer()
             .request::<SetLevelRequest>(params, RequestOptions::default())
             .await
