@@ -87,7 +87,8 @@ pub(crate) fn const_types(consts: &[(String, String)], methods: &[String]) -> To
     }
 }
 
-/// `JsonNumber` (exact numbers) and `ObjectSchema` (exact JSON Schemas).
+/// `JsonNumber` (exact numbers), `ObjectSchema` and `AnySchema` (exact JSON
+/// Schemas).
 pub(crate) fn exact_json_types() -> TokenStream {
     quote! {
         /// A JSON Schema object kept exactly as given: every keyword, including
@@ -134,6 +135,44 @@ pub(crate) fn exact_json_types() -> TokenStream {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
                 let map = <::serde_json::Map<::std::string::String, ::serde_json::Value>>::deserialize(deserializer)?;
                 Self::new(map).map_err(::serde::de::Error::custom)
+            }
+        }
+
+        /// A JSON Schema kept exactly as given, for a value of any type
+        /// (2026-07-28's tool `outputSchema`): every keyword, in the order
+        /// given.
+        #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(transparent)]
+        pub struct AnySchema(::serde_json::Map<::std::string::String, ::serde_json::Value>);
+
+        impl AnySchema {
+            /// Wraps a JSON object.
+            pub fn new(map: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> Self {
+                Self(map)
+            }
+            /// The schema's keywords.
+            pub fn as_map(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+                &self.0
+            }
+            /// Gives back the schema's keywords.
+            pub fn into_map(self) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+                self.0
+            }
+        }
+
+        impl ::std::convert::From<ObjectSchema> for AnySchema {
+            fn from(schema: ObjectSchema) -> Self {
+                Self(schema.0)
+            }
+        }
+
+        impl ::std::convert::TryFrom<::serde_json::Value> for AnySchema {
+            type Error = error::ConversionError;
+            fn try_from(value: ::serde_json::Value) -> ::std::result::Result<Self, Self::Error> {
+                match value {
+                    ::serde_json::Value::Object(map) => Ok(Self(map)),
+                    other => Err(format!("a tool schema must be a JSON object, found {other}").into()),
+                }
             }
         }
     }

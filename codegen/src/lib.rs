@@ -11,6 +11,7 @@
 //! enums) → prettyplease → one checked-in file per module.
 
 mod c_methods;
+mod catch_all;
 mod consts;
 pub mod merge;
 mod methods;
@@ -20,6 +21,7 @@ pub mod normalize;
 pub mod patches;
 mod postprocess;
 mod python;
+mod serde_impls;
 mod unions;
 
 use proc_macro2::TokenStream;
@@ -28,7 +30,7 @@ use serde_json::Value;
 use typify::{TypeSpace, TypeSpaceImpl, TypeSpacePatch, TypeSpaceSettings};
 
 use crate::names::rust_type;
-use crate::patches::{NUMBER_DEF, OBJECT_SCHEMA_DEF};
+use crate::patches::{ANY_SCHEMA_DEF, NUMBER_DEF, OBJECT_SCHEMA_DEF};
 
 /// Everything that can go wrong while generating.
 #[derive(Debug, thiserror::Error)]
@@ -202,6 +204,7 @@ fn module(
     }
     settings.with_replacement(NUMBER_DEF, "::serde_json::Number", none());
     settings.with_replacement(OBJECT_SCHEMA_DEF, OBJECT_SCHEMA_DEF, none());
+    settings.with_replacement(ANY_SCHEMA_DEF, ANY_SCHEMA_DEF, none());
     // Ids and tokens key the engine's maps of in-flight requests.
     for def in ["RequestId", "ProgressToken"] {
         let mut patch = TypeSpacePatch::default();
@@ -217,9 +220,11 @@ fn module(
     space.add_root_schema(root)?;
     let mut file: syn::File = syn::parse2(space.to_stream())?;
     postprocess::optional_containers(&mut file);
+    catch_all::add(&mut file)?;
     let const_names: Vec<String> = synthesized.consts.iter().map(|(n, _)| n.clone()).collect();
     postprocess::constructors(&mut file, &const_names);
     postprocess::compositions(&mut file, &model::compositions(normalized), &const_names);
+    serde_impls::rewrite(&mut file)?;
 
     let (table, method_names) = consts::method_table(&unions);
     let mut ours = match methods_at {

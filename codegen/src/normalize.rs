@@ -46,6 +46,15 @@ pub const FIXES: &[Fix] = &[
                  response's result is told apart by it",
         apply: result_type_values,
     },
+    Fix {
+        name: "read-result-cache-hints",
+        reason: "2026-07-28 requires `ttlMs` and `cacheScope` on `ReadResourceResult`, yet its \
+                 own example `ReadResourceResultResponse/read-resource-result-response.json` \
+                 omits both (the schema accepts that only as an `InputRequiredResult`, whose \
+                 `resultType` it leaves open); a `resources/read` result without caching hints \
+                 is read as one that gives none",
+        apply: read_result_cache_hints,
+    },
 ];
 
 /// Applies every fix to a copy of `schema`.
@@ -127,6 +136,17 @@ fn result_type_values(defs: &mut Map<String, Value>) -> Result<(), Error> {
             "InputRequiredResult" => prop.insert("const".into(), json!("input_required")),
             _ => prop.insert("const".into(), json!("complete")),
         };
+    }
+    Ok(())
+}
+
+fn read_result_cache_hints(defs: &mut Map<String, Value>) -> Result<(), Error> {
+    if let Some(required) = defs
+        .get_mut("ReadResourceResult")
+        .and_then(|d| d.get_mut("required"))
+        .and_then(Value::as_array_mut)
+    {
+        required.retain(|r| r != "ttlMs" && r != "cacheScope");
     }
     Ok(())
 }

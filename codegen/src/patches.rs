@@ -32,6 +32,8 @@ pub struct Synthesized {
 pub const NUMBER_DEF: &str = "JsonNumber";
 /// Name of the synthesized def for a JSON Schema object kept exactly.
 pub const OBJECT_SCHEMA_DEF: &str = "ObjectSchema";
+/// Name of the synthesized def for any JSON Schema kept exactly.
+pub const ANY_SCHEMA_DEF: &str = "AnySchema";
 
 /// Every patch, in the order it is applied.
 pub const PATCHES: &[Patch] = &[
@@ -54,7 +56,9 @@ pub const PATCHES: &[Patch] = &[
         name: "exact-tool-schemas",
         reason: "typify drops JSON Schema keywords the MCP schema does not list \
                  (`$defs`, `additionalProperties`, `$schema`, …) and may reorder properties; \
-                 a tool's input/output schema is kept as the exact JSON object given",
+                 a tool's input/output schema is kept as the exact JSON object given: an \
+                 `ObjectSchema` where the schema requires `type: \"object\"`, an `AnySchema` \
+                 where it takes any JSON Schema (2026-07-28's `outputSchema`, e.g. of an array)",
         apply: exact_tool_schemas,
     },
     Patch {
@@ -234,8 +238,13 @@ fn exact_tool_schemas(defs: &mut Map<String, Value>, _: &mut Synthesized) -> Res
     };
     for key in ["inputSchema", "outputSchema"] {
         if let Some(prop) = props.get_mut(key) {
+            let target = if requires_object_type(prop) {
+                OBJECT_SCHEMA_DEF
+            } else {
+                ANY_SCHEMA_DEF
+            };
             let description = prop.get("description").cloned();
-            let mut replacement = json!({ "$ref": format!("#/$defs/{OBJECT_SCHEMA_DEF}") });
+            let mut replacement = json!({ "$ref": format!("#/$defs/{target}") });
             if let (Some(d), Some(obj)) = (description, replacement.as_object_mut()) {
                 obj.insert("description".into(), d);
             }
@@ -243,7 +252,17 @@ fn exact_tool_schemas(defs: &mut Map<String, Value>, _: &mut Synthesized) -> Res
         }
     }
     defs.insert(OBJECT_SCHEMA_DEF.into(), json!({ "type": "object" }));
+    defs.insert(ANY_SCHEMA_DEF.into(), json!({ "type": "object" }));
     Ok(())
+}
+
+/// Whether a schema-valued property requires `"type": "object"`.
+fn requires_object_type(prop: &Value) -> bool {
+    let required = prop
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| r.iter().any(|k| k == "type"));
+    required && prop.pointer("/properties/type/const") == Some(&json!("object"))
 }
 
 fn elicit_result_values(defs: &mut Map<String, Value>, _: &mut Synthesized) -> Result<(), Error> {
@@ -296,17 +315,31 @@ fn anyof_as_oneof(defs: &mut Map<String, Value>, _: &mut Synthesized) -> Result<
             .and_then(|n| SPECIFIC_FIRST.iter().position(|s| *s == n))
             .unwrap_or(SPECIFIC_FIRST.len())
     }
-    fn walk(v: &mut Value) {
-        match v {
-            Value::Object(obj) => {
-                if let Some(Value::Array(mut variants)) = obj.remove("anyOf") {
-                    variants.sort_by_key(rank);
-                    obj.insert("oneOf".into(), Value::Array(variants));
+    // Walks schemas only: a *property* named `anyOf` (the items of
+    // `TitledMultiSelectEnumSchema`) is a name, not the keyword.
+    fn walk(schema: &mut Value) {
+        let Some(obj) = schema.as_object_mut() else {
+            return;
+        };
+        if let Some(Value::Array(mut variants)) = obj.remove("anyOf") {
+            variants.sort_by_key(rank);
+            obj.insert("oneOf".into(), Value::Array(variants));
+        }
+        for (key, child) in obj.iter_mut() {
+            match key.as_str() {
+                "properties" | "patternProperties" | "$defs" => {
+                    if let Some(named) = child.as_object_mut() {
+                        named.values_mut().for_each(walk);
+                    }
                 }
-                obj.values_mut().for_each(walk);
+                "items" | "additionalProperties" | "not" => walk(child),
+                "oneOf" | "allOf" => {
+                    if let Some(items) = child.as_array_mut() {
+                        items.iter_mut().for_each(walk);
+                    }
+                }
+                _ => {}
             }
-            Value::Array(items) => items.iter_mut().for_each(walk),
-            _ => {}
         }
     }
     defs.values_mut().for_each(walk);

@@ -263,7 +263,12 @@ fn struct_literal(v: &crate::model::Variant, with_id: bool) -> TokenStream {
         (Some(false), false) => quote! { jsonrpc: ::std::option::Option::None, },
         (None, _) => quote! {},
     };
-    quote! { #ty { #id #jsonrpc method: ::std::default::Default::default(), #params } }
+    quote! {
+        #ty {
+            #id #jsonrpc method: ::std::default::Default::default(), #params
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 
 fn notification_extras(u: &TaggedUnion) -> TokenStream {

@@ -119,24 +119,13 @@ fn test_server(cancelled: Arc<AtomicUsize>) -> Server {
                 "sample",
                 "Asks the client's model",
                 |_: Map<String, Value>, cx| async move {
-                    let params = CreateMessageRequestParams {
-                        max_tokens: 10,
-                        messages: vec![SamplingMessage {
-                            role: Role::User,
-                            content: SamplingMessageContent::TextContent(TextContent::new("hi")),
-                            meta: None,
-                        }],
-                        include_context: None,
-                        meta: None,
-                        metadata: None,
-                        model_preferences: None,
-                        stop_sequences: None,
-                        system_prompt: None,
-                        task: None,
-                        temperature: None,
-                        tool_choice: None,
-                        tools: None,
-                    };
+                    let params = CreateMessageRequestParams::new(
+                        10,
+                        vec![SamplingMessage::new(
+                            SamplingMessageContent::TextContent(TextContent::new("hi")),
+                            Role::User,
+                        )],
+                    );
                     let result = cx.create_message(params).await.map_err(|e| e.to_string())?;
                     Ok::<_, String>(format!("model {} said something", result.model))
                 },
@@ -197,11 +186,7 @@ fn test_server(cancelled: Arc<AtomicUsize>) -> Server {
                 .filter(|v| v.starts_with(&params.argument.value))
                 .map(String::from)
                 .collect();
-            Ok(CompleteResultCompletion {
-                values,
-                has_more: None,
-                total: None,
-            })
+            Ok(CompleteResultCompletion::new(values))
         })
         .build()
 }
@@ -211,19 +196,13 @@ async fn connect(server: &Server) -> (Client, mcp_core::server::ServerSession) {
     let session = server.serve(b).unwrap();
     let client = Client::builder("test-client", "0.1.0")
         .on_sampling(false, |_params, _cx| async move {
-            Ok(CreateMessageResult {
-                content: CreateMessageResultContent::TextContent(TextContent::new("hello")),
-                model: "test-model".into(),
-                role: Role::Assistant,
-                stop_reason: None,
-                meta: None,
-            })
+            Ok(CreateMessageResult::new(
+                CreateMessageResultContent::TextContent(TextContent::new("hello")),
+                "test-model",
+                Role::Assistant,
+            ))
         })
-        .roots(vec![Root {
-            uri: "file:///tmp".into(),
-            name: None,
-            meta: None,
-        }])
+        .roots(vec![Root::new("file:///tmp")])
         .connect(a)
         .await
         .unwrap();
@@ -355,19 +334,13 @@ async fn prompts_completion_and_list_changed() {
     );
 
     let completion = client
-        .complete(CompleteRequestParams {
-            argument: CompleteRequestParamsArgument {
-                name: "name".into(),
-                value: "al".into(),
-            },
-            context: None,
-            meta: None,
-            ref_: CompleteRequestParamsRef::PromptReference(PromptReference {
-                name: "greet".into(),
-                title: None,
+        .complete(CompleteRequestParams::new(
+            CompleteRequestParamsArgument::new("name", "al"),
+            CompleteRequestParamsRef::PromptReference(PromptReference {
                 type_: PromptReferenceType,
+                ..PromptReference::new("greet")
             }),
-        })
+        ))
         .await
         .unwrap();
     assert_eq!(completion.completion.values, ["alpha", "alpine"]);

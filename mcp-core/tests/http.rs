@@ -83,24 +83,13 @@ fn server() -> Server {
                 "sample",
                 "Asks the client's model",
                 |_: Map<String, Value>, cx| async move {
-                    let params = CreateMessageRequestParams {
-                        max_tokens: 5,
-                        messages: vec![SamplingMessage {
-                            role: Role::User,
-                            content: SamplingMessageContent::TextContent(TextContent::new("hi")),
-                            meta: None,
-                        }],
-                        include_context: None,
-                        meta: None,
-                        metadata: None,
-                        model_preferences: None,
-                        stop_sequences: None,
-                        system_prompt: None,
-                        task: None,
-                        temperature: None,
-                        tool_choice: None,
-                        tools: None,
-                    };
+                    let params = CreateMessageRequestParams::new(
+                        5,
+                        vec![SamplingMessage::new(
+                            SamplingMessageContent::TextContent(TextContent::new("hi")),
+                            Role::User,
+                        )],
+                    );
                     let r = cx.create_message(params).await.map_err(|e| e.to_string())?;
                     Ok::<_, String>(r.model)
                 },
@@ -134,13 +123,11 @@ fn url(addr: SocketAddr) -> String {
 async fn client(addr: SocketAddr) -> Client {
     Client::builder("http-client", "1")
         .on_sampling(false, |_p, _cx| async move {
-            Ok(CreateMessageResult {
-                content: CreateMessageResultContent::TextContent(TextContent::new("x")),
-                model: "m-1".into(),
-                role: Role::Assistant,
-                stop_reason: None,
-                meta: None,
-            })
+            Ok(CreateMessageResult::new(
+                CreateMessageResultContent::TextContent(TextContent::new("x")),
+                "m-1",
+                Role::Assistant,
+            ))
         })
         .connect(StreamableHttpClient::new(url(addr)))
         .await

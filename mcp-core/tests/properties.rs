@@ -125,6 +125,7 @@ fn annotations() -> impl Strategy<Value = Annotations> {
             audience,
             last_modified,
             priority: priority.and_then(serde_json::Number::from_f64),
+            ..Annotations::new()
         })
 }
 
@@ -138,8 +139,8 @@ fn content_block() -> impl Strategy<Value = ContentBlock> {
             .prop_map(|(text, annotations, meta)| ContentBlock::Text(TextContent {
                 annotations,
                 meta,
-                text,
                 type_: TextContentType,
+                ..TextContent::new(text)
             })),
         (
             text(),
@@ -150,10 +151,9 @@ fn content_block() -> impl Strategy<Value = ContentBlock> {
             .prop_map(|(data, mime_type, annotations, meta)| {
                 ContentBlock::Image(ImageContent {
                     annotations,
-                    data,
                     meta,
-                    mime_type,
                     type_: ImageContentType,
+                    ..ImageContent::new(data, mime_type)
                 })
             }),
     ]
@@ -180,15 +180,20 @@ fn call_tool_request() -> impl Strategy<Value = CallToolRequest> {
         proptest::option::of(proptest::option::of(any::<i64>())),
     )
         .prop_map(|(id, name, arguments, meta, task)| CallToolRequest {
-            id,
             jsonrpc: JsonRpcVersion,
             method: CallToolRequestMethod,
-            params: CallToolRequestParams {
-                arguments,
-                meta,
-                task: task.map(|ttl| TaskMetadata { ttl }),
-                ..CallToolRequestParams::new(name)
-            },
+            ..CallToolRequest::new(
+                id,
+                CallToolRequestParams {
+                    arguments,
+                    meta,
+                    task: task.map(|ttl| TaskMetadata {
+                        ttl,
+                        ..TaskMetadata::new()
+                    }),
+                    ..CallToolRequestParams::new(name)
+                },
+            )
         })
 }
 
@@ -219,12 +224,21 @@ fn client_capabilities() -> impl Strategy<Value = ClientCapabilities> {
     )
         .prop_map(
             |(roots, sampling, elicitation, experimental)| ClientCapabilities {
-                elicitation: elicitation
-                    .map(|(form, url)| ClientCapabilitiesElicitation { form, url }),
+                elicitation: elicitation.map(|(form, url)| ClientCapabilitiesElicitation {
+                    form,
+                    url,
+                    ..ClientCapabilitiesElicitation::new()
+                }),
                 experimental: experimental.map(|e| e.into_iter().collect()),
-                roots: roots.map(|list_changed| ClientCapabilitiesRoots { list_changed }),
-                sampling: sampling
-                    .map(|(context, tools)| ClientCapabilitiesSampling { context, tools }),
+                roots: roots.map(|list_changed| ClientCapabilitiesRoots {
+                    list_changed,
+                    ..ClientCapabilitiesRoots::new()
+                }),
+                sampling: sampling.map(|(context, tools)| ClientCapabilitiesSampling {
+                    context,
+                    tools,
+                    ..ClientCapabilitiesSampling::new()
+                }),
                 ..ClientCapabilities::new()
             },
         )
@@ -265,15 +279,15 @@ fn initialize_request() -> impl Strategy<Value = InitializeRequest> {
     )
         .prop_map(|(id, capabilities, client_info, meta, protocol_version)| {
             InitializeRequest {
-                id,
                 jsonrpc: JsonRpcVersion,
                 method: InitializeRequestMethod,
-                params: InitializeRequestParams {
-                    capabilities,
-                    client_info,
-                    meta,
-                    protocol_version,
-                },
+                ..InitializeRequest::new(
+                    id,
+                    InitializeRequestParams {
+                        meta,
+                        ..InitializeRequestParams::new(capabilities, client_info, protocol_version)
+                    },
+                )
             }
         })
 }
@@ -317,7 +331,11 @@ proptest! {
         prop_assert_eq!(request.method.as_ref(), method.as_str());
         prop_assert_eq!(raw_json(request.params), params.clone().map(Value::Object));
         // The generated envelope reads the same text.
-        let expected = JsonrpcRequest { id, jsonrpc: JsonRpcVersion, method, params };
+        let expected = JsonrpcRequest {
+            jsonrpc: JsonRpcVersion,
+            params,
+            ..JsonrpcRequest::new(id, method)
+        };
         prop_assert_eq!(serde_json::from_str::<JsonrpcRequest>(&text).unwrap(), expected.clone());
         prop_assert_eq!(
             serde_json::from_str::<JsonrpcMessage>(&text).unwrap(),
@@ -333,7 +351,11 @@ proptest! {
         };
         prop_assert_eq!(notification.method.as_ref(), method.as_str());
         prop_assert_eq!(raw_json(notification.params), params.clone().map(Value::Object));
-        let expected = JsonrpcNotification { jsonrpc: JsonRpcVersion, method, params };
+        let expected = JsonrpcNotification {
+            jsonrpc: JsonRpcVersion,
+            params,
+            ..JsonrpcNotification::new(method)
+        };
         prop_assert_eq!(
             serde_json::from_str::<JsonrpcNotification>(&text).unwrap(),
             expected.clone()
@@ -358,13 +380,12 @@ proptest! {
         prop_assert_eq!(response.id.as_ref(), Some(&id));
         prop_assert_eq!(raw_json(response.outcome.ok()), Some(Value::Object(body)));
         let expected = JsonrpcResultResponse {
-            id,
             jsonrpc: JsonRpcVersion,
-            result: BaseResult {
+            ..JsonrpcResultResponse::new(id, BaseResult {
                 meta,
                 extra: result,
                 ..BaseResult::new()
-            },
+            })
         };
         prop_assert_eq!(
             serde_json::from_str::<JsonrpcResultResponse>(&text).unwrap(),
@@ -395,13 +416,12 @@ proptest! {
         prop_assert_eq!(&response.id, &id);
         prop_assert_eq!(response.outcome.unwrap_err(), error.clone());
         let expected = JsonrpcErrorResponse {
-            error: ErrorObject {
-                code: error.code.0,
-                data: error.data,
-                message: error.message.into_owned(),
-            },
             id,
             jsonrpc: JsonRpcVersion,
+            ..JsonrpcErrorResponse::new(ErrorObject {
+                data: error.data,
+                ..ErrorObject::new(error.code.0, error.message.into_owned())
+            })
         };
         prop_assert_eq!(
             serde_json::from_str::<JsonrpcErrorResponse>(&text).unwrap(),

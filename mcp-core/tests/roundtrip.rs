@@ -1479,9 +1479,10 @@ fn elicitation_form_enum_shapes_decode_to_the_right_variants() {
     else {
         unreachable!()
     };
+    let ts = &languages.items.any_of[2];
     assert_eq!(
-        languages.items.any_of[2],
-        json!({ "const": "ts", "title": "TypeScript" })
+        (ts.const_.as_str(), ts.title.as_str()),
+        ("ts", "TypeScript")
     );
     assert_eq!(
         languages.default.as_deref(),
@@ -1765,14 +1766,21 @@ fn rejects_tool_schema_without_object_type() {
         &["invalid type: boolean `true`, expected a map"],
     );
 
-    // The output schema is held to the same rule.
+    // The output schema is held to the same rule in 2025-11-25; 2026-07-28
+    // takes any JSON Schema there, so the neutral type does too.
     let output = json!({
         "name": "t",
         "inputSchema": { "type": "object" },
         "outputSchema": { "type": "array" }
     });
-    expect_rejection::<Tool>("Tool", &output, &[needle, "found \"array\""]);
+    expect_rejection::<mcp_core::schema::v2025_11_25::Tool>(
+        "v2025_11_25::Tool",
+        &output,
+        &[needle, "found \"array\""],
+    );
     expect_schema_rejection("Tool", &output);
+    let neutral: Tool = serde_json::from_value(output.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&neutral).unwrap(), output);
 }
 
 #[test]
@@ -1834,27 +1842,10 @@ fn schema_validation_rejects_invalid_messages() {
 }
 
 // ---------------------------------------------------------------------------
-// Known round-trip losses in the generated types. Each message below is valid
-// per the official schema but does not survive decode → encode. They are kept
-// as ignored tests so that a fix in codegen turns them green; run them with
-// `cargo test -p mcp-core --test roundtrip -- --ignored`.
+// Properties the schema does not list survive (it admits them; codegen gives
+// every struct an `extra` catch-all, see codegen/src/catch_all.rs).
 
 #[test]
-#[ignore = "generated-types bug: ErrorObject.data is Option<Value> skipped when None, so an explicit `\"data\": null` (valid per schema.json, where `data` has no type) decodes to None and is dropped on re-encode"]
-fn error_data_null_round_trips() {
-    let ctx = "error_data_null";
-    let error = json!({
-        "jsonrpc": "2.0",
-        "id": 1,
-        "error": { "code": -32603, "message": "Internal error", "data": null }
-    });
-    assert_schema_valid(ctx, "JSONRPCErrorResponse", &error);
-    let _: JsonrpcErrorResponse = round_trip(ctx, "JsonrpcErrorResponse", &error);
-    let _: JsonrpcMessage = round_trip(ctx, "JsonrpcMessage", &error);
-}
-
-#[test]
-#[ignore = "generated-types bug: structs without a flattened `extra` map drop properties the schema does not list, although schema.json allows them (no `additionalProperties: false`); e.g. an unknown field on Tool, ClientCapabilities, CallToolRequestParams, TextContent, CallToolResult or TaskStatusNotificationParams is lost (GetTaskResult keeps its extras)"]
 fn unlisted_properties_round_trip() {
     let cases: [(&str, &str, Value); 6] = [
         (
@@ -1937,4 +1928,24 @@ fn unlisted_properties_round_trip() {
         lost.is_empty(),
         "properties lost in a round trip: {lost:#?}"
     );
+}
+
+// ---------------------------------------------------------------------------
+// Known round-trip losses in the generated types. Each message below is valid
+// per the official schema but does not survive decode → encode. They are kept
+// as ignored tests so that a fix in codegen turns them green; run them with
+// `cargo test -p mcp-core --test roundtrip -- --ignored`.
+
+#[test]
+#[ignore = "generated-types bug: ErrorObject.data is Option<Value> skipped when None, so an explicit `\"data\": null` (valid per schema.json, where `data` has no type) decodes to None and is dropped on re-encode"]
+fn error_data_null_round_trips() {
+    let ctx = "error_data_null";
+    let error = json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": { "code": -32603, "message": "Internal error", "data": null }
+    });
+    assert_schema_valid(ctx, "JSONRPCErrorResponse", &error);
+    let _: JsonrpcErrorResponse = round_trip(ctx, "JsonrpcErrorResponse", &error);
+    let _: JsonrpcMessage = round_trip(ctx, "JsonrpcMessage", &error);
 }

@@ -92,27 +92,17 @@ fn server(stopped: Arc<AtomicUsize>) -> Server {
                     properties.insert(
                         "name".to_string(),
                         PrimitiveSchemaDefinition::StringSchema(StringSchema {
-                            default: None,
-                            description: None,
-                            format: None,
-                            max_length: None,
-                            min_length: None,
-                            title: None,
                             type_: StringSchemaType,
+                            ..StringSchema::new()
                         }),
                     );
-                    let params = ElicitRequestParams::Form(ElicitRequestFormParams {
-                        message: "Your name?".into(),
-                        meta: None,
-                        mode: None,
-                        requested_schema: ElicitRequestFormParamsRequestedSchema {
-                            properties,
-                            required: None,
-                            schema: None,
+                    let params = ElicitRequestParams::Form(ElicitRequestFormParams::new(
+                        "Your name?",
+                        ElicitRequestFormParamsRequestedSchema {
                             type_: ElicitRequestFormParamsRequestedSchemaType,
+                            ..ElicitRequestFormParamsRequestedSchema::new(properties)
                         },
-                        task: None,
-                    });
+                    ));
                     let answer = cx.elicit(params).await.map_err(|e| e.to_string())?;
                     let name = answer.content.and_then(|c| c.get("name").cloned());
                     Ok::<_, String>(format!("hello {name:?}"))
@@ -143,11 +133,7 @@ fn with_handlers(seen_related: Arc<AtomicUsize>) -> mcp_core::client::ClientBuil
             {
                 seen_related.fetch_add(1, Ordering::SeqCst);
             }
-            let mut result = ElicitResult {
-                action: ElicitResultAction::Accept,
-                content: None,
-                meta: None,
-            };
+            let mut result = ElicitResult::new(ElicitResultAction::Accept);
             result.content.get_or_insert_with(Default::default).insert(
                 "name".into(),
                 ElicitResultContentValue::String("Ada".into()),
@@ -416,7 +402,7 @@ async fn a_server_without_tasks_refuses_client_side() {
     );
     // Sent anyway, the task field is ignored and the tool runs normally (spec).
     let params = CallToolRequestParams {
-        task: Some(TaskMetadata { ttl: None }),
+        task: Some(TaskMetadata::new()),
         ..CallToolRequestParams::new("plain")
     };
     let raw = client
@@ -436,24 +422,13 @@ async fn task_augmented_sampling_from_the_server() {
         "delegate",
         "Samples as a task",
         |_: Map<String, Value>, cx| async move {
-            let params = CreateMessageRequestParams {
-                max_tokens: 5,
-                messages: vec![SamplingMessage {
-                    role: Role::User,
-                    content: SamplingMessageContent::TextContent(TextContent::new("hi")),
-                    meta: None,
-                }],
-                include_context: None,
-                meta: None,
-                metadata: None,
-                model_preferences: None,
-                stop_sequences: None,
-                system_prompt: None,
-                task: None,
-                temperature: None,
-                tool_choice: None,
-                tools: None,
-            };
+            let params = CreateMessageRequestParams::new(
+                5,
+                vec![SamplingMessage::new(
+                    SamplingMessageContent::TextContent(TextContent::new("hi")),
+                    Role::User,
+                )],
+            );
             let created = cx
                 .create_message_as_task(params, Some(Duration::from_secs(30)))
                 .await
@@ -488,13 +463,11 @@ async fn task_augmented_sampling_from_the_server() {
         .tasks(TaskConfig::default().poll_interval(Duration::from_millis(10)))
         .on_sampling(false, |_params, _cx| async move {
             tokio::time::sleep(Duration::from_millis(100)).await;
-            Ok(CreateMessageResult {
-                content: CreateMessageResultContent::TextContent(TextContent::new("later")),
-                model: "slow-model".into(),
-                role: Role::Assistant,
-                stop_reason: None,
-                meta: None,
-            })
+            Ok(CreateMessageResult::new(
+                CreateMessageResultContent::TextContent(TextContent::new("later")),
+                "slow-model",
+                Role::Assistant,
+            ))
         })
         .connect(a)
         .await

@@ -30,11 +30,11 @@ fn server(authorized: Arc<AtomicBool>) -> Server {
             }
             let elicitation = ElicitRequestUrlParams {
                 elicitation_id: Some("auth-1".into()),
-                message: "Authorize access to your files".into(),
-                url: "https://example.com/authorize?state=xyz".into(),
-                meta: None,
                 mode: ElicitRequestUrlParamsMode,
-                task: None,
+                ..ElicitRequestUrlParams::new(
+                    "Authorize access to your files",
+                    "https://example.com/authorize?state=xyz",
+                )
             };
             // The out-of-band step finishes a moment later.
             let (authorized, done) = (authorized.clone(), cx.clone());

@@ -344,13 +344,14 @@ async fn our_client_against_the_official_everything_server_over_http() {
                 .push(serde_json::to_value(&params).unwrap());
             async move {
                 Ok(CreateMessageResult {
-                    content: CreateMessageResultContent::TextContent(TextContent::new(
-                        "sampled by libmcp over HTTP",
-                    )),
-                    model: "libmcp-test-model".into(),
-                    role: Role::Assistant,
                     stop_reason: Some("endTurn".into()),
-                    meta: None,
+                    ..CreateMessageResult::new(
+                        CreateMessageResultContent::TextContent(TextContent::new(
+                            "sampled by libmcp over HTTP",
+                        )),
+                        "libmcp-test-model",
+                        Role::Assistant,
+                    )
                 })
             }
         })
@@ -370,16 +371,14 @@ async fn our_client_against_the_official_everything_server_over_http() {
                     }))
                     .unwrap();
                 Ok(ElicitResult {
-                    action: ElicitResultAction::Accept,
                     content: Some(content),
-                    meta: None,
+                    ..ElicitResult::new(ElicitResultAction::Accept)
                 })
             }
         })
         .roots(vec![Root {
-            uri: "file:///tmp/libmcp-interop-http-root".into(),
             name: Some("interop http root".into()),
-            meta: None,
+            ..Root::new("file:///tmp/libmcp-interop-http-root")
         }])
         .on_notification(move |n| sink.lock().unwrap().push(n))
         .connect(StreamableHttpClient::new(url.clone()));
@@ -655,19 +654,10 @@ async fn our_client_against_the_official_everything_server_over_http() {
 
         // Completions.
         let completion = client
-            .complete(CompleteRequestParams {
-                argument: CompleteRequestParamsArgument {
-                    name: "department".into(),
-                    value: "Eng".into(),
-                },
-                context: None,
-                meta: None,
-                ref_: CompleteRequestParamsRef::PromptReference(PromptReference {
-                    name: "completable-prompt".into(),
-                    title: None,
+            .complete(CompleteRequestParams::new(CompleteRequestParamsArgument::new("department", "Eng"), CompleteRequestParamsRef::PromptReference(PromptReference {
                     type_: PromptReferenceType,
-                }),
-            })
+                    ..PromptReference::new("completable-prompt")
+                })))
             .await
             .unwrap();
         assert_eq!(completion.completion.values, ["Engineering"]);

@@ -106,20 +106,20 @@ async fn connect_to_server_everything(sampled: Arc<Mutex<Vec<Value>>>) -> Client
                 .push(serde_json::to_value(&params).unwrap());
             async move {
                 Ok(CreateMessageResult {
-                    content: CreateMessageResultContent::TextContent(TextContent::new(
-                        "sampled by libmcp",
-                    )),
-                    model: "libmcp-test-model".into(),
-                    role: Role::Assistant,
                     stop_reason: Some("endTurn".into()),
-                    meta: None,
+                    ..CreateMessageResult::new(
+                        CreateMessageResultContent::TextContent(TextContent::new(
+                            "sampled by libmcp",
+                        )),
+                        "libmcp-test-model",
+                        Role::Assistant,
+                    )
                 })
             }
         })
         .roots(vec![Root {
-            uri: "file:///tmp/libmcp-interop-root".into(),
             name: Some("interop root".into()),
-            meta: None,
+            ..Root::new("file:///tmp/libmcp-interop-root")
         }])
         .connect(child);
     tokio::time::timeout(REQUEST_TIMEOUT, connecting)
@@ -315,19 +315,10 @@ async fn our_client_against_the_official_everything_server() {
 
         // Completions (declared because its prompts have completable arguments).
         let completion = client
-            .complete(CompleteRequestParams {
-                argument: CompleteRequestParamsArgument {
-                    name: "department".into(),
-                    value: "Eng".into(),
-                },
-                context: None,
-                meta: None,
-                ref_: CompleteRequestParamsRef::PromptReference(PromptReference {
-                    name: "completable-prompt".into(),
-                    title: None,
+            .complete(CompleteRequestParams::new(CompleteRequestParamsArgument::new("department", "Eng"), CompleteRequestParamsRef::PromptReference(PromptReference {
                     type_: PromptReferenceType,
-                }),
-            })
+                    ..PromptReference::new("completable-prompt")
+                })))
             .await
             .unwrap();
         assert_eq!(completion.completion.values, ["Engineering"]);

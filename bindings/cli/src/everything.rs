@@ -220,7 +220,7 @@ fn complete(params: &CompleteRequestParams) -> CompleteResultCompletion {
     CompleteResultCompletion {
         total: i64::try_from(values.len()).ok(),
         has_more: Some(false),
-        values,
+        ..CompleteResultCompletion::new(values)
     }
 }
 
@@ -236,19 +236,13 @@ mod tests {
     use mcp_core::schema::{CompleteRequestParamsArgument, PromptReference, PromptReferenceType};
 
     fn completion(name: &str, arg: &str, value: &str) -> Vec<String> {
-        let params = CompleteRequestParams {
-            argument: CompleteRequestParamsArgument {
-                name: arg.into(),
-                value: value.into(),
-            },
-            context: None,
-            meta: None,
-            ref_: CompleteRequestParamsRef::PromptReference(PromptReference {
-                name: name.into(),
-                title: None,
+        let params = CompleteRequestParams::new(
+            CompleteRequestParamsArgument::new(arg, value),
+            CompleteRequestParamsRef::PromptReference(PromptReference {
                 type_: PromptReferenceType,
+                ..PromptReference::new(name)
             }),
-        };
+        );
         complete(&params).values
     }
 

@@ -40,13 +40,14 @@ async fn connect() -> (Client, ServerSession, Arc<Mutex<Asked>>) {
                 .push(serde_json::to_value(&params).unwrap());
             async move {
                 Ok(CreateMessageResult {
-                    content: CreateMessageResultContent::TextContent(TextContent::new(
-                        "This is a test response from the client",
-                    )),
-                    model: "test-model".into(),
-                    role: Role::Assistant,
                     stop_reason: Some("endTurn".into()),
-                    meta: None,
+                    ..CreateMessageResult::new(
+                        CreateMessageResultContent::TextContent(TextContent::new(
+                            "This is a test response from the client",
+                        )),
+                        "test-model",
+                        Role::Assistant,
+                    )
                 })
             }
         })
@@ -63,9 +64,8 @@ async fn connect() -> (Client, ServerSession, Arc<Mutex<Asked>>) {
                         .map(|(k, v)| (k.to_string(), ElicitResultContentValue::String(v.into())))
                         .collect();
                 Ok(ElicitResult {
-                    action: ElicitResultAction::Accept,
                     content: Some(content),
-                    meta: None,
+                    ..ElicitResult::new(ElicitResultAction::Accept)
                 })
             }
         })
@@ -519,19 +519,13 @@ async fn prompts_and_completion() {
     assert_eq!(image["messages"][0]["content"]["mimeType"], "image/png");
 
     let completion = client
-        .complete(CompleteRequestParams {
-            argument: CompleteRequestParamsArgument {
-                name: "arg1".into(),
-                value: "test".into(),
-            },
-            context: None,
-            meta: None,
-            ref_: CompleteRequestParamsRef::PromptReference(PromptReference {
-                name: "test_prompt_with_arguments".into(),
-                title: None,
+        .complete(CompleteRequestParams::new(
+            CompleteRequestParamsArgument::new("arg1", "test"),
+            CompleteRequestParamsRef::PromptReference(PromptReference {
                 type_: PromptReferenceType,
+                ..PromptReference::new("test_prompt_with_arguments")
             }),
-        })
+        ))
         .await
         .unwrap();
     assert_eq!(completion.completion.values, ["testValue1", "testValue2"]);

@@ -37,11 +37,7 @@ async fn connect() -> Client {
             let related = form
                 .meta
                 .is_some_and(|m| m.extra.contains_key(RELATED_TASK_META));
-            let mut result = ElicitResult {
-                action: ElicitResultAction::Accept,
-                content: None,
-                meta: None,
-            };
+            let mut result = ElicitResult::new(ElicitResultAction::Accept);
             let content = result.content.get_or_insert_with(Default::default);
             let name = if related { "in-task" } else { "plain" };
             content.insert(

@@ -3,13 +3,14 @@
 // codegen/src/patches.rs for every adjustment made to the schema before typify reads it.
 
 ///Optional hints about the content.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Annotations {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub audience: ::std::option::Option<::std::vec::Vec<AnnotationsAudienceItem>>,
     ///From 0 to 1.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub priority: ::std::option::Option<::serde_json::Number>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`AnnotationsAudienceItem`
 #[derive(
@@ -67,42 +68,34 @@ impl ::std::convert::TryFrom<::std::string::String> for AnnotationsAudienceItem 
     }
 }
 ///An image.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ImageContent {
     pub data: ::std::string::String,
     ///Reserved metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: ImageContentType,
     ///Width in pixels.
     pub width: ::serde_json::Number,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Text.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TextContent {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     ///Reserved metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     pub text: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TextContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /// Error types.
 pub mod error {
@@ -143,6 +136,7 @@ impl Annotations {
         Self {
             audience: ::std::option::Option::None,
             priority: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -160,6 +154,7 @@ impl ImageContent {
             mime_type: mime_type.into(),
             type_: ::std::default::Default::default(),
             width,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -172,7 +167,513 @@ impl TextContent {
             meta: ::std::option::Option::None,
             text: text.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
+    }
+}
+mod serde_support {
+    /// An object key read against a struct's fields: the index of
+    /// the field it names, or a key the struct does not name.
+    pub(super) enum FieldKey {
+        Known(usize),
+        Unknown(::std::string::String),
+    }
+    /// Reads a key against a struct's fields (the function gives the
+    /// index of the field a key names); only an unknown key is
+    /// allocated.
+    pub(super) struct FieldKeySeed<F>(pub(super) F);
+    impl<
+        'de,
+        F: Fn(&str) -> ::std::option::Option<usize>,
+    > ::serde::de::DeserializeSeed<'de> for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> ::std::result::Result<FieldKey, D::Error> {
+            deserializer.deserialize_identifier(self)
+        }
+    }
+    impl<'de, F: Fn(&str) -> ::std::option::Option<usize>> ::serde::de::Visitor<'de>
+    for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an object key")
+        }
+        fn visit_str<E: ::serde::de::Error>(
+            self,
+            v: &str,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v.to_owned()),
+                },
+            )
+        }
+        fn visit_string<E: ::serde::de::Error>(
+            self,
+            v: ::std::string::String,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(&v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v),
+                },
+            )
+        }
+        fn visit_bytes<E: ::serde::de::Error>(
+            self,
+            v: &[u8],
+        ) -> ::std::result::Result<FieldKey, E> {
+            match ::std::str::from_utf8(v) {
+                Ok(s) => self.visit_str(s),
+                Err(_) => Err(E::invalid_value(::serde::de::Unexpected::Bytes(v), &self)),
+            }
+        }
+    }
+    /// Reads a field's value into its slot; a second value for the
+    /// same key is an error, as with serde's derive.
+    pub(super) fn read<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    {
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        *slot = ::std::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// [`read`] for an integer field.
+    pub(super) fn read_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<Integer<T>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.0);
+        Ok(())
+    }
+    /// [`read`] for an optional integer field (`null` is absent).
+    pub(super) fn read_optional_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<::std::option::Option<T>>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<::std::option::Option<Integer<T>>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.map(|n| n.0));
+        Ok(())
+    }
+    /// How many keys of a catch-all are written: a key that names a
+    /// field is the field's, written once.
+    pub(super) fn extra_len(
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> usize {
+        extra.keys().filter(|k| !fields.contains(&k.as_str())).count()
+    }
+    /// Writes the keys of a catch-all that name no field.
+    pub(super) fn write_extra<M: ::serde::ser::SerializeMap>(
+        map: &mut M,
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> ::std::result::Result<(), M::Error> {
+        for (key, value) in extra {
+            if !fields.contains(&key.as_str()) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        Ok(())
+    }
+    /// The value of a required field, or serde's `missing field`.
+    pub(super) fn required<T, E: ::serde::de::Error>(
+        slot: ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<T, E> {
+        slot.ok_or_else(|| E::missing_field(key))
+    }
+    /// The value of an optional field: absent and `null` are `None`.
+    pub(super) fn optional<T>(
+        slot: ::std::option::Option<::std::option::Option<T>>,
+    ) -> ::std::option::Option<T> {
+        slot.flatten()
+    }
+    /// An integer: a JSON number without a fractional part, whether
+    /// written `60000` or `60000.0` (JSON Schema counts both as
+    /// integers). It is written back as an integer.
+    pub(super) struct Integer<T>(pub(super) T);
+    struct IntegerVisitor<T>(::std::marker::PhantomData<T>);
+    impl<'de, T> ::serde::Deserialize<'de> for Integer<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            deserializer.deserialize_any(IntegerVisitor(::std::marker::PhantomData))
+        }
+    }
+    impl<'de, T> ::serde::de::Visitor<'de> for IntegerVisitor<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        type Value = Integer<T>;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: ::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(::serde::de::Unexpected::Signed(v), &self))
+        }
+        fn visit_u64<E: ::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(
+                    ::serde::de::Unexpected::Unsigned(v),
+                    &self,
+                ))
+        }
+        fn visit_f64<E: ::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            const I64_END: f64 = 9_223_372_036_854_775_808.0;
+            const U64_END: f64 = 18_446_744_073_709_551_616.0;
+            if v.fract() != 0.0 || !v.is_finite() {
+                Err(E::invalid_type(::serde::de::Unexpected::Float(v), &self))
+            } else if (0.0..U64_END).contains(&v) {
+                self.visit_u64(v as u64)
+            } else if (-I64_END..0.0).contains(&v) {
+                self.visit_i64(v as i64)
+            } else {
+                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+}
+impl Annotations {
+    ///The JSON keys of `Annotations`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["audience", "priority"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "audience" => ::std::option::Option::Some(0usize),
+            "priority" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Annotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.audience.is_some())
+            + usize::from(self.priority.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.audience.is_some() {
+            map.serialize_entry("audience", &self.audience)?;
+        }
+        if self.priority.is_some() {
+            map.serialize_entry("priority", &self.priority)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Annotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Annotations;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Annotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Annotations, A::Error> {
+                let mut field_audience = ::std::option::Option::None;
+                let mut field_priority = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Annotations::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_audience,
+                                "audience",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_priority,
+                                "priority",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Annotations {
+                    audience: serde_support::optional(field_audience),
+                    priority: serde_support::optional(field_priority),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ImageContent {
+    ///The JSON keys of `ImageContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "data",
+        "_meta",
+        "mimeType",
+        "type",
+        "width",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "data" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "mimeType" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            "width" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ImageContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some()) + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("data", &self.data)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("mimeType", &self.mime_type)?;
+        map.serialize_entry("type", &self.type_)?;
+        map.serialize_entry("width", &self.width)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ImageContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ImageContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ImageContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ImageContent, A::Error> {
+                let mut field_data = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut field_width = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ImageContent::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_width, "width")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ImageContent {
+                    data: serde_support::required(field_data, "data")?,
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::required(field_mime_type, "mimeType")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    width: serde_support::required(field_width, "width")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TextContent {
+    ///The JSON keys of `TextContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["annotations", "_meta", "text", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "text" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TextContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("text", &self.text)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TextContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TextContent, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_text = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(TextContent::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_text, "text")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TextContent {
+                    annotations: serde_support::optional(field_annotations),
+                    meta: serde_support::optional(field_meta),
+                    text: serde_support::required(field_text, "text")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 /// The name of every MCP method, each written once; everything else
@@ -304,6 +805,48 @@ impl<'de> ::serde::Deserialize<'de> for ObjectSchema {
             ::serde_json::Value,
         >>::deserialize(deserializer)?;
         Self::new(map).map_err(::serde::de::Error::custom)
+    }
+}
+/// A JSON Schema kept exactly as given, for a value of any type
+/// (2026-07-28's tool `outputSchema`): every keyword, in the order
+/// given.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(transparent)]
+pub struct AnySchema(::serde_json::Map<::std::string::String, ::serde_json::Value>);
+impl AnySchema {
+    /// Wraps a JSON object.
+    pub fn new(
+        map: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ) -> Self {
+        Self(map)
+    }
+    /// The schema's keywords.
+    pub fn as_map(
+        &self,
+    ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        &self.0
+    }
+    /// Gives back the schema's keywords.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0
+    }
+}
+impl ::std::convert::From<ObjectSchema> for AnySchema {
+    fn from(schema: ObjectSchema) -> Self {
+        Self(schema.0)
+    }
+}
+impl ::std::convert::TryFrom<::serde_json::Value> for AnySchema {
+    type Error = error::ConversionError;
+    fn try_from(value: ::serde_json::Value) -> ::std::result::Result<Self, Self::Error> {
+        match value {
+            ::serde_json::Value::Object(map) => Ok(Self(map)),
+            other => {
+                Err(format!("a tool schema must be a JSON object, found {other}").into())
+            }
+        }
     }
 }
 /// A request type: its method name, params and result, written once.

@@ -3,53 +3,59 @@
 // codegen/src/patches.rs for every adjustment made to the schema before typify reads it.
 
 ///`BooleanSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BooleanSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<bool>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: BooleanSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ElicitRequestFormParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestFormParams {
     pub message: ::std::string::String,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<ElicitRequestFormParamsMode>,
-    #[serde(rename = "requestedSchema")]
     pub requested_schema: ElicitRequestFormParamsRequestedSchema,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ElicitRequestFormParamsRequestedSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestFormParamsRequestedSchema {
     pub properties: ::indexmap::IndexMap<
         ::std::string::String,
         PrimitiveSchemaDefinition,
     >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(rename = "type")]
     pub type_: ElicitRequestFormParamsRequestedSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ElicitRequestUrlParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestUrlParams {
-    #[serde(rename = "elicitationId")]
     pub elicitation_id: ::std::string::String,
     pub message: ::std::string::String,
     pub mode: ElicitRequestUrlParamsMode,
     pub url: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ElicitResult`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitResult {
     pub action: ElicitResultAction,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub content: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ElicitResultAction`
 #[derive(
@@ -136,32 +142,28 @@ impl ::std::convert::From<bool> for ElicitResultContentValue {
     }
 }
 ///Differs from UntitledSingleSelectEnumSchema only by `enumNames`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LegacyTitledEnumSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
-    #[serde(rename = "enumNames")]
     pub enum_names: ::std::vec::Vec<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: LegacyTitledEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`NumberSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NumberSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::serde_json::Number>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub maximum: ::std::option::Option<::serde_json::Number>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub minimum: ::std::option::Option<::serde_json::Number>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: NumberSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`NumberSchemaType`
 #[derive(
@@ -260,21 +262,16 @@ impl ::std::convert::From<BooleanSchema> for PrimitiveSchemaDefinition {
     }
 }
 ///`StringSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StringSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub format: ::std::option::Option<StringSchemaFormat>,
-    #[serde(
-        rename = "maxLength",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub max_length: ::std::option::Option<i64>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: StringSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`StringSchemaFormat`
 #[derive(
@@ -336,35 +333,35 @@ impl ::std::convert::TryFrom<::std::string::String> for StringSchemaFormat {
     }
 }
 ///`TitledSingleSelectEnumSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TitledSingleSelectEnumSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "oneOf")]
     pub one_of: ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TitledSingleSelectEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`TitledSingleSelectEnumSchemaOneOfItem`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
-    #[serde(rename = "const")]
     pub const_: ::std::string::String,
     pub title: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`UntitledSingleSelectEnumSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UntitledSingleSelectEnumSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: UntitledSingleSelectEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /// Error types.
 pub mod error {
@@ -406,6 +403,7 @@ impl BooleanSchema {
             default: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -420,6 +418,7 @@ impl ElicitRequestFormParams {
             message: message.into(),
             mode: ::std::option::Option::None,
             requested_schema,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -436,6 +435,7 @@ impl ElicitRequestFormParamsRequestedSchema {
             properties,
             required: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -452,6 +452,7 @@ impl ElicitRequestUrlParams {
             message: message.into(),
             mode: ::std::default::Default::default(),
             url: url.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -462,6 +463,7 @@ impl ElicitResult {
         Self {
             action,
             content: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -478,6 +480,7 @@ impl LegacyTitledEnumSchema {
             enum_names,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -491,6 +494,7 @@ impl NumberSchema {
             minimum: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -504,6 +508,7 @@ impl StringSchema {
             max_length: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -516,6 +521,7 @@ impl TitledSingleSelectEnumSchema {
             one_of,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -529,6 +535,7 @@ impl TitledSingleSelectEnumSchemaOneOfItem {
         Self {
             const_: const_.into(),
             title: title.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -541,7 +548,1301 @@ impl UntitledSingleSelectEnumSchema {
             enum_,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
+    }
+}
+mod serde_support {
+    /// An object key read against a struct's fields: the index of
+    /// the field it names, or a key the struct does not name.
+    pub(super) enum FieldKey {
+        Known(usize),
+        Unknown(::std::string::String),
+    }
+    /// Reads a key against a struct's fields (the function gives the
+    /// index of the field a key names); only an unknown key is
+    /// allocated.
+    pub(super) struct FieldKeySeed<F>(pub(super) F);
+    impl<
+        'de,
+        F: Fn(&str) -> ::std::option::Option<usize>,
+    > ::serde::de::DeserializeSeed<'de> for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> ::std::result::Result<FieldKey, D::Error> {
+            deserializer.deserialize_identifier(self)
+        }
+    }
+    impl<'de, F: Fn(&str) -> ::std::option::Option<usize>> ::serde::de::Visitor<'de>
+    for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an object key")
+        }
+        fn visit_str<E: ::serde::de::Error>(
+            self,
+            v: &str,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v.to_owned()),
+                },
+            )
+        }
+        fn visit_string<E: ::serde::de::Error>(
+            self,
+            v: ::std::string::String,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(&v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v),
+                },
+            )
+        }
+        fn visit_bytes<E: ::serde::de::Error>(
+            self,
+            v: &[u8],
+        ) -> ::std::result::Result<FieldKey, E> {
+            match ::std::str::from_utf8(v) {
+                Ok(s) => self.visit_str(s),
+                Err(_) => Err(E::invalid_value(::serde::de::Unexpected::Bytes(v), &self)),
+            }
+        }
+    }
+    /// Reads a field's value into its slot; a second value for the
+    /// same key is an error, as with serde's derive.
+    pub(super) fn read<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    {
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        *slot = ::std::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// [`read`] for an integer field.
+    pub(super) fn read_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<Integer<T>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.0);
+        Ok(())
+    }
+    /// [`read`] for an optional integer field (`null` is absent).
+    pub(super) fn read_optional_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<::std::option::Option<T>>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<::std::option::Option<Integer<T>>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.map(|n| n.0));
+        Ok(())
+    }
+    /// How many keys of a catch-all are written: a key that names a
+    /// field is the field's, written once.
+    pub(super) fn extra_len(
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> usize {
+        extra.keys().filter(|k| !fields.contains(&k.as_str())).count()
+    }
+    /// Writes the keys of a catch-all that name no field.
+    pub(super) fn write_extra<M: ::serde::ser::SerializeMap>(
+        map: &mut M,
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> ::std::result::Result<(), M::Error> {
+        for (key, value) in extra {
+            if !fields.contains(&key.as_str()) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        Ok(())
+    }
+    /// The value of a required field, or serde's `missing field`.
+    pub(super) fn required<T, E: ::serde::de::Error>(
+        slot: ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<T, E> {
+        slot.ok_or_else(|| E::missing_field(key))
+    }
+    /// The value of an optional field: absent and `null` are `None`.
+    pub(super) fn optional<T>(
+        slot: ::std::option::Option<::std::option::Option<T>>,
+    ) -> ::std::option::Option<T> {
+        slot.flatten()
+    }
+    /// An integer: a JSON number without a fractional part, whether
+    /// written `60000` or `60000.0` (JSON Schema counts both as
+    /// integers). It is written back as an integer.
+    pub(super) struct Integer<T>(pub(super) T);
+    struct IntegerVisitor<T>(::std::marker::PhantomData<T>);
+    impl<'de, T> ::serde::Deserialize<'de> for Integer<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            deserializer.deserialize_any(IntegerVisitor(::std::marker::PhantomData))
+        }
+    }
+    impl<'de, T> ::serde::de::Visitor<'de> for IntegerVisitor<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        type Value = Integer<T>;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: ::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(::serde::de::Unexpected::Signed(v), &self))
+        }
+        fn visit_u64<E: ::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(
+                    ::serde::de::Unexpected::Unsigned(v),
+                    &self,
+                ))
+        }
+        fn visit_f64<E: ::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            const I64_END: f64 = 9_223_372_036_854_775_808.0;
+            const U64_END: f64 = 18_446_744_073_709_551_616.0;
+            if v.fract() != 0.0 || !v.is_finite() {
+                Err(E::invalid_type(::serde::de::Unexpected::Float(v), &self))
+            } else if (0.0..U64_END).contains(&v) {
+                self.visit_u64(v as u64)
+            } else if (-I64_END..0.0).contains(&v) {
+                self.visit_i64(v as i64)
+            } else {
+                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+}
+impl BooleanSchema {
+    ///The JSON keys of `BooleanSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["default", "title", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "title" => ::std::option::Option::Some(1usize),
+            "type" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for BooleanSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BooleanSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BooleanSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<BooleanSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(BooleanSchema::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(BooleanSchema {
+                    default: serde_support::optional(field_default),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestFormParams {
+    ///The JSON keys of `ElicitRequestFormParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["message", "mode", "requestedSchema"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "message" => ::std::option::Option::Some(0usize),
+            "mode" => ::std::option::Option::Some(1usize),
+            "requestedSchema" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestFormParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.mode.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("message", &self.message)?;
+        if self.mode.is_some() {
+            map.serialize_entry("mode", &self.mode)?;
+        }
+        map.serialize_entry("requestedSchema", &self.requested_schema)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestFormParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitRequestFormParams, A::Error> {
+                let mut field_message = ::std::option::Option::None;
+                let mut field_mode = ::std::option::Option::None;
+                let mut field_requested_schema = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ElicitRequestFormParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_mode, "mode")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_requested_schema,
+                                "requestedSchema",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestFormParams {
+                    message: serde_support::required(field_message, "message")?,
+                    mode: serde_support::optional(field_mode),
+                    requested_schema: serde_support::required(
+                        field_requested_schema,
+                        "requestedSchema",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestFormParamsRequestedSchema {
+    ///The JSON keys of `ElicitRequestFormParamsRequestedSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["properties", "required", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "properties" => ::std::option::Option::Some(0usize),
+            "required" => ::std::option::Option::Some(1usize),
+            "type" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.required.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("properties", &self.properties)?;
+        if self.required.is_some() {
+            map.serialize_entry("required", &self.required)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParamsRequestedSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestFormParamsRequestedSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                ElicitRequestFormParamsRequestedSchema,
+                A::Error,
+            > {
+                let mut field_properties = ::std::option::Option::None;
+                let mut field_required = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ElicitRequestFormParamsRequestedSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_properties,
+                                "properties",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestFormParamsRequestedSchema {
+                    properties: serde_support::required(field_properties, "properties")?,
+                    required: serde_support::optional(field_required),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestUrlParams {
+    ///The JSON keys of `ElicitRequestUrlParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "elicitationId",
+        "message",
+        "mode",
+        "url",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "elicitationId" => ::std::option::Option::Some(0usize),
+            "message" => ::std::option::Option::Some(1usize),
+            "mode" => ::std::option::Option::Some(2usize),
+            "url" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestUrlParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("elicitationId", &self.elicitation_id)?;
+        map.serialize_entry("message", &self.message)?;
+        map.serialize_entry("mode", &self.mode)?;
+        map.serialize_entry("url", &self.url)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestUrlParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestUrlParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitRequestUrlParams, A::Error> {
+                let mut field_elicitation_id = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut field_mode = ::std::option::Option::None;
+                let mut field_url = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ElicitRequestUrlParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_elicitation_id,
+                                "elicitationId",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_mode, "mode")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_url, "url")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestUrlParams {
+                    elicitation_id: serde_support::required(
+                        field_elicitation_id,
+                        "elicitationId",
+                    )?,
+                    message: serde_support::required(field_message, "message")?,
+                    mode: serde_support::required(field_mode, "mode")?,
+                    url: serde_support::required(field_url, "url")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitResult {
+    ///The JSON keys of `ElicitResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["action", "content"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "action" => ::std::option::Option::Some(0usize),
+            "content" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.content.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("action", &self.action)?;
+        if self.content.is_some() {
+            map.serialize_entry("content", &self.content)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitResult, A::Error> {
+                let mut field_action = ::std::option::Option::None;
+                let mut field_content = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ElicitResult::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_action, "action")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitResult {
+                    action: serde_support::required(field_action, "action")?,
+                    content: serde_support::optional(field_content),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl LegacyTitledEnumSchema {
+    ///The JSON keys of `LegacyTitledEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "enum",
+        "enumNames",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "enum" => ::std::option::Option::Some(1usize),
+            "enumNames" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for LegacyTitledEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some()) + 1 + 1
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        map.serialize_entry("enum", &self.enum_)?;
+        map.serialize_entry("enumNames", &self.enum_names)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LegacyTitledEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LegacyTitledEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<LegacyTitledEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_enum_ = ::std::option::Option::None;
+                let mut field_enum_names = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(LegacyTitledEnumSchema::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_enum_, "enum")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_enum_names,
+                                "enumNames",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(LegacyTitledEnumSchema {
+                    default: serde_support::optional(field_default),
+                    enum_: serde_support::required(field_enum_, "enum")?,
+                    enum_names: serde_support::required(field_enum_names, "enumNames")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl NumberSchema {
+    ///The JSON keys of `NumberSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "maximum",
+        "minimum",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "maximum" => ::std::option::Option::Some(1usize),
+            "minimum" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for NumberSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.maximum.is_some() {
+            map.serialize_entry("maximum", &self.maximum)?;
+        }
+        if self.minimum.is_some() {
+            map.serialize_entry("minimum", &self.minimum)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NumberSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NumberSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NumberSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<NumberSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_maximum = ::std::option::Option::None;
+                let mut field_minimum = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(NumberSchema::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_maximum, "maximum")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_minimum, "minimum")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(NumberSchema {
+                    default: serde_support::optional(field_default),
+                    maximum: serde_support::optional(field_maximum),
+                    minimum: serde_support::optional(field_minimum),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl StringSchema {
+    ///The JSON keys of `StringSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "format",
+        "maxLength",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "format" => ::std::option::Option::Some(1usize),
+            "maxLength" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for StringSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.format.is_some() {
+            map.serialize_entry("format", &self.format)?;
+        }
+        if self.max_length.is_some() {
+            map.serialize_entry("maxLength", &self.max_length)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for StringSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = StringSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct StringSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<StringSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_format = ::std::option::Option::None;
+                let mut field_max_length = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(StringSchema::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_format, "format")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_max_length,
+                                "maxLength",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(StringSchema {
+                    default: serde_support::optional(field_default),
+                    format: serde_support::optional(field_format),
+                    max_length: serde_support::optional(field_max_length),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledSingleSelectEnumSchema {
+    ///The JSON keys of `TitledSingleSelectEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["default", "oneOf", "title", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "oneOf" => ::std::option::Option::Some(1usize),
+            "title" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledSingleSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some()) + 1
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        map.serialize_entry("oneOf", &self.one_of)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledSingleSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledSingleSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TitledSingleSelectEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_one_of = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledSingleSelectEnumSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_one_of, "oneOf")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledSingleSelectEnumSchema {
+                    default: serde_support::optional(field_default),
+                    one_of: serde_support::required(field_one_of, "oneOf")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledSingleSelectEnumSchemaOneOfItem {
+    ///The JSON keys of `TitledSingleSelectEnumSchemaOneOfItem`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["const", "title"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "const" => ::std::option::Option::Some(0usize),
+            "title" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("const", &self.const_)?;
+        map.serialize_entry("title", &self.title)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledSingleSelectEnumSchemaOneOfItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledSingleSelectEnumSchemaOneOfItem")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TitledSingleSelectEnumSchemaOneOfItem, A::Error> {
+                let mut field_const_ = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledSingleSelectEnumSchemaOneOfItem::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_const_, "const")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledSingleSelectEnumSchemaOneOfItem {
+                    const_: serde_support::required(field_const_, "const")?,
+                    title: serde_support::required(field_title, "title")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UntitledSingleSelectEnumSchema {
+    ///The JSON keys of `UntitledSingleSelectEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["default", "enum", "title", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "enum" => ::std::option::Option::Some(1usize),
+            "title" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some()) + 1
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        map.serialize_entry("enum", &self.enum_)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledSingleSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UntitledSingleSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_enum_ = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UntitledSingleSelectEnumSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_enum_, "enum")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UntitledSingleSelectEnumSchema {
+                    default: serde_support::optional(field_default),
+                    enum_: serde_support::required(field_enum_, "enum")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 /// The name of every MCP method, each written once; everything else
@@ -835,6 +2136,48 @@ impl<'de> ::serde::Deserialize<'de> for ObjectSchema {
             ::serde_json::Value,
         >>::deserialize(deserializer)?;
         Self::new(map).map_err(::serde::de::Error::custom)
+    }
+}
+/// A JSON Schema kept exactly as given, for a value of any type
+/// (2026-07-28's tool `outputSchema`): every keyword, in the order
+/// given.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(transparent)]
+pub struct AnySchema(::serde_json::Map<::std::string::String, ::serde_json::Value>);
+impl AnySchema {
+    /// Wraps a JSON object.
+    pub fn new(
+        map: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ) -> Self {
+        Self(map)
+    }
+    /// The schema's keywords.
+    pub fn as_map(
+        &self,
+    ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        &self.0
+    }
+    /// Gives back the schema's keywords.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0
+    }
+}
+impl ::std::convert::From<ObjectSchema> for AnySchema {
+    fn from(schema: ObjectSchema) -> Self {
+        Self(schema.0)
+    }
+}
+impl ::std::convert::TryFrom<::serde_json::Value> for AnySchema {
+    type Error = error::ConversionError;
+    fn try_from(value: ::serde_json::Value) -> ::std::result::Result<Self, Self::Error> {
+        match value {
+            ::serde_json::Value::Object(map) => Ok(Self(map)),
+            other => {
+                Err(format!("a tool schema must be a JSON object, found {other}").into())
+            }
+        }
     }
 }
 /// A request type: its method name, params and result, written once.

@@ -3,56 +3,52 @@
 // codegen/src/patches.rs for every adjustment made to the schema before typify reads it.
 
 ///`BaseResult`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BaseResult {
     ///Reserved metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Invokes a tool; params are a `$ref` and required.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `tools/call` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolRequestParams {
     ///Arguments of the call.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub arguments: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The name of the tool.
     pub name: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The answer to `tools/call`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolResult {
     ///Whether the call failed.
-    #[serde(rename = "isError", skip_serializing_if = "::std::option::Option::is_none")]
     pub is_error: ::std::option::Option<bool>,
     ///Reserved metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///What the tool said.
     pub text: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`EmptyResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -75,35 +71,37 @@ impl ::std::convert::From<BaseResult> for EmptyResult {
     }
 }
 ///Reads a task; its params are declared inline.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetTaskRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: GetTaskRequestMethod,
     pub params: GetTaskRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`GetTaskRequestParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetTaskRequestParams {
     ///The task to read.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The answer to `tasks/get`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetTaskResult {
     ///Reserved metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     pub status: GetTaskResultStatus,
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`GetTaskResultStatus`
 #[derive(
@@ -161,49 +159,56 @@ impl ::std::convert::TryFrom<::std::string::String> for GetTaskResultStatus {
     }
 }
 ///Sent once initialization is done; params are optional.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InitializedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: InitializedNotificationMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`NotificationParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NotificationParams {
     ///Reserved metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Checks that the other side is alive; answered by `EmptyResult`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PingRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: PingRequestMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Progress of a long-running request; params are required.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProgressNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ProgressNotificationParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProgressNotificationParams {
     ///Progress so far.
     pub progress: ::serde_json::Number,
-    #[serde(rename = "progressToken")]
     pub progress_token: ProgressNotificationParamsProgressToken,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ProgressNotificationParamsProgressToken`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -246,17 +251,15 @@ impl ::std::convert::From<i64> for RequestId {
     }
 }
 ///Common params for any request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RequestParams {
     ///Reserved metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /// Error types.
 pub mod error {
@@ -309,6 +312,7 @@ impl CallToolRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -319,6 +323,7 @@ impl CallToolRequestParams {
         Self {
             arguments: ::std::option::Option::None,
             name: name.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -330,6 +335,7 @@ impl CallToolResult {
             is_error: ::std::option::Option::None,
             meta: ::std::option::Option::None,
             text: text.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -342,6 +348,7 @@ impl GetTaskRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -349,7 +356,10 @@ impl GetTaskRequestParams {
     ///From the required fields (`task_id`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(task_id: impl ::std::convert::Into<::std::string::String>) -> Self {
-        Self { task_id: task_id.into() }
+        Self {
+            task_id: task_id.into(),
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl GetTaskResult {
@@ -363,6 +373,7 @@ impl GetTaskResult {
             meta: ::std::option::Option::None,
             status,
             task_id: task_id.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -374,6 +385,7 @@ impl InitializedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -383,6 +395,7 @@ impl NotificationParams {
     pub fn new() -> Self {
         Self {
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -395,6 +408,7 @@ impl PingRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -406,6 +420,7 @@ impl ProgressNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -416,7 +431,11 @@ impl ProgressNotificationParams {
         progress: ::serde_json::Number,
         progress_token: ProgressNotificationParamsProgressToken,
     ) -> Self {
-        Self { progress, progress_token }
+        Self {
+            progress,
+            progress_token,
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl RequestParams {
@@ -425,7 +444,1299 @@ impl RequestParams {
     pub fn new() -> Self {
         Self {
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
+    }
+}
+mod serde_support {
+    /// An object key read against a struct's fields: the index of
+    /// the field it names, or a key the struct does not name.
+    pub(super) enum FieldKey {
+        Known(usize),
+        Unknown(::std::string::String),
+    }
+    /// Reads a key against a struct's fields (the function gives the
+    /// index of the field a key names); only an unknown key is
+    /// allocated.
+    pub(super) struct FieldKeySeed<F>(pub(super) F);
+    impl<
+        'de,
+        F: Fn(&str) -> ::std::option::Option<usize>,
+    > ::serde::de::DeserializeSeed<'de> for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> ::std::result::Result<FieldKey, D::Error> {
+            deserializer.deserialize_identifier(self)
+        }
+    }
+    impl<'de, F: Fn(&str) -> ::std::option::Option<usize>> ::serde::de::Visitor<'de>
+    for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an object key")
+        }
+        fn visit_str<E: ::serde::de::Error>(
+            self,
+            v: &str,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v.to_owned()),
+                },
+            )
+        }
+        fn visit_string<E: ::serde::de::Error>(
+            self,
+            v: ::std::string::String,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(&v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v),
+                },
+            )
+        }
+        fn visit_bytes<E: ::serde::de::Error>(
+            self,
+            v: &[u8],
+        ) -> ::std::result::Result<FieldKey, E> {
+            match ::std::str::from_utf8(v) {
+                Ok(s) => self.visit_str(s),
+                Err(_) => Err(E::invalid_value(::serde::de::Unexpected::Bytes(v), &self)),
+            }
+        }
+    }
+    /// Reads a field's value into its slot; a second value for the
+    /// same key is an error, as with serde's derive.
+    pub(super) fn read<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    {
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        *slot = ::std::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// [`read`] for an integer field.
+    pub(super) fn read_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<Integer<T>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.0);
+        Ok(())
+    }
+    /// [`read`] for an optional integer field (`null` is absent).
+    pub(super) fn read_optional_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<::std::option::Option<T>>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<::std::option::Option<Integer<T>>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.map(|n| n.0));
+        Ok(())
+    }
+    /// How many keys of a catch-all are written: a key that names a
+    /// field is the field's, written once.
+    pub(super) fn extra_len(
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> usize {
+        extra.keys().filter(|k| !fields.contains(&k.as_str())).count()
+    }
+    /// Writes the keys of a catch-all that name no field.
+    pub(super) fn write_extra<M: ::serde::ser::SerializeMap>(
+        map: &mut M,
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> ::std::result::Result<(), M::Error> {
+        for (key, value) in extra {
+            if !fields.contains(&key.as_str()) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        Ok(())
+    }
+    /// The value of a required field, or serde's `missing field`.
+    pub(super) fn required<T, E: ::serde::de::Error>(
+        slot: ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<T, E> {
+        slot.ok_or_else(|| E::missing_field(key))
+    }
+    /// The value of an optional field: absent and `null` are `None`.
+    pub(super) fn optional<T>(
+        slot: ::std::option::Option<::std::option::Option<T>>,
+    ) -> ::std::option::Option<T> {
+        slot.flatten()
+    }
+    /// An integer: a JSON number without a fractional part, whether
+    /// written `60000` or `60000.0` (JSON Schema counts both as
+    /// integers). It is written back as an integer.
+    pub(super) struct Integer<T>(pub(super) T);
+    struct IntegerVisitor<T>(::std::marker::PhantomData<T>);
+    impl<'de, T> ::serde::Deserialize<'de> for Integer<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            deserializer.deserialize_any(IntegerVisitor(::std::marker::PhantomData))
+        }
+    }
+    impl<'de, T> ::serde::de::Visitor<'de> for IntegerVisitor<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        type Value = Integer<T>;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: ::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(::serde::de::Unexpected::Signed(v), &self))
+        }
+        fn visit_u64<E: ::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(
+                    ::serde::de::Unexpected::Unsigned(v),
+                    &self,
+                ))
+        }
+        fn visit_f64<E: ::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            const I64_END: f64 = 9_223_372_036_854_775_808.0;
+            const U64_END: f64 = 18_446_744_073_709_551_616.0;
+            if v.fract() != 0.0 || !v.is_finite() {
+                Err(E::invalid_type(::serde::de::Unexpected::Float(v), &self))
+            } else if (0.0..U64_END).contains(&v) {
+                self.visit_u64(v as u64)
+            } else if (-I64_END..0.0).contains(&v) {
+                self.visit_i64(v as i64)
+            } else {
+                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+}
+impl BaseResult {
+    ///The JSON keys of `BaseResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for BaseResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BaseResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BaseResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BaseResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<BaseResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(BaseResult::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(BaseResult {
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolRequest {
+    ///The JSON keys of `CallToolRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolRequestParams {
+    ///The JSON keys of `CallToolRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["arguments", "name"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "arguments" => ::std::option::Option::Some(0usize),
+            "name" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.arguments.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.arguments.is_some() {
+            map.serialize_entry("arguments", &self.arguments)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolRequestParams, A::Error> {
+                let mut field_arguments = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolRequestParams {
+                    arguments: serde_support::optional(field_arguments),
+                    name: serde_support::required(field_name, "name")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolResult {
+    ///The JSON keys of `CallToolResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["isError", "_meta", "text"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "isError" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "text" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.is_error.is_some())
+            + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.is_error.is_some() {
+            map.serialize_entry("isError", &self.is_error)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("text", &self.text)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolResult, A::Error> {
+                let mut field_is_error = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_text = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_is_error,
+                                "isError",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_text, "text")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolResult {
+                    is_error: serde_support::optional(field_is_error),
+                    meta: serde_support::optional(field_meta),
+                    text: serde_support::required(field_text, "text")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetTaskRequest {
+    ///The JSON keys of `GetTaskRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetTaskRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetTaskRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetTaskRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetTaskRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetTaskRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetTaskRequestParams {
+    ///The JSON keys of `GetTaskRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["taskId"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "taskId" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetTaskRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("taskId", &self.task_id)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetTaskRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetTaskRequestParams, A::Error> {
+                let mut field_task_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetTaskRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_task_id, "taskId")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetTaskRequestParams {
+                    task_id: serde_support::required(field_task_id, "taskId")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetTaskResult {
+    ///The JSON keys of `GetTaskResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "status", "taskId"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "status" => ::std::option::Option::Some(1usize),
+            "taskId" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetTaskResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("status", &self.status)?;
+        map.serialize_entry("taskId", &self.task_id)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetTaskResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetTaskResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_status = ::std::option::Option::None;
+                let mut field_task_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(GetTaskResult::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_status, "status")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_task_id, "taskId")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetTaskResult {
+                    meta: serde_support::optional(field_meta),
+                    status: serde_support::required(field_status, "status")?,
+                    task_id: serde_support::required(field_task_id, "taskId")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InitializedNotification {
+    ///The JSON keys of `InitializedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InitializedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InitializedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InitializedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(InitializedNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InitializedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl NotificationParams {
+    ///The JSON keys of `NotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for NotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<NotificationParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(NotificationParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(NotificationParams {
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PingRequest {
+    ///The JSON keys of `PingRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PingRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PingRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PingRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PingRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PingRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(PingRequest::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PingRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ProgressNotification {
+    ///The JSON keys of `ProgressNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ProgressNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ProgressNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ProgressNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ProgressNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ProgressNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ProgressNotificationParams {
+    ///The JSON keys of `ProgressNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progress", "progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progress" => ::std::option::Option::Some(0usize),
+            "progressToken" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ProgressNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("progress", &self.progress)?;
+        map.serialize_entry("progressToken", &self.progress_token)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ProgressNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ProgressNotificationParams, A::Error> {
+                let mut field_progress = ::std::option::Option::None;
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ProgressNotificationParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress,
+                                "progress",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ProgressNotificationParams {
+                    progress: serde_support::required(field_progress, "progress")?,
+                    progress_token: serde_support::required(
+                        field_progress_token,
+                        "progressToken",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl RequestParams {
+    ///The JSON keys of `RequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for RequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct RequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<RequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(RequestParams::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(RequestParams {
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 /// The name of every MCP method, each written once; everything else
@@ -678,6 +1989,48 @@ impl<'de> ::serde::Deserialize<'de> for ObjectSchema {
         Self::new(map).map_err(::serde::de::Error::custom)
     }
 }
+/// A JSON Schema kept exactly as given, for a value of any type
+/// (2026-07-28's tool `outputSchema`): every keyword, in the order
+/// given.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(transparent)]
+pub struct AnySchema(::serde_json::Map<::std::string::String, ::serde_json::Value>);
+impl AnySchema {
+    /// Wraps a JSON object.
+    pub fn new(
+        map: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ) -> Self {
+        Self(map)
+    }
+    /// The schema's keywords.
+    pub fn as_map(
+        &self,
+    ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        &self.0
+    }
+    /// Gives back the schema's keywords.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0
+    }
+}
+impl ::std::convert::From<ObjectSchema> for AnySchema {
+    fn from(schema: ObjectSchema) -> Self {
+        Self(schema.0)
+    }
+}
+impl ::std::convert::TryFrom<::serde_json::Value> for AnySchema {
+    type Error = error::ConversionError;
+    fn try_from(value: ::serde_json::Value) -> ::std::result::Result<Self, Self::Error> {
+        match value {
+            ::serde_json::Value::Object(map) => Ok(Self(map)),
+            other => {
+                Err(format!("a tool schema must be a JSON object, found {other}").into())
+            }
+        }
+    }
+}
 /// A request type: its method name, params and result, written once.
 pub trait McpRequest: ::serde::Serialize + ::serde::de::DeserializeOwned {
     /// The wire name of the method.
@@ -898,6 +2251,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::CallTool => {
@@ -906,6 +2260,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::GetTask => {
@@ -914,6 +2269,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
             },
@@ -1062,6 +2418,7 @@ impl ClientNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientNotificationMethod::Progress => {
@@ -1069,6 +2426,7 @@ impl ClientNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
             },

@@ -3,39 +3,30 @@
 // codegen/src/patches.rs for every adjustment made to the schema before typify reads it.
 
 ///`ListToolsResult`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListToolsResult {
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     pub tools: ::std::vec::Vec<Tool>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A tool the client can call.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Tool {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     ///A JSON Schema object for the tool's arguments.
-    #[serde(rename = "inputSchema")]
     pub input_schema: ObjectSchema,
     ///Reserved metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     pub name: ::std::string::String,
     ///A JSON Schema object for the tool's structured result.
-    #[serde(
-        rename = "outputSchema",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub output_schema: ::std::option::Option<ObjectSchema>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /// Error types.
 pub mod error {
@@ -76,6 +67,7 @@ impl ListToolsResult {
         Self {
             next_cursor: ::std::option::Option::None,
             tools,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -92,7 +84,426 @@ impl Tool {
             meta: ::std::option::Option::None,
             name: name.into(),
             output_schema: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
+    }
+}
+mod serde_support {
+    /// An object key read against a struct's fields: the index of
+    /// the field it names, or a key the struct does not name.
+    pub(super) enum FieldKey {
+        Known(usize),
+        Unknown(::std::string::String),
+    }
+    /// Reads a key against a struct's fields (the function gives the
+    /// index of the field a key names); only an unknown key is
+    /// allocated.
+    pub(super) struct FieldKeySeed<F>(pub(super) F);
+    impl<
+        'de,
+        F: Fn(&str) -> ::std::option::Option<usize>,
+    > ::serde::de::DeserializeSeed<'de> for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> ::std::result::Result<FieldKey, D::Error> {
+            deserializer.deserialize_identifier(self)
+        }
+    }
+    impl<'de, F: Fn(&str) -> ::std::option::Option<usize>> ::serde::de::Visitor<'de>
+    for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an object key")
+        }
+        fn visit_str<E: ::serde::de::Error>(
+            self,
+            v: &str,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v.to_owned()),
+                },
+            )
+        }
+        fn visit_string<E: ::serde::de::Error>(
+            self,
+            v: ::std::string::String,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(&v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v),
+                },
+            )
+        }
+        fn visit_bytes<E: ::serde::de::Error>(
+            self,
+            v: &[u8],
+        ) -> ::std::result::Result<FieldKey, E> {
+            match ::std::str::from_utf8(v) {
+                Ok(s) => self.visit_str(s),
+                Err(_) => Err(E::invalid_value(::serde::de::Unexpected::Bytes(v), &self)),
+            }
+        }
+    }
+    /// Reads a field's value into its slot; a second value for the
+    /// same key is an error, as with serde's derive.
+    pub(super) fn read<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    {
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        *slot = ::std::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// [`read`] for an integer field.
+    pub(super) fn read_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<Integer<T>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.0);
+        Ok(())
+    }
+    /// [`read`] for an optional integer field (`null` is absent).
+    pub(super) fn read_optional_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<::std::option::Option<T>>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<::std::option::Option<Integer<T>>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.map(|n| n.0));
+        Ok(())
+    }
+    /// How many keys of a catch-all are written: a key that names a
+    /// field is the field's, written once.
+    pub(super) fn extra_len(
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> usize {
+        extra.keys().filter(|k| !fields.contains(&k.as_str())).count()
+    }
+    /// Writes the keys of a catch-all that name no field.
+    pub(super) fn write_extra<M: ::serde::ser::SerializeMap>(
+        map: &mut M,
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> ::std::result::Result<(), M::Error> {
+        for (key, value) in extra {
+            if !fields.contains(&key.as_str()) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        Ok(())
+    }
+    /// The value of a required field, or serde's `missing field`.
+    pub(super) fn required<T, E: ::serde::de::Error>(
+        slot: ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<T, E> {
+        slot.ok_or_else(|| E::missing_field(key))
+    }
+    /// The value of an optional field: absent and `null` are `None`.
+    pub(super) fn optional<T>(
+        slot: ::std::option::Option<::std::option::Option<T>>,
+    ) -> ::std::option::Option<T> {
+        slot.flatten()
+    }
+    /// An integer: a JSON number without a fractional part, whether
+    /// written `60000` or `60000.0` (JSON Schema counts both as
+    /// integers). It is written back as an integer.
+    pub(super) struct Integer<T>(pub(super) T);
+    struct IntegerVisitor<T>(::std::marker::PhantomData<T>);
+    impl<'de, T> ::serde::Deserialize<'de> for Integer<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            deserializer.deserialize_any(IntegerVisitor(::std::marker::PhantomData))
+        }
+    }
+    impl<'de, T> ::serde::de::Visitor<'de> for IntegerVisitor<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        type Value = Integer<T>;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: ::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(::serde::de::Unexpected::Signed(v), &self))
+        }
+        fn visit_u64<E: ::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(
+                    ::serde::de::Unexpected::Unsigned(v),
+                    &self,
+                ))
+        }
+        fn visit_f64<E: ::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            const I64_END: f64 = 9_223_372_036_854_775_808.0;
+            const U64_END: f64 = 18_446_744_073_709_551_616.0;
+            if v.fract() != 0.0 || !v.is_finite() {
+                Err(E::invalid_type(::serde::de::Unexpected::Float(v), &self))
+            } else if (0.0..U64_END).contains(&v) {
+                self.visit_u64(v as u64)
+            } else if (-I64_END..0.0).contains(&v) {
+                self.visit_i64(v as i64)
+            } else {
+                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+}
+impl ListToolsResult {
+    ///The JSON keys of `ListToolsResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["nextCursor", "tools"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "nextCursor" => ::std::option::Option::Some(0usize),
+            "tools" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListToolsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.next_cursor.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("tools", &self.tools)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListToolsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListToolsResult, A::Error> {
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_tools = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListToolsResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_tools, "tools")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListToolsResult {
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    tools: serde_support::required(field_tools, "tools")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Tool {
+    ///The JSON keys of `Tool`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "description",
+        "inputSchema",
+        "_meta",
+        "name",
+        "outputSchema",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "description" => ::std::option::Option::Some(0usize),
+            "inputSchema" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "name" => ::std::option::Option::Some(3usize),
+            "outputSchema" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Tool {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.description.is_some()) + 1
+            + usize::from(self.meta.is_some()) + 1
+            + usize::from(self.output_schema.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("inputSchema", &self.input_schema)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.output_schema.is_some() {
+            map.serialize_entry("outputSchema", &self.output_schema)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Tool {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Tool;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Tool")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Tool, A::Error> {
+                let mut field_description = ::std::option::Option::None;
+                let mut field_input_schema = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_output_schema = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Tool::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_input_schema,
+                                "inputSchema",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_output_schema,
+                                "outputSchema",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Tool {
+                    description: serde_support::optional(field_description),
+                    input_schema: serde_support::required(
+                        field_input_schema,
+                        "inputSchema",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::required(field_name, "name")?,
+                    output_schema: serde_support::optional(field_output_schema),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 /// The name of every MCP method, each written once; everything else
@@ -170,6 +581,48 @@ impl<'de> ::serde::Deserialize<'de> for ObjectSchema {
             ::serde_json::Value,
         >>::deserialize(deserializer)?;
         Self::new(map).map_err(::serde::de::Error::custom)
+    }
+}
+/// A JSON Schema kept exactly as given, for a value of any type
+/// (2026-07-28's tool `outputSchema`): every keyword, in the order
+/// given.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(transparent)]
+pub struct AnySchema(::serde_json::Map<::std::string::String, ::serde_json::Value>);
+impl AnySchema {
+    /// Wraps a JSON object.
+    pub fn new(
+        map: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ) -> Self {
+        Self(map)
+    }
+    /// The schema's keywords.
+    pub fn as_map(
+        &self,
+    ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        &self.0
+    }
+    /// Gives back the schema's keywords.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0
+    }
+}
+impl ::std::convert::From<ObjectSchema> for AnySchema {
+    fn from(schema: ObjectSchema) -> Self {
+        Self(schema.0)
+    }
+}
+impl ::std::convert::TryFrom<::serde_json::Value> for AnySchema {
+    type Error = error::ConversionError;
+    fn try_from(value: ::serde_json::Value) -> ::std::result::Result<Self, Self::Error> {
+        match value {
+            ::serde_json::Value::Object(map) => Ok(Self(map)),
+            other => {
+                Err(format!("a tool schema must be a JSON object, found {other}").into())
+            }
+        }
     }
 }
 /// A request type: its method name, params and result, written once.

@@ -168,6 +168,7 @@ impl ClientBuilder {
                 .map(|(_, tools)| ClientCapabilitiesSampling {
                     context: None,
                     tools: tools.then(Map::new),
+                    ..ClientCapabilitiesSampling::new()
                 }),
             elicitation: (self.elicitation.is_some() || self.url_elicitation.is_some()).then(
                 || {
@@ -176,11 +177,13 @@ impl ClientBuilder {
                     ClientCapabilitiesElicitation {
                         form: self.elicitation.as_ref().map(|_| Map::new()),
                         url: url.then(Map::new),
+                        ..ClientCapabilitiesElicitation::new()
                     }
                 },
             ),
             roots: self.roots.as_ref().map(|_| ClientCapabilitiesRoots {
                 list_changed: Some(true),
+                ..ClientCapabilitiesRoots::new()
             }),
             experimental: None,
             extensions: None,
@@ -194,16 +197,21 @@ impl ClientBuilder {
                         sampling: self.sampling.as_ref().map(|_| {
                             crate::schema::ClientCapabilitiesTasksRequestsSampling {
                                 create_message: Some(Map::new()),
+                                ..crate::schema::ClientCapabilitiesTasksRequestsSampling::new()
                             }
                         }),
                         elicitation: (self.elicitation.is_some() || self.url_elicitation.is_some())
                             .then(
                                 || crate::schema::ClientCapabilitiesTasksRequestsElicitation {
                                     create: Some(Map::new()),
+                                    ..crate::schema::ClientCapabilitiesTasksRequestsElicitation::new()
                                 },
                             ),
+                        ..crate::schema::ClientCapabilitiesTasksRequests::new()
                     }),
+                    ..crate::schema::ClientCapabilitiesTasks::new()
                 }),
+            ..ClientCapabilities::new()
         }
     }
 

@@ -101,6 +101,7 @@ fn paginated(cursor: Option<String>) -> Option<PaginatedRequestParams> {
     cursor.map(|cursor| PaginatedRequestParams {
         cursor: Some(cursor),
         meta: None,
+        ..PaginatedRequestParams::new()
     })
 }
 
@@ -126,12 +127,8 @@ impl Client {
             notifications: notifications.clone(),
         });
         let session = Session::start(transport, service, builder.config)?;
-        let params = InitializeRequestParams {
-            capabilities,
-            client_info: builder.info,
-            protocol_version: builder.version.as_str().to_string(),
-            meta: None,
-        };
+        let params =
+            InitializeRequestParams::new(capabilities, builder.info, builder.version.as_str());
         let server = match session
             .peer()
             .request::<InitializeRequest>(params, RequestOptions::default())
@@ -419,6 +416,7 @@ impl Client {
             arguments,
             task: Some(TaskMetadata {
                 ttl: ttl.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+                ..TaskMetadata::new()
             }),
             ..CallToolRequestParams::new(name)
         };
@@ -435,9 +433,7 @@ impl Client {
 
     /// `tasks/get`.
     pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult> {
-        let params = GetTaskRequestParams {
-            task_id: task_id.to_string(),
-        };
+        let params = GetTaskRequestParams::new(task_id);
         self.peer()
             .request::<GetTaskRequest>(params, RequestOptions::default())
             .await
@@ -446,9 +442,7 @@ impl Client {
     /// `tasks/result` of a tool-call task: waits until the task ends and
     /// returns the tool's result (or the call's error).
     pub async fn tool_task_result(&self, task_id: &str) -> Result<CallToolResult> {
-        let params = GetTaskPayloadRequestParams {
-            task_id: task_id.to_string(),
-        };
+        let params = GetTaskPayloadRequestParams::new(task_id);
         let raw = self
             .peer()
             .request_raw(
@@ -486,9 +480,7 @@ impl Client {
 
     /// `tasks/cancel`.
     pub async fn cancel_task(&self, task_id: &str) -> Result<CancelTaskResult> {
-        let params = CancelTaskRequestParams {
-            task_id: task_id.to_string(),
-        };
+        let params = CancelTaskRequestParams::new(task_id);
         self.peer()
             .request::<CancelTaskRequest>(params, RequestOptions::default())
             .await
@@ -549,10 +541,7 @@ impl Client {
     /// `resources/subscribe` (needs the server's `resources.subscribe`).
     pub async fn subscribe(&self, uri: &str) -> Result<()> {
         self.check(ClientRequestMethod::Subscribe)?;
-        let params = SubscribeRequestParams {
-            uri: uri.to_string(),
-            meta: None,
-        };
+        let params = SubscribeRequestParams::new(uri);
         self.peer()
             .request::<SubscribeRequest>(params, RequestOptions::default())
             .await
@@ -562,10 +551,7 @@ impl Client {
     /// `resources/unsubscribe`.
     pub async fn unsubscribe(&self, uri: &str) -> Result<()> {
         self.check(ClientRequestMethod::Unsubscribe)?;
-        let params = UnsubscribeRequestParams {
-            uri: uri.to_string(),
-            meta: None,
-        };
+        let params = UnsubscribeRequestParams::new(uri);
         self.peer()
             .request::<UnsubscribeRequest>(params, RequestOptions::default())
             .await
@@ -619,7 +605,7 @@ impl Client {
     /// `logging/setLevel` (needs the server's `logging`).
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
         self.check(ClientRequestMethod::SetLevel)?;
-        let params = SetLevelRequestParams { level, meta: None };
+        let params = SetLevelRequestParams::new(level);
         self.peer()
             .request::<SetLevelRequest>(params, RequestOptions::default())
             .await

@@ -62,7 +62,7 @@ impl ClientService {
         let peer = peer.clone();
         Ok(Box::pin(async move {
             crate::tasks::notify(&manager, &peer, task.clone()).await;
-            encode(Ok(crate::schema::CreateTaskResult { task, meta: None }))
+            encode(Ok(crate::schema::CreateTaskResult::new(task)))
         }))
     }
 }
@@ -110,11 +110,7 @@ impl Service for ClientService {
                             } else {
                                 crate::schema::ElicitResultAction::Decline
                             };
-                            encode(Ok(crate::schema::ElicitResult {
-                                action,
-                                content: None,
-                                meta: None,
-                            }))
+                            encode(Ok(crate::schema::ElicitResult::new(action)))
                         })
                     }
                     _ => return Err(not_offered()),
@@ -155,9 +151,8 @@ impl Service for ClientService {
                 Box::pin(async move {
                     let (tasks, next_cursor) = manager.list(OWNER, cursor.as_deref(), 100)?;
                     encode(Ok(crate::schema::ListTasksResult {
-                        tasks,
                         next_cursor,
-                        meta: None,
+                        ..crate::schema::ListTasksResult::new(tasks)
                     }))
                 })
             }

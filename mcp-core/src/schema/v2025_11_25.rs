@@ -3,12 +3,11 @@
 // codegen/src/patches.rs for every adjustment made to the schema before typify reads it.
 
 ///Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Annotations {
     /**Describes who the intended audience of this object or data is.
 
 It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub audience: ::std::option::Option<::std::vec::Vec<Role>>,
     /**The moment the resource was last modified, as an ISO 8601 formatted string.
 
@@ -16,44 +15,37 @@ Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").
 
 Examples: last activity timestamp in an open file, timestamp when the resource
 was attached, etc.*/
-    #[serde(
-        rename = "lastModified",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub last_modified: ::std::option::Option<::std::string::String>,
     /**Describes how important this data is for operating the server.
 
 A value of 1 means "most important," and indicates that the data is
 effectively required, while 0 means "least important," and indicates that
 the data is entirely optional.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub priority: ::std::option::Option<::serde_json::Number>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Audio provided to or from an LLM.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AudioContent {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     ///The base64-encoded audio data.
     pub data: ::std::string::String,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The MIME type of the audio. Different providers may support different audio types.
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: AudioContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Base interface for metadata with name (identifier) and title (display name) properties.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BaseMetadata {
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -63,73 +55,66 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for Tool,
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`BaseResult`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BaseResult {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`BlobResourceContents`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BlobResourceContents {
     ///A base64-encoded string representing the binary data of the item.
     pub blob: ::std::string::String,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The MIME type of this resource, if known.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///The URI of this resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`BooleanSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BooleanSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<bool>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: BooleanSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Used by the client to invoke a tool provided by the server.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `tools/call` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolRequestParams {
     ///Arguments to use for the tool call.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub arguments: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<CallToolRequestParamsMeta>,
     ///The name of the tool.
     pub name: ::std::string::String,
@@ -139,23 +124,20 @@ retrieved later via tasks/result.
 
 Task augmentation is subject to capability negotiation - receivers MUST declare support
 for task augmentation of specific request types in their capabilities.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The server's response to a tool call.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolResult {
     ///A list of content objects that represent the unstructured result of the tool call.
     pub content: ::std::vec::Vec<ContentBlock>,
@@ -171,74 +153,53 @@ and self-correct.
 However, any errors in _finding_ the tool, an error indicating that the
 server does not support tool calls, or any other exceptional conditions,
 should be reported as an MCP error response.*/
-    #[serde(rename = "isError", skip_serializing_if = "::std::option::Option::is_none")]
     pub is_error: ::std::option::Option<bool>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///An optional JSON object that represents the structured result of the tool call.
-    #[serde(
-        rename = "structuredContent",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub structured_content: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request to cancel a task.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CancelTaskRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: CancelTaskRequestMethod,
     pub params: CancelTaskRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`CancelTaskRequestParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CancelTaskRequestParams {
     ///The task identifier to cancel.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The response to a tasks/cancel request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CancelTaskResult {
-    #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
-    #[serde(rename = "lastUpdatedAt")]
     pub last_updated_at: ::std::string::String,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(
-        rename = "pollInterval",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub poll_interval: ::std::option::Option<i64>,
     pub status: TaskStatus,
-    #[serde(
-        rename = "statusMessage",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub status_message: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
-    #[serde(deserialize_with = "::std::option::Option::deserialize")]
     pub ttl: ::std::option::Option<i64>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
@@ -250,187 +211,186 @@ This notification indicates that the result will be unused, so any associated pr
 A client MUST NOT attempt to cancel its `initialize` request.
 
 For task cancellation, use the `tasks/cancel` request instead of this notification.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CancelledNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `notifications/cancelled` notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CancelledNotificationParams {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<::std::string::String>,
     /**The ID of the request to cancel.
 
 This MUST correspond to the ID of a request previously issued in the same direction.
 This MUST be provided for cancelling non-task requests.
 This MUST NOT be used for cancelling tasks (use the `tasks/cancel` request instead).*/
-    #[serde(
-        rename = "requestId",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub request_id: ::std::option::Option<RequestId>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilities {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub elicitation: ::std::option::Option<ClientCapabilitiesElicitation>,
     ///Experimental, non-standard capabilities that the client supports.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub experimental: ::std::option::Option<
         ::indexmap::IndexMap<
             ::std::string::String,
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
     >,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub roots: ::std::option::Option<ClientCapabilitiesRoots>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub sampling: ::std::option::Option<ClientCapabilitiesSampling>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tasks: ::std::option::Option<ClientCapabilitiesTasks>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the client supports elicitation from the server.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesElicitation {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub form: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub url: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the client supports listing roots.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesRoots {
     ///Whether the client supports notifications for changes to the roots list.
-    #[serde(
-        rename = "listChanged",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub list_changed: ::std::option::Option<bool>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the client supports sampling from an LLM.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesSampling {
     /**Whether the client supports context inclusion via includeContext parameter.
 If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub context: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Whether the client supports tool use via tools and toolChoice parameters.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the client supports task-augmented requests.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesTasks {
     ///Whether this client supports tasks/cancel.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub cancel: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Whether this client supports tasks/list.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub list: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub requests: ::std::option::Option<ClientCapabilitiesTasksRequests>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Specifies which request types can be augmented with tasks.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesTasksRequests {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub elicitation: ::std::option::Option<ClientCapabilitiesTasksRequestsElicitation>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub sampling: ::std::option::Option<ClientCapabilitiesTasksRequestsSampling>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Task support for elicitation-related requests.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesTasksRequestsElicitation {
     ///Whether the client supports task-augmented elicitation/create requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub create: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Task support for sampling-related requests.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesTasksRequestsSampling {
     ///Whether the client supports task-augmented sampling/createMessage requests.
-    #[serde(
-        rename = "createMessage",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub create_message: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request from the client to the server, to ask for completion options.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: CompleteRequestMethod,
     pub params: CompleteRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `completion/complete` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteRequestParams {
     pub argument: CompleteRequestParamsArgument,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub context: ::std::option::Option<CompleteRequestParamsContext>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<CompleteRequestParamsMeta>,
-    #[serde(rename = "ref")]
     pub ref_: CompleteRequestParamsRef,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The argument's information
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteRequestParamsArgument {
     ///The name of the argument
     pub name: ::std::string::String,
     ///The value of the argument to use for completion matching.
     pub value: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Additional, optional context for completions
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CompleteRequestParamsContext {
     ///Previously-resolved variables in a URI template or prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub arguments: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`CompleteRequestParamsRef`
@@ -451,82 +411,64 @@ impl ::std::convert::From<ResourceTemplateReference> for CompleteRequestParamsRe
     }
 }
 ///The server's response to a completion/complete request
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteResult {
     pub completion: CompleteResultCompletion,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`CompleteResultCompletion`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteResultCompletion {
     ///Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(rename = "hasMore", skip_serializing_if = "::std::option::Option::is_none")]
     pub has_more: ::std::option::Option<bool>,
     ///The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub total: ::std::option::Option<i64>,
     ///An array of completion values. Must not exceed 100 items.
     pub values: ::std::vec::Vec<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CreateMessageRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `sampling/createMessage` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CreateMessageRequestParams {
     /**A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 The client MAY ignore this request.
 
 Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
 declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.*/
-    #[serde(
-        rename = "includeContext",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub include_context: ::std::option::Option<CreateMessageRequestParamsIncludeContext>,
     /**The requested maximum number of tokens to sample (to prevent runaway completions).
 
 The client MAY choose to sample fewer tokens than the requested maximum.*/
-    #[serde(rename = "maxTokens")]
     pub max_tokens: i64,
     pub messages: ::std::vec::Vec<SamplingMessage>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<CreateMessageRequestParamsMeta>,
     ///Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub metadata: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The server's preferences for which model to select. The client MAY ignore these preferences.
-    #[serde(
-        rename = "modelPreferences",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub model_preferences: ::std::option::Option<ModelPreferences>,
-    #[serde(
-        rename = "stopSequences",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub stop_sequences: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
-    #[serde(
-        rename = "systemPrompt",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub system_prompt: ::std::option::Option<::std::string::String>,
     /**If specified, the caller is requesting task-augmented execution for this request.
 The request will return a CreateTaskResult immediately, and the actual result can be
@@ -534,22 +476,18 @@ retrieved later via tasks/result.
 
 Task augmentation is subject to capability negotiation - receivers MUST declare support
 for task augmentation of specific request types in their capabilities.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub temperature: ::std::option::Option<::serde_json::Number>,
     /**Controls how the model uses tools.
 The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.
 Default is `{ mode: "auto" }`.*/
-    #[serde(
-        rename = "toolChoice",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub tool_choice: ::std::option::Option<ToolChoice>,
     /**Tools that the model may use during generation.
 The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 The client MAY ignore this request.
@@ -616,29 +554,19 @@ for CreateMessageRequestParamsIncludeContext {
     }
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CreateMessageRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The client's response to a sampling/createMessage request from the server.
 The client should inform the user before returning the sampled message, to allow them
 to inspect the response (human in the loop) and decide whether to allow the server to see it.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CreateMessageResult {
     pub content: CreateMessageResultContent,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
@@ -654,11 +582,10 @@ Standard values:
 - "toolUse": The model wants to use one or more tools
 
 This field is an open string to allow for provider-specific stop reasons.*/
-    #[serde(
-        rename = "stopReason",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub stop_reason: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`CreateMessageResultContent`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -703,18 +630,16 @@ for CreateMessageResultContent {
     }
 }
 ///A response to a task-augmented request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CreateTaskResult {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     pub task: Task,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///An opaque token used to represent a cursor for pagination.
 #[derive(
@@ -758,24 +683,24 @@ impl ::std::str::FromStr for Cursor {
     }
 }
 ///A request from the server to elicit additional information from the user via the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ElicitRequestMethod,
     pub params: ElicitRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The parameters for a request to elicit non-sensitive information from the user via a form in the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestFormParams {
     ///The message to present to the user describing what information is being requested.
     pub message: ::std::string::String,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ElicitRequestFormParamsMeta>,
     ///The elicitation mode.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<ElicitRequestFormParamsMode>,
-    #[serde(rename = "requestedSchema")]
     pub requested_schema: ElicitRequestFormParamsRequestedSchema,
     /**If specified, the caller is requesting task-augmented execution for this request.
 The request will return a CreateTaskResult immediately, and the actual result can be
@@ -783,46 +708,41 @@ retrieved later via tasks/result.
 
 Task augmentation is subject to capability negotiation - receivers MUST declare support
 for task augmentation of specific request types in their capabilities.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestFormParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A restricted subset of JSON Schema.
 Only top-level properties are allowed, without nesting.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestFormParamsRequestedSchema {
     pub properties: ::indexmap::IndexMap<
         ::std::string::String,
         PrimitiveSchemaDefinition,
     >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(rename = "$schema", skip_serializing_if = "::std::option::Option::is_none")]
     pub schema: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: ElicitRequestFormParamsRequestedSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The parameters for a request to elicit information from the user via a URL in the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestUrlParams {
     /**The ID of the elicitation, which must be unique within the context of the server.
 The client MUST treat this ID as an opaque value.*/
-    #[serde(rename = "elicitationId")]
     pub elicitation_id: ::std::string::String,
     ///The message to present to the user explaining why the interaction is needed.
     pub message: ::std::string::String,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ElicitRequestUrlParamsMeta>,
     ///The elicitation mode.
     pub mode: ElicitRequestUrlParamsMode,
@@ -832,25 +752,22 @@ retrieved later via tasks/result.
 
 Task augmentation is subject to capability negotiation - receivers MUST declare support
 for task augmentation of specific request types in their capabilities.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
     ///The URL that the user should navigate to.
     pub url: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestUrlParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The client's response to an elicitation request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitResult {
     /**The user action in response to the elicitation.
 - "accept": User submitted the form/confirmed the action
@@ -860,19 +777,16 @@ pub struct ElicitResult {
     /**The submitted form data, only present when action is "accept" and mode was "form".
 Contains values matching the requested schema.
 Omitted for out-of-band mode responses.*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub content: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
     >,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The user action in response to the elicitation.
 - "accept": User submitted the form/confirmed the action
@@ -962,40 +876,41 @@ impl ::std::convert::From<bool> for ElicitResultContentValue {
     }
 }
 ///An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitationCompleteNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ElicitationCompleteNotificationMethod,
     pub params: ElicitationCompleteNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ElicitationCompleteNotificationParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitationCompleteNotificationParams {
     ///The ID of the elicitation that completed.
-    #[serde(rename = "elicitationId")]
     pub elicitation_id: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The contents of a resource, embedded into a prompt or tool call result.
 
 It is up to the client how best to render embedded resources for the benefit
 of the LLM and/or the user.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EmbeddedResource {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     pub resource: EmbeddedResourceResource,
-    #[serde(rename = "type")]
     pub type_: EmbeddedResourceType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`EmbeddedResourceResource`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1070,159 +985,141 @@ impl ::std::convert::From<UntitledMultiSelectEnumSchema> for EnumSchema {
     }
 }
 ///`ErrorObject`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ErrorObject {
     ///The error type that occurred.
     pub code: i64,
     ///Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Used by the client to get a prompt provided by the server.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetPromptRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: GetPromptRequestMethod,
     pub params: GetPromptRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `prompts/get` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetPromptRequestParams {
     ///Arguments to use for templating the prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub arguments: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
     >,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<GetPromptRequestParamsMeta>,
     ///The name of the prompt or prompt template.
     pub name: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetPromptRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The server's response to a prompts/get request from the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetPromptResult {
     ///An optional description for the prompt.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     pub messages: ::std::vec::Vec<PromptMessage>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request to retrieve the result of a completed task.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetTaskPayloadRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: GetTaskPayloadRequestMethod,
     pub params: GetTaskPayloadRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`GetTaskPayloadRequestParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetTaskPayloadRequestParams {
     ///The task identifier to retrieve results for.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The response to a tasks/result request.
 The structure matches the result type of the original request.
 For example, a tools/call task would return the CallToolResult structure.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetTaskPayloadResult {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request to retrieve the state of a task.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetTaskRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: GetTaskRequestMethod,
     pub params: GetTaskRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`GetTaskRequestParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetTaskRequestParams {
     ///The task identifier to query.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The response to a tasks/get request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetTaskResult {
-    #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
-    #[serde(rename = "lastUpdatedAt")]
     pub last_updated_at: ::std::string::String,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(
-        rename = "pollInterval",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub poll_interval: ::std::option::Option<i64>,
     pub status: TaskStatus,
-    #[serde(
-        rename = "statusMessage",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub status_message: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
-    #[serde(deserialize_with = "::std::option::Option::deserialize")]
     pub ttl: ::std::option::Option<i64>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///An optionally-sized icon that can be displayed in a user interface.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Icon {
     /**Optional MIME type override if the source MIME type is missing or generic.
 For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.*/
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     /**Optional array of strings that specify sizes at which the icon can be used.
 Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
 
 If not provided, the client should assume that the icon can be used at any size.*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub sizes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     /**A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
 `data:` URI with Base64-encoded image data.
@@ -1238,8 +1135,10 @@ the icon is designed to be used with a light background, and `dark` indicates
 the icon is designed to be used with a dark background.
 
 If not provided, the client should assume the icon can be used with any theme.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub theme: ::std::option::Option<IconTheme>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Optional specifier for the theme this icon is designed for. `light` indicates
 the icon is designed to be used with a light background, and `dark` indicates
@@ -1301,7 +1200,7 @@ impl ::std::convert::TryFrom<::std::string::String> for IconTheme {
     }
 }
 ///Base interface to add `icons` property.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Icons {
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -1312,41 +1211,37 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///An image provided to or from an LLM.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ImageContent {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     ///The base64-encoded image data.
     pub data: ::std::string::String,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The MIME type of the image. Different providers may support different image types.
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: ImageContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Describes the MCP implementation.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Implementation {
     /**An optional human-readable description of what this implementation does.
 
 This can be used by clients or servers to provide context about their purpose
 and capabilities. For example, a server might describe the types of resources
 or tools it provides, while a client might describe its intended use case.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -1357,7 +1252,6 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -1367,87 +1261,82 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for Tool,
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     pub version: ::std::string::String,
     ///An optional URL of the website for this implementation.
-    #[serde(
-        rename = "websiteUrl",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub website_url: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///This request is sent from the client to the server when it first connects, asking it to begin initialization.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InitializeRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: InitializeRequestMethod,
     pub params: InitializeRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for an `initialize` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InitializeRequestParams {
     pub capabilities: ClientCapabilities,
-    #[serde(rename = "clientInfo")]
     pub client_info: Implementation,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<InitializeRequestParamsMeta>,
     ///The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
-    #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InitializeRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///After receiving an initialize request from the client, the server sends this response.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InitializeResult {
     pub capabilities: ServerCapabilities,
     /**Instructions describing how to use the server and its features.
 
 This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub instructions: ::std::option::Option<::std::string::String>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The version of the Model Context Protocol that the server wants to use. This may not match the version that the client requested. If the client cannot support this version, it MUST disconnect.
-    #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
-    #[serde(rename = "serverInfo")]
     pub server_info: Implementation,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///This notification is sent from the client to the server after initialization has finished.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InitializedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: InitializedNotificationMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A response to a request that indicates an error occurred.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JsonrpcErrorResponse {
     pub error: ErrorObject,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonRpcVersion,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1479,25 +1368,29 @@ impl ::std::convert::From<JsonrpcErrorResponse> for JsonrpcMessage {
     }
 }
 ///A notification which does not expect a response.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JsonrpcNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request that expects a response.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JsonrpcRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A response to a request, containing either the result or error.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1517,121 +1410,108 @@ impl ::std::convert::From<JsonrpcErrorResponse> for JsonrpcResponse {
     }
 }
 ///A successful (non-error) response to a request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JsonrpcResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: BaseResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Use TitledSingleSelectEnumSchema instead.
 This interface will be removed in a future version.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LegacyTitledEnumSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
     /**(Legacy) Display names for enum values.
 Non-standard according to JSON schema 2020-12.*/
-    #[serde(rename = "enumNames")]
     pub enum_names: ::std::vec::Vec<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: LegacyTitledEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to request a list of prompts and prompt templates the server has.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListPromptsRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ListPromptsRequestMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The server's response to a prompts/list request from the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListPromptsResult {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     pub prompts: ::std::vec::Vec<Prompt>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to request a list of resource templates the server has.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListResourceTemplatesRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ListResourceTemplatesRequestMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The server's response to a resources/templates/list request from the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListResourceTemplatesResult {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "resourceTemplates")]
     pub resource_templates: ::std::vec::Vec<ResourceTemplate>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to request a list of resources the server has.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListResourcesRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ListResourcesRequestMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The server's response to a resources/list request from the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListResourcesResult {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     pub resources: ::std::vec::Vec<Resource>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Sent from the server to request a list of root URIs from the client. Roots allow
 servers to ask for specific directories or files to operate on. A common example
@@ -1640,89 +1520,81 @@ on.
 
 This request is typically used when the server needs to understand the file system
 structure or access specific locations that the client has permission to read from.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListRootsRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ListRootsRequestMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The client's response to a roots/list request from the server.
 This result contains an array of Root objects, each representing a root directory
 or file that the server can operate on.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListRootsResult {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     pub roots: ::std::vec::Vec<Root>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request to retrieve a list of tasks.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListTasksRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ListTasksRequestMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The response to a tasks/list request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListTasksResult {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     pub tasks: ::std::vec::Vec<Task>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to request a list of tools the server has.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListToolsRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ListToolsRequestMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The server's response to a tools/list request from the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListToolsResult {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     pub tools: ::std::vec::Vec<Tool>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The severity of a log message.
 
@@ -1807,37 +1679,37 @@ impl ::std::convert::TryFrom<::std::string::String> for LoggingLevel {
     }
 }
 ///JSONRPCNotification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LoggingMessageNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: LoggingMessageNotificationMethod,
     pub params: LoggingMessageNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `notifications/message` notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LoggingMessageNotificationParams {
     ///The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
     pub data: ::serde_json::Value,
     ///The severity of this log message.
     pub level: LoggingLevel,
     ///An optional name of the logger issuing this message.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub logger: ::std::option::Option<::std::string::String>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Hints to use for model selection.
 
 Keys not declared here are currently left unspecified by the spec and are up
 to the client to interpret.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModelHint {
     /**A hint for a model name.
 
@@ -1848,8 +1720,10 @@ The client SHOULD treat this as a substring of a model name; for example:
 
 The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The server's preferences for model selection, requested of the client during sampling.
 
@@ -1862,15 +1736,11 @@ dimensions to help clients make an appropriate selection for their use case.
 These preferences are always advisory. The client MAY ignore them. It is also
 up to the client to decide how to interpret these preferences and how to
 balance them against other considerations.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModelPreferences {
     /**How much to prioritize cost when selecting a model. A value of 0 means cost
 is not important, while a value of 1 means cost is the most important
 factor.*/
-    #[serde(
-        rename = "costPriority",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub cost_priority: ::std::option::Option<::serde_json::Number>,
     /**Optional hints to use for model selection.
 
@@ -1879,24 +1749,18 @@ If multiple hints are specified, the client MUST evaluate them in order
 
 The client SHOULD prioritize these hints over the numeric priorities, but
 MAY still use the priorities to select from ambiguous matches.*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub hints: ::std::option::Option<::std::vec::Vec<ModelHint>>,
     /**How much to prioritize intelligence and capabilities when selecting a
 model. A value of 0 means intelligence is not important, while a value of 1
 means intelligence is the most important factor.*/
-    #[serde(
-        rename = "intelligencePriority",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub intelligence_priority: ::std::option::Option<::serde_json::Number>,
     /**How much to prioritize sampling speed (latency) when selecting a model. A
 value of 0 means speed is not important, while a value of 1 means speed is
 the most important factor.*/
-    #[serde(
-        rename = "speedPriority",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub speed_priority: ::std::option::Option<::serde_json::Number>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`MultiSelectEnumSchema`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1916,42 +1780,39 @@ impl ::std::convert::From<UntitledMultiSelectEnumSchema> for MultiSelectEnumSche
     }
 }
 ///`Notification`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Notification {
     pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`NotificationParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NotificationParams {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`NumberSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NumberSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::serde_json::Number>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub maximum: ::std::option::Option<::serde_json::Number>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub minimum: ::std::option::Option<::serde_json::Number>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: NumberSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`NumberSchemaType`
 #[derive(
@@ -2009,64 +1870,58 @@ impl ::std::convert::TryFrom<::std::string::String> for NumberSchemaType {
     }
 }
 ///`PaginatedRequest`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PaginatedRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ::std::string::String,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Common parameters for paginated requests.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PaginatedRequestParams {
     /**An opaque token representing the current pagination position.
 If provided, the server should return results starting after this cursor.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<PaginatedRequestParamsMeta>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PaginatedRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`PaginatedResult`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PaginatedResult {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PingRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: PingRequestMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Restricted schema definitions that only allow primitive types
 without nested objects or arrays.*/
@@ -2123,35 +1978,33 @@ impl ::std::convert::From<BooleanSchema> for PrimitiveSchemaDefinition {
     }
 }
 ///An out-of-band notification used to inform the receiver of a progress update for a long-running request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProgressNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `notifications/progress` notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProgressNotificationParams {
     ///An optional message describing the current progress.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub message: ::std::option::Option<::std::string::String>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The progress thus far. This should increase every time progress is made, even if the total is unknown.
     pub progress: ::serde_json::Number,
     ///The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
-    #[serde(rename = "progressToken")]
     pub progress_token: ProgressToken,
     ///Total number of items to process (or total progress required), if known.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub total: ::std::option::Option<::serde_json::Number>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A progress token, used to associate progress notifications with the original request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
@@ -2174,13 +2027,11 @@ impl ::std::convert::From<i64> for ProgressToken {
     }
 }
 ///A prompt or prompt template that the server offers.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Prompt {
     ///A list of arguments to use for templating the prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub arguments: ::std::option::Option<::std::vec::Vec<PromptArgument>>,
     ///An optional description of what this prompt provides
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -2191,14 +2042,8 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
@@ -2210,19 +2055,19 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for Tool,
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Describes an argument that a prompt can accept.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PromptArgument {
     ///A human-readable description of the argument.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     ///Whether this argument must be provided.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<bool>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 even by those unfamiliar with domain-specific terminology.
@@ -2230,28 +2075,35 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for Tool,
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PromptListChangedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: PromptListChangedNotificationMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Describes a message returned as part of a prompt.
 
 This is similar to `SamplingMessage`, but also supports the embedding of
 resources from the MCP server.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PromptMessage {
     pub content: ContentBlock,
     pub role: Role,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Identifies a prompt.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PromptReference {
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -2261,52 +2113,51 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for Tool,
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: PromptReferenceType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to the server, to read a specific resource URI.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReadResourceRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ReadResourceRequestMethod,
     pub params: ReadResourceRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `resources/read` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReadResourceRequestParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ReadResourceRequestParamsMeta>,
     ///The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReadResourceRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The server's response to a resources/read request from the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReadResourceResult {
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ReadResourceResultContentsItem`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2327,20 +2178,24 @@ impl ::std::convert::From<BlobResourceContents> for ReadResourceResultContentsIt
 }
 /**Metadata for associating messages with a task.
 Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RelatedTaskMetadata {
     ///The task identifier this message is associated with.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`Request`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Request {
     pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A uniquely identifying ID for a request in JSON-RPC.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
@@ -2363,33 +2218,28 @@ impl ::std::convert::From<i64> for RequestId {
     }
 }
 ///Common params for any request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RequestParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<RequestParamsMeta>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A known resource that the server is capable of reading.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Resource {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     /**A description of what this resource represents.
 
 This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -2400,26 +2250,18 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The MIME type of this resource, if known.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
 This can be used by Hosts to display file sizes and estimate context window usage.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub size: ::std::option::Option<i64>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 even by those unfamiliar with domain-specific terminology.
@@ -2427,41 +2269,38 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for Tool,
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     ///The URI of this resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The contents of a specific resource or sub-resource.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceContents {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The MIME type of this resource, if known.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///The URI of this resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A resource that the server is capable of reading, included in a prompt or tool call result.
 
 Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceLink {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     /**A description of what this resource represents.
 
 This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -2472,26 +2311,18 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The MIME type of this resource, if known.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
 This can be used by Hosts to display file sizes and estimate context window usage.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub size: ::std::option::Option<i64>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 even by those unfamiliar with domain-specific terminology.
@@ -2499,51 +2330,49 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for Tool,
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: ResourceLinkType,
     ///The URI of this resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceListChangedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ResourceListChangedNotificationMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Common parameters when working with resources.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceRequestParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResourceRequestParamsMeta>,
     ///The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A template description for resources available on the server.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceTemplate {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     /**A description of what this template is for.
 
 This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -2554,19 +2383,12 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -2576,41 +2398,45 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for Tool,
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     ///A URI template (according to RFC 6570) that can be used to construct resource URIs.
-    #[serde(rename = "uriTemplate")]
     pub uri_template: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A reference to a resource or resource template definition.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceTemplateReference {
-    #[serde(rename = "type")]
     pub type_: ResourceTemplateReferenceType,
     ///The URI or URI template of the resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceUpdatedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ResourceUpdatedNotificationMethod,
     pub params: ResourceUpdatedNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `notifications/resources/updated` notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceUpdatedNotificationParams {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The sender or recipient of messages and data in a conversation.
 #[derive(
@@ -2668,51 +2494,48 @@ impl ::std::convert::TryFrom<::std::string::String> for Role {
     }
 }
 ///Represents a root directory or file that the server can operate on.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Root {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /**An optional name for the root. This can be used to provide a human-readable
 identifier for the root, which may be useful for display purposes or for
 referencing the root in other parts of the application.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
     /**The URI identifying the root. This *must* start with file:// for now.
 This restriction may be relaxed in future versions of the protocol to allow
 other URI schemes.*/
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A notification from the client to the server, informing it that the list of roots has changed.
 This notification should be sent whenever the client adds, removes, or modifies any root.
 The server should then request an updated list of roots using the ListRootsRequest.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RootsListChangedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: RootsListChangedNotificationMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Describes a message issued to or received from an LLM API.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SamplingMessage {
     pub content: SamplingMessageContent,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     pub role: Role,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`SamplingMessageContent`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2757,15 +2580,13 @@ for SamplingMessageContent {
     }
 }
 ///Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilities {
     ///Present if the server supports argument autocompletion suggestions.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub completions: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Experimental, non-standard capabilities that the server supports.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub experimental: ::std::option::Option<
         ::indexmap::IndexMap<
             ::std::string::String,
@@ -2773,109 +2594,107 @@ pub struct ServerCapabilities {
         >,
     >,
     ///Present if the server supports sending log messages to the client.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub logging: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub prompts: ::std::option::Option<ServerCapabilitiesPrompts>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub resources: ::std::option::Option<ServerCapabilitiesResources>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tasks: ::std::option::Option<ServerCapabilitiesTasks>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the server offers any prompt templates.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilitiesPrompts {
     ///Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub list_changed: ::std::option::Option<bool>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the server offers any resources to read.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilitiesResources {
     ///Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub list_changed: ::std::option::Option<bool>,
     ///Whether this server supports subscribing to resource updates.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub subscribe: ::std::option::Option<bool>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the server supports task-augmented requests.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilitiesTasks {
     ///Whether this server supports tasks/cancel.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub cancel: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Whether this server supports tasks/list.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub list: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub requests: ::std::option::Option<ServerCapabilitiesTasksRequests>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Specifies which request types can be augmented with tasks.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilitiesTasksRequests {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<ServerCapabilitiesTasksRequestsTools>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Task support for tool-related requests.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilitiesTasksRequestsTools {
     ///Whether the server supports task-augmented tools/call requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub call: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the server offers any tools to call.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilitiesTools {
     ///Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub list_changed: ::std::option::Option<bool>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request from the client to the server, to enable or adjust logging.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SetLevelRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: SetLevelRequestMethod,
     pub params: SetLevelRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `logging/setLevel` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SetLevelRequestParams {
     ///The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
     pub level: LoggingLevel,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<SetLevelRequestParamsMeta>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SetLevelRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`SingleSelectEnumSchema`
@@ -2896,28 +2715,18 @@ impl ::std::convert::From<UntitledSingleSelectEnumSchema> for SingleSelectEnumSc
     }
 }
 ///`StringSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StringSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub format: ::std::option::Option<StringSchemaFormat>,
-    #[serde(
-        rename = "maxLength",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub max_length: ::std::option::Option<i64>,
-    #[serde(
-        rename = "minLength",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub min_length: ::std::option::Option<i64>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: StringSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`StringSchemaFormat`
 #[derive(
@@ -2983,47 +2792,41 @@ impl ::std::convert::TryFrom<::std::string::String> for StringSchemaFormat {
     }
 }
 ///Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubscribeRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: SubscribeRequestMethod,
     pub params: SubscribeRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `resources/subscribe` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubscribeRequestParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<SubscribeRequestParamsMeta>,
     ///The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubscribeRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Data associated with a task.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Task {
     ///ISO 8601 timestamp when the task was created.
-    #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
     ///ISO 8601 timestamp when the task was last updated.
-    #[serde(rename = "lastUpdatedAt")]
     pub last_updated_at: ::std::string::String,
     ///Suggested polling interval in milliseconds.
-    #[serde(
-        rename = "pollInterval",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub poll_interval: ::std::option::Option<i64>,
     pub status: TaskStatus,
     /**Optional human-readable message describing the current task state.
@@ -3031,22 +2834,18 @@ This can provide context for any status, including:
 - Reasons for "cancelled" status
 - Summaries for "completed" status
 - Diagnostic information for "failed" status (e.g., error details, what went wrong)*/
-    #[serde(
-        rename = "statusMessage",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub status_message: ::std::option::Option<::std::string::String>,
     ///The task identifier.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     ///Actual retention duration from creation in milliseconds, null for unlimited.
-    #[serde(deserialize_with = "::std::option::Option::deserialize")]
     pub ttl: ::std::option::Option<i64>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Common params for any task-augmented request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TaskAugmentedRequestParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<TaskAugmentedRequestParamsMeta>,
     /**If specified, the caller is requesting task-augmented execution for this request.
 The request will return a CreateTaskResult immediately, and the actual result can be
@@ -3054,28 +2853,27 @@ retrieved later via tasks/result.
 
 Task augmentation is subject to capability negotiation - receivers MUST declare support
 for task augmentation of specific request types in their capabilities.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TaskAugmentedRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Metadata for augmenting a request with task execution.
 Include this in the `task` field of the request parameters.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TaskMetadata {
     ///Requested duration in milliseconds to retain task from creation.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ttl: ::std::option::Option<i64>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The status of a task.
 #[derive(
@@ -3145,35 +2943,27 @@ impl ::std::convert::TryFrom<::std::string::String> for TaskStatus {
     }
 }
 ///An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TaskStatusNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: TaskStatusNotificationMethod,
     pub params: TaskStatusNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `notifications/tasks/status` notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TaskStatusNotificationParams {
     ///ISO 8601 timestamp when the task was created.
-    #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
     ///ISO 8601 timestamp when the task was last updated.
-    #[serde(rename = "lastUpdatedAt")]
     pub last_updated_at: ::std::string::String,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Suggested polling interval in milliseconds.
-    #[serde(
-        rename = "pollInterval",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub poll_interval: ::std::option::Option<i64>,
     pub status: TaskStatus,
     /**Optional human-readable message describing the current task state.
@@ -3181,128 +2971,126 @@ This can provide context for any status, including:
 - Reasons for "cancelled" status
 - Summaries for "completed" status
 - Diagnostic information for "failed" status (e.g., error details, what went wrong)*/
-    #[serde(
-        rename = "statusMessage",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub status_message: ::std::option::Option<::std::string::String>,
     ///The task identifier.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     ///Actual retention duration from creation in milliseconds, null for unlimited.
-    #[serde(deserialize_with = "::std::option::Option::deserialize")]
     pub ttl: ::std::option::Option<i64>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Text provided to or from an LLM.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TextContent {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The text content of the message.
     pub text: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TextContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`TextResourceContents`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TextResourceContents {
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The MIME type of this resource, if known.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///The text of the item. This must only be set if the item can actually be represented as text (not binary data).
     pub text: ::std::string::String,
     ///The URI of this resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for multiple-selection enumeration with display titles for each option.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TitledMultiSelectEnumSchema {
     ///Optional default value.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///Optional description for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     pub items: TitledMultiSelectEnumSchemaItems,
     ///Maximum number of items to select.
-    #[serde(rename = "maxItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub max_items: ::std::option::Option<i64>,
     ///Minimum number of items to select.
-    #[serde(rename = "minItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub min_items: ::std::option::Option<i64>,
     ///Optional title for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TitledMultiSelectEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for array items with enum options and display labels.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TitledMultiSelectEnumSchemaItems {
-    #[serde(rename = "anyOf")]
-    pub any_of: ::serde_json::Value,
+    ///Array of enum options with values and display labels.
+    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+///`TitledMultiSelectEnumSchemaItemsAnyOfItem`
+#[derive(Clone, Debug, PartialEq)]
+pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    ///The constant enum value.
+    pub const_: ::std::string::String,
+    ///Display title for this option.
+    pub title: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for single-selection enumeration with display titles for each option.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TitledSingleSelectEnumSchema {
     ///Optional default value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
     ///Optional description for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     ///Array of enum options with values and display labels.
-    #[serde(rename = "oneOf")]
     pub one_of: ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
     ///Optional title for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TitledSingleSelectEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`TitledSingleSelectEnumSchemaOneOfItem`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     ///The enum value.
-    #[serde(rename = "const")]
     pub const_: ::std::string::String,
     ///Display label for this option.
     pub title: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Definition for a tool the client can call.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Tool {
     /**Optional additional tool information.
 
 Display name precedence order is: title, annotations.title, then name.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<ToolAnnotations>,
     /**A human-readable description of the tool.
 
 This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     ///Execution-related properties for this tool.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub execution: ::std::option::Option<ToolExecution>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -3313,17 +3101,10 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///A JSON Schema object defining the expected parameters for the tool.
-    #[serde(rename = "inputSchema")]
     pub input_schema: ObjectSchema,
     ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
@@ -3334,10 +3115,6 @@ the structuredContent field of a CallToolResult.
 
 Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
 Currently restricted to type: "object" at the root level.*/
-    #[serde(
-        rename = "outputSchema",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub output_schema: ::std::option::Option<ObjectSchema>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 even by those unfamiliar with domain-specific terminology.
@@ -3345,8 +3122,10 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for Tool,
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Additional properties describing a Tool to clients.
 
@@ -3356,7 +3135,7 @@ tool behavior (including descriptive properties like `title`).
 
 Clients should never make tool use decisions based on ToolAnnotations
 received from untrusted servers.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolAnnotations {
     /**If true, the tool may perform destructive updates to its environment.
 If false, the tool performs only additive updates.
@@ -3364,10 +3143,6 @@ If false, the tool performs only additive updates.
 (This property is meaningful only when `readOnlyHint == false`)
 
 Default: true*/
-    #[serde(
-        rename = "destructiveHint",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub destructive_hint: ::std::option::Option<bool>,
     /**If true, calling the tool repeatedly with the same arguments
 will have no additional effect on its environment.
@@ -3375,10 +3150,6 @@ will have no additional effect on its environment.
 (This property is meaningful only when `readOnlyHint == false`)
 
 Default: false*/
-    #[serde(
-        rename = "idempotentHint",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub idempotent_hint: ::std::option::Option<bool>,
     /**If true, this tool may interact with an "open world" of external
 entities. If false, the tool's domain of interaction is closed.
@@ -3386,32 +3157,28 @@ For example, the world of a web search tool is open, whereas that
 of a memory tool is not.
 
 Default: true*/
-    #[serde(
-        rename = "openWorldHint",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub open_world_hint: ::std::option::Option<bool>,
     /**If true, the tool does not modify its environment.
 
 Default: false*/
-    #[serde(
-        rename = "readOnlyHint",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub read_only_hint: ::std::option::Option<bool>,
     ///A human-readable title for the tool.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Controls tool selection behavior for sampling requests.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolChoice {
     /**Controls the tool use ability of the model:
 - "auto": Model decides whether to use tools (default)
 - "required": Model MUST use at least one tool before completing
 - "none": Model MUST NOT use any tools*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<ToolChoiceMode>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Controls the tool use ability of the model:
 - "auto": Model decides whether to use tools (default)
@@ -3476,7 +3243,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ToolChoiceMode {
     }
 }
 ///Execution-related properties for a tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolExecution {
     /**Indicates whether this tool supports task-augmented execution.
 This allows clients to handle long-running operations through polling
@@ -3487,11 +3254,10 @@ the task system.
 - "required": Tool requires task-augmented execution
 
 Default: "forbidden"*/
-    #[serde(
-        rename = "taskSupport",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub task_support: ::std::option::Option<ToolExecutionTaskSupport>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Indicates whether this tool supports task-augmented execution.
 This allows clients to handle long-running operations through polling
@@ -3561,15 +3327,17 @@ impl ::std::convert::TryFrom<::std::string::String> for ToolExecutionTaskSupport
     }
 }
 ///An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolListChangedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ToolListChangedNotificationMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result of a tool use, provided by the user back to the assistant.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolResultContent {
     /**The unstructured result content of the tool use.
 
@@ -3580,41 +3348,31 @@ audio, resource links, and embedded resources.*/
 
 If true, the content typically describes the error that occurred.
 Default: false*/
-    #[serde(rename = "isError", skip_serializing_if = "::std::option::Option::is_none")]
     pub is_error: ::std::option::Option<bool>,
     /**Optional metadata about the tool result. Clients SHOULD preserve this field when
 including tool results in subsequent sampling requests to enable caching optimizations.
 
 See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.*/
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /**An optional structured result object.
 
 If the tool defined an outputSchema, this SHOULD conform to that schema.*/
-    #[serde(
-        rename = "structuredContent",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub structured_content: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /**The ID of the tool use this result corresponds to.
 
 This MUST match the ID from a previous ToolUseContent.*/
-    #[serde(rename = "toolUseId")]
     pub tool_use_id: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: ToolResultContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request from the assistant to call a tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolUseContent {
     /**A unique identifier for this tool use.
 
@@ -3626,111 +3384,109 @@ This ID is used to match tool results to their corresponding tool uses.*/
 including tool uses in subsequent sampling requests to enable caching optimizations.
 
 See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.*/
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The name of the tool to call.
     pub name: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: ToolUseContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UnsubscribeRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: UnsubscribeRequestMethod,
     pub params: UnsubscribeRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `resources/unsubscribe` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UnsubscribeRequestParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<UnsubscribeRequestParamsMeta>,
     ///The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UnsubscribeRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for multiple-selection enumeration without display titles for options.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UntitledMultiSelectEnumSchema {
     ///Optional default value.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///Optional description for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     pub items: UntitledMultiSelectEnumSchemaItems,
     ///Maximum number of items to select.
-    #[serde(rename = "maxItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub max_items: ::std::option::Option<i64>,
     ///Minimum number of items to select.
-    #[serde(rename = "minItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub min_items: ::std::option::Option<i64>,
     ///Optional title for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: UntitledMultiSelectEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for the array items.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UntitledMultiSelectEnumSchemaItems {
     ///Array of enum values to choose from.
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: UntitledMultiSelectEnumSchemaItemsType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for single-selection enumeration without display titles for options.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UntitledSingleSelectEnumSchema {
     ///Optional default value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
     ///Optional description for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     ///Array of enum values to choose from.
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
     ///Optional title for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: UntitledSingleSelectEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///An error response that indicates that the server requires the client to provide additional information via an elicitation request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UrlElicitationRequiredError {
     pub error: UrlElicitationRequiredErrorError,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonRpcVersion,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`UrlElicitationRequiredErrorError`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UrlElicitationRequiredErrorError {
     pub code: UrlElicitationRequiredErrorErrorCode,
     pub data: UrlElicitationRequiredErrorErrorData,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`UrlElicitationRequiredErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3764,15 +3520,19 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorCode {
     where
         D: ::serde::Deserializer<'de>,
     {
-        Self::try_from(<i64>::deserialize(deserializer)?)
+        Self::try_from(
+                <serde_support::Integer<
+                    i64,
+                > as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(|n| n.0)?,
+            )
             .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
     }
 }
 ///`UrlElicitationRequiredErrorErrorData`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UrlElicitationRequiredErrorErrorData {
     pub elicitations: ::std::vec::Vec<ElicitRequestUrlParams>,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /// Error types.
@@ -3815,6 +3575,7 @@ impl Annotations {
             audience: ::std::option::Option::None,
             last_modified: ::std::option::Option::None,
             priority: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -3831,6 +3592,7 @@ impl AudioContent {
             meta: ::std::option::Option::None,
             mime_type: mime_type.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -3841,6 +3603,7 @@ impl BaseMetadata {
         Self {
             name: name.into(),
             title: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -3866,6 +3629,7 @@ impl BlobResourceContents {
             meta: ::std::option::Option::None,
             mime_type: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -3878,6 +3642,7 @@ impl BooleanSchema {
             description: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -3890,6 +3655,7 @@ impl CallToolRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -3902,6 +3668,7 @@ impl CallToolRequestParams {
             meta: ::std::option::Option::None,
             name: name.into(),
             task: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -3924,6 +3691,7 @@ impl CallToolResult {
             is_error: ::std::option::Option::None,
             meta: ::std::option::Option::None,
             structured_content: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -3936,6 +3704,7 @@ impl CancelTaskRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -3943,7 +3712,10 @@ impl CancelTaskRequestParams {
     ///From the required fields (`task_id`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(task_id: impl ::std::convert::Into<::std::string::String>) -> Self {
-        Self { task_id: task_id.into() }
+        Self {
+            task_id: task_id.into(),
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl CancelTaskResult {
@@ -3976,6 +3748,7 @@ impl CancelledNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -3987,6 +3760,7 @@ impl CancelledNotificationParams {
             meta: ::std::option::Option::None,
             reason: ::std::option::Option::None,
             request_id: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4000,6 +3774,7 @@ impl ClientCapabilities {
             roots: ::std::option::Option::None,
             sampling: ::std::option::Option::None,
             tasks: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4010,6 +3785,7 @@ impl ClientCapabilitiesElicitation {
         Self {
             form: ::std::option::Option::None,
             url: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4019,6 +3795,7 @@ impl ClientCapabilitiesRoots {
     pub fn new() -> Self {
         Self {
             list_changed: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4029,6 +3806,7 @@ impl ClientCapabilitiesSampling {
         Self {
             context: ::std::option::Option::None,
             tools: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4040,6 +3818,7 @@ impl ClientCapabilitiesTasks {
             cancel: ::std::option::Option::None,
             list: ::std::option::Option::None,
             requests: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4050,6 +3829,7 @@ impl ClientCapabilitiesTasksRequests {
         Self {
             elicitation: ::std::option::Option::None,
             sampling: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4059,6 +3839,7 @@ impl ClientCapabilitiesTasksRequestsElicitation {
     pub fn new() -> Self {
         Self {
             create: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4068,6 +3849,7 @@ impl ClientCapabilitiesTasksRequestsSampling {
     pub fn new() -> Self {
         Self {
             create_message: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4080,6 +3862,7 @@ impl CompleteRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4095,6 +3878,7 @@ impl CompleteRequestParams {
             context: ::std::option::Option::None,
             meta: ::std::option::Option::None,
             ref_,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4108,6 +3892,7 @@ impl CompleteRequestParamsArgument {
         Self {
             name: name.into(),
             value: value.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4117,6 +3902,7 @@ impl CompleteRequestParamsContext {
     pub fn new() -> Self {
         Self {
             arguments: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4137,6 +3923,7 @@ impl CompleteResult {
         Self {
             completion,
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4148,6 +3935,7 @@ impl CompleteResultCompletion {
             has_more: ::std::option::Option::None,
             total: ::std::option::Option::None,
             values,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4160,6 +3948,7 @@ impl CreateMessageRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4180,6 +3969,7 @@ impl CreateMessageRequestParams {
             temperature: ::std::option::Option::None,
             tool_choice: ::std::option::Option::None,
             tools: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4207,6 +3997,7 @@ impl CreateMessageResult {
             model: model.into(),
             role,
             stop_reason: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4217,6 +4008,7 @@ impl CreateTaskResult {
         Self {
             meta: ::std::option::Option::None,
             task,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4229,6 +4021,7 @@ impl ElicitRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4245,6 +4038,7 @@ impl ElicitRequestFormParams {
             mode: ::std::option::Option::None,
             requested_schema,
             task: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4272,6 +4066,7 @@ impl ElicitRequestFormParamsRequestedSchema {
             required: ::std::option::Option::None,
             schema: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4290,6 +4085,7 @@ impl ElicitRequestUrlParams {
             mode: ::std::default::Default::default(),
             task: ::std::option::Option::None,
             url: url.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4311,6 +4107,7 @@ impl ElicitResult {
             action,
             content: ::std::option::Option::None,
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4322,6 +4119,7 @@ impl ElicitationCompleteNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4333,6 +4131,7 @@ impl ElicitationCompleteNotificationParams {
     ) -> Self {
         Self {
             elicitation_id: elicitation_id.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4345,6 +4144,7 @@ impl EmbeddedResource {
             meta: ::std::option::Option::None,
             resource,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4359,6 +4159,7 @@ impl ErrorObject {
             code,
             data: ::std::option::Option::None,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4371,6 +4172,7 @@ impl GetPromptRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4382,6 +4184,7 @@ impl GetPromptRequestParams {
             arguments: ::std::option::Option::None,
             meta: ::std::option::Option::None,
             name: name.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4403,6 +4206,7 @@ impl GetPromptResult {
             description: ::std::option::Option::None,
             messages,
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4415,6 +4219,7 @@ impl GetTaskPayloadRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4422,7 +4227,10 @@ impl GetTaskPayloadRequestParams {
     ///From the required fields (`task_id`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(task_id: impl ::std::convert::Into<::std::string::String>) -> Self {
-        Self { task_id: task_id.into() }
+        Self {
+            task_id: task_id.into(),
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl GetTaskPayloadResult {
@@ -4444,6 +4252,7 @@ impl GetTaskRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4451,7 +4260,10 @@ impl GetTaskRequestParams {
     ///From the required fields (`task_id`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(task_id: impl ::std::convert::Into<::std::string::String>) -> Self {
-        Self { task_id: task_id.into() }
+        Self {
+            task_id: task_id.into(),
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl GetTaskResult {
@@ -4485,6 +4297,7 @@ impl Icon {
             sizes: ::std::option::Option::None,
             src: src.into(),
             theme: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4494,6 +4307,7 @@ impl Icons {
     pub fn new() -> Self {
         Self {
             icons: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4510,6 +4324,7 @@ impl ImageContent {
             meta: ::std::option::Option::None,
             mime_type: mime_type.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4527,6 +4342,7 @@ impl Implementation {
             title: ::std::option::Option::None,
             version: version.into(),
             website_url: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4539,6 +4355,7 @@ impl InitializeRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4555,6 +4372,7 @@ impl InitializeRequestParams {
             client_info,
             meta: ::std::option::Option::None,
             protocol_version: protocol_version.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4582,6 +4400,7 @@ impl InitializeResult {
             meta: ::std::option::Option::None,
             protocol_version: protocol_version.into(),
             server_info,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4593,6 +4412,7 @@ impl InitializedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4604,6 +4424,7 @@ impl JsonrpcErrorResponse {
             error,
             id: ::std::option::Option::None,
             jsonrpc: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4615,6 +4436,7 @@ impl JsonrpcNotification {
             jsonrpc: ::std::default::Default::default(),
             method: method.into(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4630,6 +4452,7 @@ impl JsonrpcRequest {
             jsonrpc: ::std::default::Default::default(),
             method: method.into(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4641,6 +4464,7 @@ impl JsonrpcResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4658,6 +4482,7 @@ impl LegacyTitledEnumSchema {
             enum_names,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4670,6 +4495,7 @@ impl ListPromptsRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4681,6 +4507,7 @@ impl ListPromptsResult {
             meta: ::std::option::Option::None,
             next_cursor: ::std::option::Option::None,
             prompts,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4693,6 +4520,7 @@ impl ListResourceTemplatesRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4704,6 +4532,7 @@ impl ListResourceTemplatesResult {
             meta: ::std::option::Option::None,
             next_cursor: ::std::option::Option::None,
             resource_templates,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4716,6 +4545,7 @@ impl ListResourcesRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4727,6 +4557,7 @@ impl ListResourcesResult {
             meta: ::std::option::Option::None,
             next_cursor: ::std::option::Option::None,
             resources,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4739,6 +4570,7 @@ impl ListRootsRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4749,6 +4581,7 @@ impl ListRootsResult {
         Self {
             meta: ::std::option::Option::None,
             roots,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4761,6 +4594,7 @@ impl ListTasksRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4772,6 +4606,7 @@ impl ListTasksResult {
             meta: ::std::option::Option::None,
             next_cursor: ::std::option::Option::None,
             tasks,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4784,6 +4619,7 @@ impl ListToolsRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4795,6 +4631,7 @@ impl ListToolsResult {
             meta: ::std::option::Option::None,
             next_cursor: ::std::option::Option::None,
             tools,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4806,6 +4643,7 @@ impl LoggingMessageNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4818,6 +4656,7 @@ impl LoggingMessageNotificationParams {
             level,
             logger: ::std::option::Option::None,
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4827,6 +4666,7 @@ impl ModelHint {
     pub fn new() -> Self {
         Self {
             name: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4839,6 +4679,7 @@ impl ModelPreferences {
             hints: ::std::option::Option::None,
             intelligence_priority: ::std::option::Option::None,
             speed_priority: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4849,6 +4690,7 @@ impl Notification {
         Self {
             method: method.into(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4858,6 +4700,7 @@ impl NotificationParams {
     pub fn new() -> Self {
         Self {
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4872,6 +4715,7 @@ impl NumberSchema {
             minimum: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4887,6 +4731,7 @@ impl PaginatedRequest {
             jsonrpc: ::std::default::Default::default(),
             method: method.into(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4897,6 +4742,7 @@ impl PaginatedRequestParams {
         Self {
             cursor: ::std::option::Option::None,
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4917,6 +4763,7 @@ impl PaginatedResult {
         Self {
             meta: ::std::option::Option::None,
             next_cursor: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4929,6 +4776,7 @@ impl PingRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4940,6 +4788,7 @@ impl ProgressNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4953,6 +4802,7 @@ impl ProgressNotificationParams {
             progress,
             progress_token,
             total: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4967,6 +4817,7 @@ impl Prompt {
             meta: ::std::option::Option::None,
             name: name.into(),
             title: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4979,6 +4830,7 @@ impl PromptArgument {
             name: name.into(),
             required: ::std::option::Option::None,
             title: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4990,6 +4842,7 @@ impl PromptListChangedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4997,7 +4850,11 @@ impl PromptMessage {
     ///From the required fields (`content`, `role`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(content: ContentBlock, role: Role) -> Self {
-        Self { content, role }
+        Self {
+            content,
+            role,
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl PromptReference {
@@ -5008,6 +4865,7 @@ impl PromptReference {
             name: name.into(),
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5020,6 +4878,7 @@ impl ReadResourceRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5030,6 +4889,7 @@ impl ReadResourceRequestParams {
         Self {
             meta: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5050,6 +4910,7 @@ impl ReadResourceResult {
         Self {
             contents,
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5057,7 +4918,10 @@ impl RelatedTaskMetadata {
     ///From the required fields (`task_id`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(task_id: impl ::std::convert::Into<::std::string::String>) -> Self {
-        Self { task_id: task_id.into() }
+        Self {
+            task_id: task_id.into(),
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl Request {
@@ -5067,6 +4931,7 @@ impl Request {
         Self {
             method: method.into(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5076,6 +4941,7 @@ impl RequestParams {
     pub fn new() -> Self {
         Self {
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5106,6 +4972,7 @@ impl Resource {
             size: ::std::option::Option::None,
             title: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5117,6 +4984,7 @@ impl ResourceContents {
             meta: ::std::option::Option::None,
             mime_type: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5138,6 +5006,7 @@ impl ResourceLink {
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5149,6 +5018,7 @@ impl ResourceListChangedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5159,6 +5029,7 @@ impl ResourceRequestParams {
         Self {
             meta: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5188,6 +5059,7 @@ impl ResourceTemplate {
             name: name.into(),
             title: ::std::option::Option::None,
             uri_template: uri_template.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5198,6 +5070,7 @@ impl ResourceTemplateReference {
         Self {
             type_: ::std::default::Default::default(),
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5209,6 +5082,7 @@ impl ResourceUpdatedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5219,6 +5093,7 @@ impl ResourceUpdatedNotificationParams {
         Self {
             meta: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5230,6 +5105,7 @@ impl Root {
             meta: ::std::option::Option::None,
             name: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5241,6 +5117,7 @@ impl RootsListChangedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5252,6 +5129,7 @@ impl SamplingMessage {
             content,
             meta: ::std::option::Option::None,
             role,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5267,6 +5145,7 @@ impl ServerCapabilities {
             resources: ::std::option::Option::None,
             tasks: ::std::option::Option::None,
             tools: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5276,6 +5155,7 @@ impl ServerCapabilitiesPrompts {
     pub fn new() -> Self {
         Self {
             list_changed: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5286,6 +5166,7 @@ impl ServerCapabilitiesResources {
         Self {
             list_changed: ::std::option::Option::None,
             subscribe: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5297,6 +5178,7 @@ impl ServerCapabilitiesTasks {
             cancel: ::std::option::Option::None,
             list: ::std::option::Option::None,
             requests: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5306,6 +5188,7 @@ impl ServerCapabilitiesTasksRequests {
     pub fn new() -> Self {
         Self {
             tools: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5315,6 +5198,7 @@ impl ServerCapabilitiesTasksRequestsTools {
     pub fn new() -> Self {
         Self {
             call: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5324,6 +5208,7 @@ impl ServerCapabilitiesTools {
     pub fn new() -> Self {
         Self {
             list_changed: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5336,6 +5221,7 @@ impl SetLevelRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5346,6 +5232,7 @@ impl SetLevelRequestParams {
         Self {
             level,
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5371,6 +5258,7 @@ impl StringSchema {
             min_length: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5383,6 +5271,7 @@ impl SubscribeRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5393,6 +5282,7 @@ impl SubscribeRequestParams {
         Self {
             meta: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5423,6 +5313,7 @@ impl Task {
             status_message: ::std::option::Option::None,
             task_id: task_id.into(),
             ttl: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5433,6 +5324,7 @@ impl TaskAugmentedRequestParams {
         Self {
             meta: ::std::option::Option::None,
             task: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5452,6 +5344,7 @@ impl TaskMetadata {
     pub fn new() -> Self {
         Self {
             ttl: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5463,6 +5356,7 @@ impl TaskStatusNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5484,6 +5378,7 @@ impl TaskStatusNotificationParams {
             status_message: ::std::option::Option::None,
             task_id: task_id.into(),
             ttl: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5496,6 +5391,7 @@ impl TextContent {
             meta: ::std::option::Option::None,
             text: text.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5511,6 +5407,7 @@ impl TextResourceContents {
             mime_type: ::std::option::Option::None,
             text: text.into(),
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5526,14 +5423,34 @@ impl TitledMultiSelectEnumSchema {
             min_items: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
 impl TitledMultiSelectEnumSchemaItems {
     ///From the required fields (`any_of`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-    pub fn new(any_of: ::serde_json::Value) -> Self {
-        Self { any_of }
+    pub fn new(
+        any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+    ) -> Self {
+        Self {
+            any_of,
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
+impl TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    ///From the required fields (`const_`, `title`); every optional field absent.
+    #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+    pub fn new(
+        const_: impl ::std::convert::Into<::std::string::String>,
+        title: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            const_: const_.into(),
+            title: title.into(),
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl TitledSingleSelectEnumSchema {
@@ -5546,6 +5463,7 @@ impl TitledSingleSelectEnumSchema {
             one_of,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5559,6 +5477,7 @@ impl TitledSingleSelectEnumSchemaOneOfItem {
         Self {
             const_: const_.into(),
             title: title.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5579,6 +5498,7 @@ impl Tool {
             name: name.into(),
             output_schema: ::std::option::Option::None,
             title: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5592,6 +5512,7 @@ impl ToolAnnotations {
             open_world_hint: ::std::option::Option::None,
             read_only_hint: ::std::option::Option::None,
             title: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5601,6 +5522,7 @@ impl ToolChoice {
     pub fn new() -> Self {
         Self {
             mode: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5610,6 +5532,7 @@ impl ToolExecution {
     pub fn new() -> Self {
         Self {
             task_support: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5621,6 +5544,7 @@ impl ToolListChangedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5638,6 +5562,7 @@ impl ToolResultContent {
             structured_content: ::std::option::Option::None,
             tool_use_id: tool_use_id.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5655,6 +5580,7 @@ impl ToolUseContent {
             meta: ::std::option::Option::None,
             name: name.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5667,6 +5593,7 @@ impl UnsubscribeRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5677,6 +5604,7 @@ impl UnsubscribeRequestParams {
         Self {
             meta: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5702,6 +5630,7 @@ impl UntitledMultiSelectEnumSchema {
             min_items: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5712,6 +5641,7 @@ impl UntitledMultiSelectEnumSchemaItems {
         Self {
             enum_,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5725,6 +5655,7 @@ impl UntitledSingleSelectEnumSchema {
             enum_,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5736,6 +5667,7 @@ impl UrlElicitationRequiredError {
             error,
             id: ::std::option::Option::None,
             jsonrpc: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5751,6 +5683,7 @@ impl UrlElicitationRequiredErrorError {
             code,
             data,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5775,7 +5708,7 @@ impl ::std::convert::From<Task> for CancelTaskResult {
             status_message: part.status_message,
             task_id: part.task_id,
             ttl: part.ttl,
-            extra: ::std::default::Default::default(),
+            extra: part.extra,
         }
     }
 }
@@ -5790,7 +5723,7 @@ impl ::std::convert::From<Task> for GetTaskResult {
             status_message: part.status_message,
             task_id: part.task_id,
             ttl: part.ttl,
-            extra: ::std::default::Default::default(),
+            extra: part.extra,
         }
     }
 }
@@ -5805,7 +5738,16154 @@ impl ::std::convert::From<Task> for TaskStatusNotificationParams {
             status_message: part.status_message,
             task_id: part.task_id,
             ttl: part.ttl,
+            extra: part.extra,
         }
+    }
+}
+mod serde_support {
+    /// An object key read against a struct's fields: the index of
+    /// the field it names, or a key the struct does not name.
+    pub(super) enum FieldKey {
+        Known(usize),
+        Unknown(::std::string::String),
+    }
+    /// Reads a key against a struct's fields (the function gives the
+    /// index of the field a key names); only an unknown key is
+    /// allocated.
+    pub(super) struct FieldKeySeed<F>(pub(super) F);
+    impl<
+        'de,
+        F: Fn(&str) -> ::std::option::Option<usize>,
+    > ::serde::de::DeserializeSeed<'de> for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> ::std::result::Result<FieldKey, D::Error> {
+            deserializer.deserialize_identifier(self)
+        }
+    }
+    impl<'de, F: Fn(&str) -> ::std::option::Option<usize>> ::serde::de::Visitor<'de>
+    for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an object key")
+        }
+        fn visit_str<E: ::serde::de::Error>(
+            self,
+            v: &str,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v.to_owned()),
+                },
+            )
+        }
+        fn visit_string<E: ::serde::de::Error>(
+            self,
+            v: ::std::string::String,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(&v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v),
+                },
+            )
+        }
+        fn visit_bytes<E: ::serde::de::Error>(
+            self,
+            v: &[u8],
+        ) -> ::std::result::Result<FieldKey, E> {
+            match ::std::str::from_utf8(v) {
+                Ok(s) => self.visit_str(s),
+                Err(_) => Err(E::invalid_value(::serde::de::Unexpected::Bytes(v), &self)),
+            }
+        }
+    }
+    /// Reads a field's value into its slot; a second value for the
+    /// same key is an error, as with serde's derive.
+    pub(super) fn read<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    {
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        *slot = ::std::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// [`read`] for an integer field.
+    pub(super) fn read_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<Integer<T>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.0);
+        Ok(())
+    }
+    /// [`read`] for an optional integer field (`null` is absent).
+    pub(super) fn read_optional_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<::std::option::Option<T>>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<::std::option::Option<Integer<T>>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.map(|n| n.0));
+        Ok(())
+    }
+    /// How many keys of a catch-all are written: a key that names a
+    /// field is the field's, written once.
+    pub(super) fn extra_len(
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> usize {
+        extra.keys().filter(|k| !fields.contains(&k.as_str())).count()
+    }
+    /// Writes the keys of a catch-all that name no field.
+    pub(super) fn write_extra<M: ::serde::ser::SerializeMap>(
+        map: &mut M,
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> ::std::result::Result<(), M::Error> {
+        for (key, value) in extra {
+            if !fields.contains(&key.as_str()) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        Ok(())
+    }
+    /// The value of a required field, or serde's `missing field`.
+    pub(super) fn required<T, E: ::serde::de::Error>(
+        slot: ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<T, E> {
+        slot.ok_or_else(|| E::missing_field(key))
+    }
+    /// The value of an optional field: absent and `null` are `None`.
+    pub(super) fn optional<T>(
+        slot: ::std::option::Option<::std::option::Option<T>>,
+    ) -> ::std::option::Option<T> {
+        slot.flatten()
+    }
+    /// An integer: a JSON number without a fractional part, whether
+    /// written `60000` or `60000.0` (JSON Schema counts both as
+    /// integers). It is written back as an integer.
+    pub(super) struct Integer<T>(pub(super) T);
+    struct IntegerVisitor<T>(::std::marker::PhantomData<T>);
+    impl<'de, T> ::serde::Deserialize<'de> for Integer<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            deserializer.deserialize_any(IntegerVisitor(::std::marker::PhantomData))
+        }
+    }
+    impl<'de, T> ::serde::de::Visitor<'de> for IntegerVisitor<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        type Value = Integer<T>;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: ::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(::serde::de::Unexpected::Signed(v), &self))
+        }
+        fn visit_u64<E: ::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(
+                    ::serde::de::Unexpected::Unsigned(v),
+                    &self,
+                ))
+        }
+        fn visit_f64<E: ::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            const I64_END: f64 = 9_223_372_036_854_775_808.0;
+            const U64_END: f64 = 18_446_744_073_709_551_616.0;
+            if v.fract() != 0.0 || !v.is_finite() {
+                Err(E::invalid_type(::serde::de::Unexpected::Float(v), &self))
+            } else if (0.0..U64_END).contains(&v) {
+                self.visit_u64(v as u64)
+            } else if (-I64_END..0.0).contains(&v) {
+                self.visit_i64(v as i64)
+            } else {
+                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+}
+impl Annotations {
+    ///The JSON keys of `Annotations`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["audience", "lastModified", "priority"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "audience" => ::std::option::Option::Some(0usize),
+            "lastModified" => ::std::option::Option::Some(1usize),
+            "priority" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Annotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.audience.is_some())
+            + usize::from(self.last_modified.is_some())
+            + usize::from(self.priority.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.audience.is_some() {
+            map.serialize_entry("audience", &self.audience)?;
+        }
+        if self.last_modified.is_some() {
+            map.serialize_entry("lastModified", &self.last_modified)?;
+        }
+        if self.priority.is_some() {
+            map.serialize_entry("priority", &self.priority)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Annotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Annotations;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Annotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Annotations, A::Error> {
+                let mut field_audience = ::std::option::Option::None;
+                let mut field_last_modified = ::std::option::Option::None;
+                let mut field_priority = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Annotations::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_audience,
+                                "audience",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_last_modified,
+                                "lastModified",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_priority,
+                                "priority",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Annotations {
+                    audience: serde_support::optional(field_audience),
+                    last_modified: serde_support::optional(field_last_modified),
+                    priority: serde_support::optional(field_priority),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl AudioContent {
+    ///The JSON keys of `AudioContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "data",
+        "_meta",
+        "mimeType",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "mimeType" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for AudioContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some()) + 1
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        map.serialize_entry("data", &self.data)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("mimeType", &self.mime_type)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for AudioContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AudioContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AudioContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<AudioContent, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(AudioContent::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(AudioContent {
+                    annotations: serde_support::optional(field_annotations),
+                    data: serde_support::required(field_data, "data")?,
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::required(field_mime_type, "mimeType")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl BaseMetadata {
+    ///The JSON keys of `BaseMetadata`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["name", "title"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "name" => ::std::option::Option::Some(0usize),
+            "title" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for BaseMetadata {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.title.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("name", &self.name)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BaseMetadata;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BaseMetadata")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<BaseMetadata, A::Error> {
+                let mut field_name = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(BaseMetadata::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(BaseMetadata {
+                    name: serde_support::required(field_name, "name")?,
+                    title: serde_support::optional(field_title),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl BaseResult {
+    ///The JSON keys of `BaseResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for BaseResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BaseResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BaseResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BaseResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<BaseResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(BaseResult::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(BaseResult {
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl BlobResourceContents {
+    ///The JSON keys of `BlobResourceContents`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["blob", "_meta", "mimeType", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "blob" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "mimeType" => ::std::option::Option::Some(2usize),
+            "uri" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for BlobResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("blob", &self.blob)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BlobResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BlobResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<BlobResourceContents, A::Error> {
+                let mut field_blob = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(BlobResourceContents::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_blob, "blob")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(BlobResourceContents {
+                    blob: serde_support::required(field_blob, "blob")?,
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl BooleanSchema {
+    ///The JSON keys of `BooleanSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "title" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for BooleanSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BooleanSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BooleanSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<BooleanSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(BooleanSchema::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(BooleanSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolRequest {
+    ///The JSON keys of `CallToolRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolRequestParams {
+    ///The JSON keys of `CallToolRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["arguments", "_meta", "name", "task"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "arguments" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "name" => ::std::option::Option::Some(2usize),
+            "task" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.arguments.is_some())
+            + usize::from(self.meta.is_some()) + 1 + usize::from(self.task.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.arguments.is_some() {
+            map.serialize_entry("arguments", &self.arguments)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.task.is_some() {
+            map.serialize_entry("task", &self.task)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolRequestParams, A::Error> {
+                let mut field_arguments = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_task = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_task, "task")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolRequestParams {
+                    arguments: serde_support::optional(field_arguments),
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::required(field_name, "name")?,
+                    task: serde_support::optional(field_task),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolRequestParamsMeta {
+    ///The JSON keys of `CallToolRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolRequestParamsMeta::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolResult {
+    ///The JSON keys of `CallToolResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "content",
+        "isError",
+        "_meta",
+        "structuredContent",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "content" => ::std::option::Option::Some(0usize),
+            "isError" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "structuredContent" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.is_error.is_some())
+            + usize::from(self.meta.is_some())
+            + usize::from(self.structured_content.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("content", &self.content)?;
+        if self.is_error.is_some() {
+            map.serialize_entry("isError", &self.is_error)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.structured_content.is_some() {
+            map.serialize_entry("structuredContent", &self.structured_content)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolResult, A::Error> {
+                let mut field_content = ::std::option::Option::None;
+                let mut field_is_error = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_structured_content = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_is_error,
+                                "isError",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_structured_content,
+                                "structuredContent",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolResult {
+                    content: serde_support::required(field_content, "content")?,
+                    is_error: serde_support::optional(field_is_error),
+                    meta: serde_support::optional(field_meta),
+                    structured_content: serde_support::optional(
+                        field_structured_content,
+                    ),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CancelTaskRequest {
+    ///The JSON keys of `CancelTaskRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CancelTaskRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelTaskRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelTaskRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CancelTaskRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CancelTaskRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CancelTaskRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CancelTaskRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CancelTaskRequestParams {
+    ///The JSON keys of `CancelTaskRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["taskId"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "taskId" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CancelTaskRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("taskId", &self.task_id)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelTaskRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelTaskRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CancelTaskRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CancelTaskRequestParams, A::Error> {
+                let mut field_task_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CancelTaskRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_task_id, "taskId")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CancelTaskRequestParams {
+                    task_id: serde_support::required(field_task_id, "taskId")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CancelTaskResult {
+    ///The JSON keys of `CancelTaskResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "createdAt",
+        "lastUpdatedAt",
+        "_meta",
+        "pollInterval",
+        "status",
+        "statusMessage",
+        "taskId",
+        "ttl",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "createdAt" => ::std::option::Option::Some(0usize),
+            "lastUpdatedAt" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "pollInterval" => ::std::option::Option::Some(3usize),
+            "status" => ::std::option::Option::Some(4usize),
+            "statusMessage" => ::std::option::Option::Some(5usize),
+            "taskId" => ::std::option::Option::Some(6usize),
+            "ttl" => ::std::option::Option::Some(7usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CancelTaskResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.meta.is_some())
+            + usize::from(self.poll_interval.is_some()) + 1
+            + usize::from(self.status_message.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("createdAt", &self.created_at)?;
+        map.serialize_entry("lastUpdatedAt", &self.last_updated_at)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.poll_interval.is_some() {
+            map.serialize_entry("pollInterval", &self.poll_interval)?;
+        }
+        map.serialize_entry("status", &self.status)?;
+        if self.status_message.is_some() {
+            map.serialize_entry("statusMessage", &self.status_message)?;
+        }
+        map.serialize_entry("taskId", &self.task_id)?;
+        map.serialize_entry("ttl", &self.ttl)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelTaskResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CancelTaskResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CancelTaskResult, A::Error> {
+                let mut field_created_at = ::std::option::Option::None;
+                let mut field_last_updated_at = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_poll_interval = ::std::option::Option::None;
+                let mut field_status = ::std::option::Option::None;
+                let mut field_status_message = ::std::option::Option::None;
+                let mut field_task_id = ::std::option::Option::None;
+                let mut field_ttl = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CancelTaskResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_created_at,
+                                "createdAt",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_last_updated_at,
+                                "lastUpdatedAt",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_poll_interval,
+                                "pollInterval",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_status, "status")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_status_message,
+                                "statusMessage",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_task_id, "taskId")?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_ttl,
+                                "ttl",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CancelTaskResult {
+                    created_at: serde_support::required(field_created_at, "createdAt")?,
+                    last_updated_at: serde_support::required(
+                        field_last_updated_at,
+                        "lastUpdatedAt",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    poll_interval: serde_support::optional(field_poll_interval),
+                    status: serde_support::required(field_status, "status")?,
+                    status_message: serde_support::optional(field_status_message),
+                    task_id: serde_support::required(field_task_id, "taskId")?,
+                    ttl: serde_support::required(field_ttl, "ttl")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CancelledNotification {
+    ///The JSON keys of `CancelledNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CancelledNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelledNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CancelledNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CancelledNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CancelledNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CancelledNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CancelledNotificationParams {
+    ///The JSON keys of `CancelledNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "reason", "requestId"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "reason" => ::std::option::Option::Some(1usize),
+            "requestId" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CancelledNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.reason.is_some()) + usize::from(self.request_id.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.reason.is_some() {
+            map.serialize_entry("reason", &self.reason)?;
+        }
+        if self.request_id.is_some() {
+            map.serialize_entry("requestId", &self.request_id)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelledNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CancelledNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CancelledNotificationParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_reason = ::std::option::Option::None;
+                let mut field_request_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            CancelledNotificationParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_reason, "reason")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_request_id,
+                                "requestId",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CancelledNotificationParams {
+                    meta: serde_support::optional(field_meta),
+                    reason: serde_support::optional(field_reason),
+                    request_id: serde_support::optional(field_request_id),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilities {
+    ///The JSON keys of `ClientCapabilities`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "elicitation",
+        "experimental",
+        "roots",
+        "sampling",
+        "tasks",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "elicitation" => ::std::option::Option::Some(0usize),
+            "experimental" => ::std::option::Option::Some(1usize),
+            "roots" => ::std::option::Option::Some(2usize),
+            "sampling" => ::std::option::Option::Some(3usize),
+            "tasks" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilities {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.elicitation.is_some())
+            + usize::from(self.experimental.is_some())
+            + usize::from(self.roots.is_some()) + usize::from(self.sampling.is_some())
+            + usize::from(self.tasks.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.elicitation.is_some() {
+            map.serialize_entry("elicitation", &self.elicitation)?;
+        }
+        if self.experimental.is_some() {
+            map.serialize_entry("experimental", &self.experimental)?;
+        }
+        if self.roots.is_some() {
+            map.serialize_entry("roots", &self.roots)?;
+        }
+        if self.sampling.is_some() {
+            map.serialize_entry("sampling", &self.sampling)?;
+        }
+        if self.tasks.is_some() {
+            map.serialize_entry("tasks", &self.tasks)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilities")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ClientCapabilities, A::Error> {
+                let mut field_elicitation = ::std::option::Option::None;
+                let mut field_experimental = ::std::option::Option::None;
+                let mut field_roots = ::std::option::Option::None;
+                let mut field_sampling = ::std::option::Option::None;
+                let mut field_tasks = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ClientCapabilities::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_elicitation,
+                                "elicitation",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_experimental,
+                                "experimental",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_roots, "roots")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_sampling,
+                                "sampling",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_tasks, "tasks")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilities {
+                    elicitation: serde_support::optional(field_elicitation),
+                    experimental: serde_support::optional(field_experimental),
+                    roots: serde_support::optional(field_roots),
+                    sampling: serde_support::optional(field_sampling),
+                    tasks: serde_support::optional(field_tasks),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilitiesElicitation {
+    ///The JSON keys of `ClientCapabilitiesElicitation`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["form", "url"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "form" => ::std::option::Option::Some(0usize),
+            "url" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilitiesElicitation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.form.is_some()) + usize::from(self.url.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.form.is_some() {
+            map.serialize_entry("form", &self.form)?;
+        }
+        if self.url.is_some() {
+            map.serialize_entry("url", &self.url)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesElicitation;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilitiesElicitation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ClientCapabilitiesElicitation, A::Error> {
+                let mut field_form = ::std::option::Option::None;
+                let mut field_url = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ClientCapabilitiesElicitation::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_form, "form")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_url, "url")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilitiesElicitation {
+                    form: serde_support::optional(field_form),
+                    url: serde_support::optional(field_url),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilitiesRoots {
+    ///The JSON keys of `ClientCapabilitiesRoots`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["listChanged"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "listChanged" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilitiesRoots {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.list_changed.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.list_changed.is_some() {
+            map.serialize_entry("listChanged", &self.list_changed)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesRoots;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilitiesRoots")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ClientCapabilitiesRoots, A::Error> {
+                let mut field_list_changed = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ClientCapabilitiesRoots::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilitiesRoots {
+                    list_changed: serde_support::optional(field_list_changed),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilitiesSampling {
+    ///The JSON keys of `ClientCapabilitiesSampling`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["context", "tools"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "context" => ::std::option::Option::Some(0usize),
+            "tools" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilitiesSampling {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.context.is_some())
+            + usize::from(self.tools.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.context.is_some() {
+            map.serialize_entry("context", &self.context)?;
+        }
+        if self.tools.is_some() {
+            map.serialize_entry("tools", &self.tools)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesSampling;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilitiesSampling")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ClientCapabilitiesSampling, A::Error> {
+                let mut field_context = ::std::option::Option::None;
+                let mut field_tools = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ClientCapabilitiesSampling::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_context, "context")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_tools, "tools")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilitiesSampling {
+                    context: serde_support::optional(field_context),
+                    tools: serde_support::optional(field_tools),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilitiesTasks {
+    ///The JSON keys of `ClientCapabilitiesTasks`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["cancel", "list", "requests"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cancel" => ::std::option::Option::Some(0usize),
+            "list" => ::std::option::Option::Some(1usize),
+            "requests" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilitiesTasks {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.cancel.is_some())
+            + usize::from(self.list.is_some()) + usize::from(self.requests.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.cancel.is_some() {
+            map.serialize_entry("cancel", &self.cancel)?;
+        }
+        if self.list.is_some() {
+            map.serialize_entry("list", &self.list)?;
+        }
+        if self.requests.is_some() {
+            map.serialize_entry("requests", &self.requests)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasks {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasks;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasks")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ClientCapabilitiesTasks, A::Error> {
+                let mut field_cancel = ::std::option::Option::None;
+                let mut field_list = ::std::option::Option::None;
+                let mut field_requests = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ClientCapabilitiesTasks::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_cancel, "cancel")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_list, "list")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_requests,
+                                "requests",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilitiesTasks {
+                    cancel: serde_support::optional(field_cancel),
+                    list: serde_support::optional(field_list),
+                    requests: serde_support::optional(field_requests),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilitiesTasksRequests {
+    ///The JSON keys of `ClientCapabilitiesTasksRequests`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["elicitation", "sampling"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "elicitation" => ::std::option::Option::Some(0usize),
+            "sampling" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilitiesTasksRequests {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.elicitation.is_some())
+            + usize::from(self.sampling.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.elicitation.is_some() {
+            map.serialize_entry("elicitation", &self.elicitation)?;
+        }
+        if self.sampling.is_some() {
+            map.serialize_entry("sampling", &self.sampling)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequests {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasksRequests;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasksRequests")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ClientCapabilitiesTasksRequests, A::Error> {
+                let mut field_elicitation = ::std::option::Option::None;
+                let mut field_sampling = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ClientCapabilitiesTasksRequests::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_elicitation,
+                                "elicitation",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_sampling,
+                                "sampling",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilitiesTasksRequests {
+                    elicitation: serde_support::optional(field_elicitation),
+                    sampling: serde_support::optional(field_sampling),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilitiesTasksRequestsElicitation {
+    ///The JSON keys of `ClientCapabilitiesTasksRequestsElicitation`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["create"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "create" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilitiesTasksRequestsElicitation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.create.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.create.is_some() {
+            map.serialize_entry("create", &self.create)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsElicitation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasksRequestsElicitation;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasksRequestsElicitation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                ClientCapabilitiesTasksRequestsElicitation,
+                A::Error,
+            > {
+                let mut field_create = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ClientCapabilitiesTasksRequestsElicitation::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_create, "create")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilitiesTasksRequestsElicitation {
+                    create: serde_support::optional(field_create),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilitiesTasksRequestsSampling {
+    ///The JSON keys of `ClientCapabilitiesTasksRequestsSampling`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["createMessage"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "createMessage" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilitiesTasksRequestsSampling {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.create_message.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.create_message.is_some() {
+            map.serialize_entry("createMessage", &self.create_message)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsSampling {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasksRequestsSampling;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasksRequestsSampling")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                ClientCapabilitiesTasksRequestsSampling,
+                A::Error,
+            > {
+                let mut field_create_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ClientCapabilitiesTasksRequestsSampling::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_create_message,
+                                "createMessage",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilitiesTasksRequestsSampling {
+                    create_message: serde_support::optional(field_create_message),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteRequest {
+    ///The JSON keys of `CompleteRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CompleteRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteRequestParams {
+    ///The JSON keys of `CompleteRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["argument", "context", "_meta", "ref"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "argument" => ::std::option::Option::Some(0usize),
+            "context" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "ref" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.context.is_some())
+            + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("argument", &self.argument)?;
+        if self.context.is_some() {
+            map.serialize_entry("context", &self.context)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("ref", &self.ref_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteRequestParams, A::Error> {
+                let mut field_argument = ::std::option::Option::None;
+                let mut field_context = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_ref_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CompleteRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_argument,
+                                "argument",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_context, "context")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_ref_, "ref")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteRequestParams {
+                    argument: serde_support::required(field_argument, "argument")?,
+                    context: serde_support::optional(field_context),
+                    meta: serde_support::optional(field_meta),
+                    ref_: serde_support::required(field_ref_, "ref")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteRequestParamsArgument {
+    ///The JSON keys of `CompleteRequestParamsArgument`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["name", "value"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "name" => ::std::option::Option::Some(0usize),
+            "value" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteRequestParamsArgument {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("value", &self.value)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsArgument;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteRequestParamsArgument")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteRequestParamsArgument, A::Error> {
+                let mut field_name = ::std::option::Option::None;
+                let mut field_value = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            CompleteRequestParamsArgument::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_value, "value")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteRequestParamsArgument {
+                    name: serde_support::required(field_name, "name")?,
+                    value: serde_support::required(field_value, "value")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteRequestParamsContext {
+    ///The JSON keys of `CompleteRequestParamsContext`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["arguments"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "arguments" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteRequestParamsContext {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.arguments.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.arguments.is_some() {
+            map.serialize_entry("arguments", &self.arguments)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsContext;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteRequestParamsContext")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteRequestParamsContext, A::Error> {
+                let mut field_arguments = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            CompleteRequestParamsContext::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteRequestParamsContext {
+                    arguments: serde_support::optional(field_arguments),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteRequestParamsMeta {
+    ///The JSON keys of `CompleteRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CompleteRequestParamsMeta::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteResult {
+    ///The JSON keys of `CompleteResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["completion", "_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "completion" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("completion", &self.completion)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteResult, A::Error> {
+                let mut field_completion = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CompleteResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_completion,
+                                "completion",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteResult {
+                    completion: serde_support::required(field_completion, "completion")?,
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteResultCompletion {
+    ///The JSON keys of `CompleteResultCompletion`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["hasMore", "total", "values"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "hasMore" => ::std::option::Option::Some(0usize),
+            "total" => ::std::option::Option::Some(1usize),
+            "values" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteResultCompletion {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.has_more.is_some())
+            + usize::from(self.total.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.has_more.is_some() {
+            map.serialize_entry("hasMore", &self.has_more)?;
+        }
+        if self.total.is_some() {
+            map.serialize_entry("total", &self.total)?;
+        }
+        map.serialize_entry("values", &self.values)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResultCompletion;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteResultCompletion")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteResultCompletion, A::Error> {
+                let mut field_has_more = ::std::option::Option::None;
+                let mut field_total = ::std::option::Option::None;
+                let mut field_values = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CompleteResultCompletion::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_has_more,
+                                "hasMore",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_total,
+                                "total",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_values, "values")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteResultCompletion {
+                    has_more: serde_support::optional(field_has_more),
+                    total: serde_support::optional(field_total),
+                    values: serde_support::required(field_values, "values")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CreateMessageRequest {
+    ///The JSON keys of `CreateMessageRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CreateMessageRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CreateMessageRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CreateMessageRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CreateMessageRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CreateMessageRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CreateMessageRequestParams {
+    ///The JSON keys of `CreateMessageRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "includeContext",
+        "maxTokens",
+        "messages",
+        "_meta",
+        "metadata",
+        "modelPreferences",
+        "stopSequences",
+        "systemPrompt",
+        "task",
+        "temperature",
+        "toolChoice",
+        "tools",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "includeContext" => ::std::option::Option::Some(0usize),
+            "maxTokens" => ::std::option::Option::Some(1usize),
+            "messages" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            "metadata" => ::std::option::Option::Some(4usize),
+            "modelPreferences" => ::std::option::Option::Some(5usize),
+            "stopSequences" => ::std::option::Option::Some(6usize),
+            "systemPrompt" => ::std::option::Option::Some(7usize),
+            "task" => ::std::option::Option::Some(8usize),
+            "temperature" => ::std::option::Option::Some(9usize),
+            "toolChoice" => ::std::option::Option::Some(10usize),
+            "tools" => ::std::option::Option::Some(11usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CreateMessageRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.include_context.is_some()) + 1 + 1
+            + usize::from(self.meta.is_some()) + usize::from(self.metadata.is_some())
+            + usize::from(self.model_preferences.is_some())
+            + usize::from(self.stop_sequences.is_some())
+            + usize::from(self.system_prompt.is_some())
+            + usize::from(self.task.is_some()) + usize::from(self.temperature.is_some())
+            + usize::from(self.tool_choice.is_some()) + usize::from(self.tools.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.include_context.is_some() {
+            map.serialize_entry("includeContext", &self.include_context)?;
+        }
+        map.serialize_entry("maxTokens", &self.max_tokens)?;
+        map.serialize_entry("messages", &self.messages)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.metadata.is_some() {
+            map.serialize_entry("metadata", &self.metadata)?;
+        }
+        if self.model_preferences.is_some() {
+            map.serialize_entry("modelPreferences", &self.model_preferences)?;
+        }
+        if self.stop_sequences.is_some() {
+            map.serialize_entry("stopSequences", &self.stop_sequences)?;
+        }
+        if self.system_prompt.is_some() {
+            map.serialize_entry("systemPrompt", &self.system_prompt)?;
+        }
+        if self.task.is_some() {
+            map.serialize_entry("task", &self.task)?;
+        }
+        if self.temperature.is_some() {
+            map.serialize_entry("temperature", &self.temperature)?;
+        }
+        if self.tool_choice.is_some() {
+            map.serialize_entry("toolChoice", &self.tool_choice)?;
+        }
+        if self.tools.is_some() {
+            map.serialize_entry("tools", &self.tools)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CreateMessageRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CreateMessageRequestParams, A::Error> {
+                let mut field_include_context = ::std::option::Option::None;
+                let mut field_max_tokens = ::std::option::Option::None;
+                let mut field_messages = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_metadata = ::std::option::Option::None;
+                let mut field_model_preferences = ::std::option::Option::None;
+                let mut field_stop_sequences = ::std::option::Option::None;
+                let mut field_system_prompt = ::std::option::Option::None;
+                let mut field_task = ::std::option::Option::None;
+                let mut field_temperature = ::std::option::Option::None;
+                let mut field_tool_choice = ::std::option::Option::None;
+                let mut field_tools = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CreateMessageRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_include_context,
+                                "includeContext",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_max_tokens,
+                                "maxTokens",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_messages,
+                                "messages",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_metadata,
+                                "metadata",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_model_preferences,
+                                "modelPreferences",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_stop_sequences,
+                                "stopSequences",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_system_prompt,
+                                "systemPrompt",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(8usize) => {
+                            serde_support::read(&mut map, &mut field_task, "task")?
+                        }
+                        serde_support::FieldKey::Known(9usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_temperature,
+                                "temperature",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(10usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_tool_choice,
+                                "toolChoice",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(11usize) => {
+                            serde_support::read(&mut map, &mut field_tools, "tools")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CreateMessageRequestParams {
+                    include_context: serde_support::optional(field_include_context),
+                    max_tokens: serde_support::required(field_max_tokens, "maxTokens")?,
+                    messages: serde_support::required(field_messages, "messages")?,
+                    meta: serde_support::optional(field_meta),
+                    metadata: serde_support::optional(field_metadata),
+                    model_preferences: serde_support::optional(field_model_preferences),
+                    stop_sequences: serde_support::optional(field_stop_sequences),
+                    system_prompt: serde_support::optional(field_system_prompt),
+                    task: serde_support::optional(field_task),
+                    temperature: serde_support::optional(field_temperature),
+                    tool_choice: serde_support::optional(field_tool_choice),
+                    tools: serde_support::optional(field_tools),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CreateMessageRequestParamsMeta {
+    ///The JSON keys of `CreateMessageRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CreateMessageRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CreateMessageRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CreateMessageRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            CreateMessageRequestParamsMeta::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CreateMessageRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CreateMessageResult {
+    ///The JSON keys of `CreateMessageResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "content",
+        "_meta",
+        "model",
+        "role",
+        "stopReason",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "content" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "model" => ::std::option::Option::Some(2usize),
+            "role" => ::std::option::Option::Some(3usize),
+            "stopReason" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CreateMessageResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some()) + 1 + 1
+            + usize::from(self.stop_reason.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("content", &self.content)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("model", &self.model)?;
+        map.serialize_entry("role", &self.role)?;
+        if self.stop_reason.is_some() {
+            map.serialize_entry("stopReason", &self.stop_reason)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CreateMessageResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CreateMessageResult, A::Error> {
+                let mut field_content = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_model = ::std::option::Option::None;
+                let mut field_role = ::std::option::Option::None;
+                let mut field_stop_reason = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CreateMessageResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_model, "model")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_role, "role")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_stop_reason,
+                                "stopReason",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CreateMessageResult {
+                    content: serde_support::required(field_content, "content")?,
+                    meta: serde_support::optional(field_meta),
+                    model: serde_support::required(field_model, "model")?,
+                    role: serde_support::required(field_role, "role")?,
+                    stop_reason: serde_support::optional(field_stop_reason),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CreateTaskResult {
+    ///The JSON keys of `CreateTaskResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "task"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "task" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CreateTaskResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("task", &self.task)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateTaskResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CreateTaskResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CreateTaskResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_task = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CreateTaskResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_task, "task")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CreateTaskResult {
+                    meta: serde_support::optional(field_meta),
+                    task: serde_support::required(field_task, "task")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequest {
+    ///The JSON keys of `ElicitRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ElicitRequest::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestFormParams {
+    ///The JSON keys of `ElicitRequestFormParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "message",
+        "_meta",
+        "mode",
+        "requestedSchema",
+        "task",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "message" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "mode" => ::std::option::Option::Some(2usize),
+            "requestedSchema" => ::std::option::Option::Some(3usize),
+            "task" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestFormParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some())
+            + usize::from(self.mode.is_some()) + 1 + usize::from(self.task.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("message", &self.message)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mode.is_some() {
+            map.serialize_entry("mode", &self.mode)?;
+        }
+        map.serialize_entry("requestedSchema", &self.requested_schema)?;
+        if self.task.is_some() {
+            map.serialize_entry("task", &self.task)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestFormParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitRequestFormParams, A::Error> {
+                let mut field_message = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mode = ::std::option::Option::None;
+                let mut field_requested_schema = ::std::option::Option::None;
+                let mut field_task = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ElicitRequestFormParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_mode, "mode")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_requested_schema,
+                                "requestedSchema",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_task, "task")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestFormParams {
+                    message: serde_support::required(field_message, "message")?,
+                    meta: serde_support::optional(field_meta),
+                    mode: serde_support::optional(field_mode),
+                    requested_schema: serde_support::required(
+                        field_requested_schema,
+                        "requestedSchema",
+                    )?,
+                    task: serde_support::optional(field_task),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestFormParamsMeta {
+    ///The JSON keys of `ElicitRequestFormParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestFormParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestFormParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitRequestFormParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ElicitRequestFormParamsMeta::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestFormParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestFormParamsRequestedSchema {
+    ///The JSON keys of `ElicitRequestFormParamsRequestedSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "properties",
+        "required",
+        "$schema",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "properties" => ::std::option::Option::Some(0usize),
+            "required" => ::std::option::Option::Some(1usize),
+            "$schema" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.required.is_some())
+            + usize::from(self.schema.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("properties", &self.properties)?;
+        if self.required.is_some() {
+            map.serialize_entry("required", &self.required)?;
+        }
+        if self.schema.is_some() {
+            map.serialize_entry("$schema", &self.schema)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParamsRequestedSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestFormParamsRequestedSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                ElicitRequestFormParamsRequestedSchema,
+                A::Error,
+            > {
+                let mut field_properties = ::std::option::Option::None;
+                let mut field_required = ::std::option::Option::None;
+                let mut field_schema = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ElicitRequestFormParamsRequestedSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_properties,
+                                "properties",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_schema, "$schema")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestFormParamsRequestedSchema {
+                    properties: serde_support::required(field_properties, "properties")?,
+                    required: serde_support::optional(field_required),
+                    schema: serde_support::optional(field_schema),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestUrlParams {
+    ///The JSON keys of `ElicitRequestUrlParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "elicitationId",
+        "message",
+        "_meta",
+        "mode",
+        "task",
+        "url",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "elicitationId" => ::std::option::Option::Some(0usize),
+            "message" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "mode" => ::std::option::Option::Some(3usize),
+            "task" => ::std::option::Option::Some(4usize),
+            "url" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestUrlParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.meta.is_some()) + 1
+            + usize::from(self.task.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("elicitationId", &self.elicitation_id)?;
+        map.serialize_entry("message", &self.message)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("mode", &self.mode)?;
+        if self.task.is_some() {
+            map.serialize_entry("task", &self.task)?;
+        }
+        map.serialize_entry("url", &self.url)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestUrlParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestUrlParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitRequestUrlParams, A::Error> {
+                let mut field_elicitation_id = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mode = ::std::option::Option::None;
+                let mut field_task = ::std::option::Option::None;
+                let mut field_url = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ElicitRequestUrlParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_elicitation_id,
+                                "elicitationId",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_mode, "mode")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_task, "task")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_url, "url")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestUrlParams {
+                    elicitation_id: serde_support::required(
+                        field_elicitation_id,
+                        "elicitationId",
+                    )?,
+                    message: serde_support::required(field_message, "message")?,
+                    meta: serde_support::optional(field_meta),
+                    mode: serde_support::required(field_mode, "mode")?,
+                    task: serde_support::optional(field_task),
+                    url: serde_support::required(field_url, "url")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestUrlParamsMeta {
+    ///The JSON keys of `ElicitRequestUrlParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestUrlParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestUrlParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestUrlParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitRequestUrlParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ElicitRequestUrlParamsMeta::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestUrlParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitResult {
+    ///The JSON keys of `ElicitResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["action", "content", "_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "action" => ::std::option::Option::Some(0usize),
+            "content" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.content.is_some())
+            + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("action", &self.action)?;
+        if self.content.is_some() {
+            map.serialize_entry("content", &self.content)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitResult, A::Error> {
+                let mut field_action = ::std::option::Option::None;
+                let mut field_content = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ElicitResult::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_action, "action")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitResult {
+                    action: serde_support::required(field_action, "action")?,
+                    content: serde_support::optional(field_content),
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitationCompleteNotification {
+    ///The JSON keys of `ElicitationCompleteNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitationCompleteNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitationCompleteNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitationCompleteNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitationCompleteNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ElicitationCompleteNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitationCompleteNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitationCompleteNotificationParams {
+    ///The JSON keys of `ElicitationCompleteNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["elicitationId"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "elicitationId" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitationCompleteNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("elicitationId", &self.elicitation_id)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitationCompleteNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitationCompleteNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitationCompleteNotificationParams, A::Error> {
+                let mut field_elicitation_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ElicitationCompleteNotificationParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_elicitation_id,
+                                "elicitationId",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitationCompleteNotificationParams {
+                    elicitation_id: serde_support::required(
+                        field_elicitation_id,
+                        "elicitationId",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl EmbeddedResource {
+    ///The JSON keys of `EmbeddedResource`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "_meta",
+        "resource",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "resource" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for EmbeddedResource {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("resource", &self.resource)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = EmbeddedResource;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EmbeddedResource")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<EmbeddedResource, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_resource = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(EmbeddedResource::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_resource,
+                                "resource",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(EmbeddedResource {
+                    annotations: serde_support::optional(field_annotations),
+                    meta: serde_support::optional(field_meta),
+                    resource: serde_support::required(field_resource, "resource")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ErrorObject {
+    ///The JSON keys of `ErrorObject`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ErrorObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.data.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        if self.data.is_some() {
+            map.serialize_entry("data", &self.data)?;
+        }
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ErrorObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ErrorObject;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ErrorObject")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ErrorObject, A::Error> {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ErrorObject::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ErrorObject {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::optional(field_data),
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetPromptRequest {
+    ///The JSON keys of `GetPromptRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetPromptRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetPromptRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetPromptRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetPromptRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetPromptRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetPromptRequestParams {
+    ///The JSON keys of `GetPromptRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["arguments", "_meta", "name"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "arguments" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "name" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetPromptRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.arguments.is_some())
+            + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.arguments.is_some() {
+            map.serialize_entry("arguments", &self.arguments)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetPromptRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetPromptRequestParams, A::Error> {
+                let mut field_arguments = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetPromptRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetPromptRequestParams {
+                    arguments: serde_support::optional(field_arguments),
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::required(field_name, "name")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetPromptRequestParamsMeta {
+    ///The JSON keys of `GetPromptRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetPromptRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetPromptRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetPromptRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetPromptRequestParamsMeta::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetPromptRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetPromptResult {
+    ///The JSON keys of `GetPromptResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["description", "messages", "_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "description" => ::std::option::Option::Some(0usize),
+            "messages" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetPromptResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.description.is_some()) + 1
+            + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("messages", &self.messages)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetPromptResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetPromptResult, A::Error> {
+                let mut field_description = ::std::option::Option::None;
+                let mut field_messages = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetPromptResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_messages,
+                                "messages",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetPromptResult {
+                    description: serde_support::optional(field_description),
+                    messages: serde_support::required(field_messages, "messages")?,
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetTaskPayloadRequest {
+    ///The JSON keys of `GetTaskPayloadRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetTaskPayloadRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskPayloadRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetTaskPayloadRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetTaskPayloadRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetTaskPayloadRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetTaskPayloadRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetTaskPayloadRequestParams {
+    ///The JSON keys of `GetTaskPayloadRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["taskId"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "taskId" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetTaskPayloadRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("taskId", &self.task_id)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskPayloadRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetTaskPayloadRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetTaskPayloadRequestParams, A::Error> {
+                let mut field_task_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            GetTaskPayloadRequestParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_task_id, "taskId")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetTaskPayloadRequestParams {
+                    task_id: serde_support::required(field_task_id, "taskId")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetTaskPayloadResult {
+    ///The JSON keys of `GetTaskPayloadResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetTaskPayloadResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskPayloadResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetTaskPayloadResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetTaskPayloadResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetTaskPayloadResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetTaskPayloadResult {
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetTaskRequest {
+    ///The JSON keys of `GetTaskRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetTaskRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetTaskRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetTaskRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetTaskRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetTaskRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetTaskRequestParams {
+    ///The JSON keys of `GetTaskRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["taskId"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "taskId" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetTaskRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("taskId", &self.task_id)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetTaskRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetTaskRequestParams, A::Error> {
+                let mut field_task_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetTaskRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_task_id, "taskId")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetTaskRequestParams {
+                    task_id: serde_support::required(field_task_id, "taskId")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetTaskResult {
+    ///The JSON keys of `GetTaskResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "createdAt",
+        "lastUpdatedAt",
+        "_meta",
+        "pollInterval",
+        "status",
+        "statusMessage",
+        "taskId",
+        "ttl",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "createdAt" => ::std::option::Option::Some(0usize),
+            "lastUpdatedAt" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "pollInterval" => ::std::option::Option::Some(3usize),
+            "status" => ::std::option::Option::Some(4usize),
+            "statusMessage" => ::std::option::Option::Some(5usize),
+            "taskId" => ::std::option::Option::Some(6usize),
+            "ttl" => ::std::option::Option::Some(7usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetTaskResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.meta.is_some())
+            + usize::from(self.poll_interval.is_some()) + 1
+            + usize::from(self.status_message.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("createdAt", &self.created_at)?;
+        map.serialize_entry("lastUpdatedAt", &self.last_updated_at)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.poll_interval.is_some() {
+            map.serialize_entry("pollInterval", &self.poll_interval)?;
+        }
+        map.serialize_entry("status", &self.status)?;
+        if self.status_message.is_some() {
+            map.serialize_entry("statusMessage", &self.status_message)?;
+        }
+        map.serialize_entry("taskId", &self.task_id)?;
+        map.serialize_entry("ttl", &self.ttl)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetTaskResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetTaskResult, A::Error> {
+                let mut field_created_at = ::std::option::Option::None;
+                let mut field_last_updated_at = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_poll_interval = ::std::option::Option::None;
+                let mut field_status = ::std::option::Option::None;
+                let mut field_status_message = ::std::option::Option::None;
+                let mut field_task_id = ::std::option::Option::None;
+                let mut field_ttl = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(GetTaskResult::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_created_at,
+                                "createdAt",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_last_updated_at,
+                                "lastUpdatedAt",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_poll_interval,
+                                "pollInterval",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_status, "status")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_status_message,
+                                "statusMessage",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_task_id, "taskId")?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_ttl,
+                                "ttl",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetTaskResult {
+                    created_at: serde_support::required(field_created_at, "createdAt")?,
+                    last_updated_at: serde_support::required(
+                        field_last_updated_at,
+                        "lastUpdatedAt",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    poll_interval: serde_support::optional(field_poll_interval),
+                    status: serde_support::required(field_status, "status")?,
+                    status_message: serde_support::optional(field_status_message),
+                    task_id: serde_support::required(field_task_id, "taskId")?,
+                    ttl: serde_support::required(field_ttl, "ttl")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Icon {
+    ///The JSON keys of `Icon`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["mimeType", "sizes", "src", "theme"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "mimeType" => ::std::option::Option::Some(0usize),
+            "sizes" => ::std::option::Option::Some(1usize),
+            "src" => ::std::option::Option::Some(2usize),
+            "theme" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Icon {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.mime_type.is_some())
+            + usize::from(self.sizes.is_some()) + 1 + usize::from(self.theme.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        if self.sizes.is_some() {
+            map.serialize_entry("sizes", &self.sizes)?;
+        }
+        map.serialize_entry("src", &self.src)?;
+        if self.theme.is_some() {
+            map.serialize_entry("theme", &self.theme)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Icon {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Icon;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Icon")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Icon, A::Error> {
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_sizes = ::std::option::Option::None;
+                let mut field_src = ::std::option::Option::None;
+                let mut field_theme = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Icon::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_sizes, "sizes")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_src, "src")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_theme, "theme")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Icon {
+                    mime_type: serde_support::optional(field_mime_type),
+                    sizes: serde_support::optional(field_sizes),
+                    src: serde_support::required(field_src, "src")?,
+                    theme: serde_support::optional(field_theme),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Icons {
+    ///The JSON keys of `Icons`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["icons"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "icons" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Icons {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.icons.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Icons {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Icons;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Icons")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Icons, A::Error> {
+                let mut field_icons = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Icons::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Icons {
+                    icons: serde_support::optional(field_icons),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ImageContent {
+    ///The JSON keys of `ImageContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "data",
+        "_meta",
+        "mimeType",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "mimeType" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ImageContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some()) + 1
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        map.serialize_entry("data", &self.data)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("mimeType", &self.mime_type)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ImageContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ImageContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ImageContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ImageContent, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ImageContent::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ImageContent {
+                    annotations: serde_support::optional(field_annotations),
+                    data: serde_support::required(field_data, "data")?,
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::required(field_mime_type, "mimeType")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Implementation {
+    ///The JSON keys of `Implementation`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "description",
+        "icons",
+        "name",
+        "title",
+        "version",
+        "websiteUrl",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "description" => ::std::option::Option::Some(0usize),
+            "icons" => ::std::option::Option::Some(1usize),
+            "name" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            "version" => ::std::option::Option::Some(4usize),
+            "websiteUrl" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Implementation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.description.is_some())
+            + usize::from(self.icons.is_some()) + 1 + usize::from(self.title.is_some())
+            + 1 + usize::from(self.website_url.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("version", &self.version)?;
+        if self.website_url.is_some() {
+            map.serialize_entry("websiteUrl", &self.website_url)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Implementation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Implementation;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Implementation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Implementation, A::Error> {
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_version = ::std::option::Option::None;
+                let mut field_website_url = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(Implementation::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_version, "version")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_website_url,
+                                "websiteUrl",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Implementation {
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    name: serde_support::required(field_name, "name")?,
+                    title: serde_support::optional(field_title),
+                    version: serde_support::required(field_version, "version")?,
+                    website_url: serde_support::optional(field_website_url),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InitializeRequest {
+    ///The JSON keys of `InitializeRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InitializeRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InitializeRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InitializeRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(InitializeRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InitializeRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InitializeRequestParams {
+    ///The JSON keys of `InitializeRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "capabilities",
+        "clientInfo",
+        "_meta",
+        "protocolVersion",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "capabilities" => ::std::option::Option::Some(0usize),
+            "clientInfo" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "protocolVersion" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InitializeRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("capabilities", &self.capabilities)?;
+        map.serialize_entry("clientInfo", &self.client_info)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("protocolVersion", &self.protocol_version)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InitializeRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InitializeRequestParams, A::Error> {
+                let mut field_capabilities = ::std::option::Option::None;
+                let mut field_client_info = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_protocol_version = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(InitializeRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_capabilities,
+                                "capabilities",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_client_info,
+                                "clientInfo",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_protocol_version,
+                                "protocolVersion",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InitializeRequestParams {
+                    capabilities: serde_support::required(
+                        field_capabilities,
+                        "capabilities",
+                    )?,
+                    client_info: serde_support::required(
+                        field_client_info,
+                        "clientInfo",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    protocol_version: serde_support::required(
+                        field_protocol_version,
+                        "protocolVersion",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InitializeRequestParamsMeta {
+    ///The JSON keys of `InitializeRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InitializeRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InitializeRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InitializeRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            InitializeRequestParamsMeta::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InitializeRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InitializeResult {
+    ///The JSON keys of `InitializeResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "capabilities",
+        "instructions",
+        "_meta",
+        "protocolVersion",
+        "serverInfo",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "capabilities" => ::std::option::Option::Some(0usize),
+            "instructions" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "protocolVersion" => ::std::option::Option::Some(3usize),
+            "serverInfo" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InitializeResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.instructions.is_some())
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("capabilities", &self.capabilities)?;
+        if self.instructions.is_some() {
+            map.serialize_entry("instructions", &self.instructions)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("protocolVersion", &self.protocol_version)?;
+        map.serialize_entry("serverInfo", &self.server_info)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InitializeResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InitializeResult, A::Error> {
+                let mut field_capabilities = ::std::option::Option::None;
+                let mut field_instructions = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_protocol_version = ::std::option::Option::None;
+                let mut field_server_info = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(InitializeResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_capabilities,
+                                "capabilities",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_instructions,
+                                "instructions",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_protocol_version,
+                                "protocolVersion",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_server_info,
+                                "serverInfo",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InitializeResult {
+                    capabilities: serde_support::required(
+                        field_capabilities,
+                        "capabilities",
+                    )?,
+                    instructions: serde_support::optional(field_instructions),
+                    meta: serde_support::optional(field_meta),
+                    protocol_version: serde_support::required(
+                        field_protocol_version,
+                        "protocolVersion",
+                    )?,
+                    server_info: serde_support::required(
+                        field_server_info,
+                        "serverInfo",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InitializedNotification {
+    ///The JSON keys of `InitializedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InitializedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InitializedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InitializedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(InitializedNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InitializedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl JsonrpcErrorResponse {
+    ///The JSON keys of `JsonrpcErrorResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["error", "id", "jsonrpc"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "error" => ::std::option::Option::Some(0usize),
+            "id" => ::std::option::Option::Some(1usize),
+            "jsonrpc" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for JsonrpcErrorResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.id.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("error", &self.error)?;
+        if self.id.is_some() {
+            map.serialize_entry("id", &self.id)?;
+        }
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JsonrpcErrorResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JsonrpcErrorResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct JsonrpcErrorResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<JsonrpcErrorResponse, A::Error> {
+                let mut field_error = ::std::option::Option::None;
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(JsonrpcErrorResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_error, "error")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(JsonrpcErrorResponse {
+                    error: serde_support::required(field_error, "error")?,
+                    id: serde_support::optional(field_id),
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl JsonrpcNotification {
+    ///The JSON keys of `JsonrpcNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for JsonrpcNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JsonrpcNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JsonrpcNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct JsonrpcNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<JsonrpcNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(JsonrpcNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(JsonrpcNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl JsonrpcRequest {
+    ///The JSON keys of `JsonrpcRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for JsonrpcRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JsonrpcRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JsonrpcRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct JsonrpcRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<JsonrpcRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(JsonrpcRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(JsonrpcRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl JsonrpcResultResponse {
+    ///The JSON keys of `JsonrpcResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for JsonrpcResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JsonrpcResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JsonrpcResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct JsonrpcResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<JsonrpcResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(JsonrpcResultResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(JsonrpcResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl LegacyTitledEnumSchema {
+    ///The JSON keys of `LegacyTitledEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "enum",
+        "enumNames",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "enum" => ::std::option::Option::Some(2usize),
+            "enumNames" => ::std::option::Option::Some(3usize),
+            "title" => ::std::option::Option::Some(4usize),
+            "type" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for LegacyTitledEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1 + 1
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("enum", &self.enum_)?;
+        map.serialize_entry("enumNames", &self.enum_names)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LegacyTitledEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LegacyTitledEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<LegacyTitledEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_enum_ = ::std::option::Option::None;
+                let mut field_enum_names = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(LegacyTitledEnumSchema::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_enum_, "enum")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_enum_names,
+                                "enumNames",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(LegacyTitledEnumSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    enum_: serde_support::required(field_enum_, "enum")?,
+                    enum_names: serde_support::required(field_enum_names, "enumNames")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListPromptsRequest {
+    ///The JSON keys of `ListPromptsRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListPromptsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListPromptsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListPromptsRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListPromptsRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListPromptsRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListPromptsResult {
+    ///The JSON keys of `ListPromptsResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "nextCursor", "prompts"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "nextCursor" => ::std::option::Option::Some(1usize),
+            "prompts" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListPromptsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("prompts", &self.prompts)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListPromptsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListPromptsResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_prompts = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListPromptsResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_prompts, "prompts")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListPromptsResult {
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    prompts: serde_support::required(field_prompts, "prompts")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListResourceTemplatesRequest {
+    ///The JSON keys of `ListResourceTemplatesRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListResourceTemplatesRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListResourceTemplatesRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListResourceTemplatesRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ListResourceTemplatesRequest::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListResourceTemplatesRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListResourceTemplatesResult {
+    ///The JSON keys of `ListResourceTemplatesResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "_meta",
+        "nextCursor",
+        "resourceTemplates",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "nextCursor" => ::std::option::Option::Some(1usize),
+            "resourceTemplates" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListResourceTemplatesResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("resourceTemplates", &self.resource_templates)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListResourceTemplatesResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListResourceTemplatesResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_resource_templates = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ListResourceTemplatesResult::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_resource_templates,
+                                "resourceTemplates",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListResourceTemplatesResult {
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    resource_templates: serde_support::required(
+                        field_resource_templates,
+                        "resourceTemplates",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListResourcesRequest {
+    ///The JSON keys of `ListResourcesRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListResourcesRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListResourcesRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListResourcesRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListResourcesRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListResourcesRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListResourcesResult {
+    ///The JSON keys of `ListResourcesResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "nextCursor", "resources"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "nextCursor" => ::std::option::Option::Some(1usize),
+            "resources" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListResourcesResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("resources", &self.resources)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListResourcesResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListResourcesResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_resources = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListResourcesResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_resources,
+                                "resources",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListResourcesResult {
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    resources: serde_support::required(field_resources, "resources")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListRootsRequest {
+    ///The JSON keys of `ListRootsRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListRootsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListRootsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListRootsRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListRootsRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListRootsRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListRootsResult {
+    ///The JSON keys of `ListRootsResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "roots"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "roots" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListRootsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("roots", &self.roots)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListRootsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListRootsResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_roots = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListRootsResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_roots, "roots")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListRootsResult {
+                    meta: serde_support::optional(field_meta),
+                    roots: serde_support::required(field_roots, "roots")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListTasksRequest {
+    ///The JSON keys of `ListTasksRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListTasksRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListTasksRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListTasksRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListTasksRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListTasksRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListTasksRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListTasksRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListTasksResult {
+    ///The JSON keys of `ListTasksResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "nextCursor", "tasks"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "nextCursor" => ::std::option::Option::Some(1usize),
+            "tasks" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListTasksResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("tasks", &self.tasks)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListTasksResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListTasksResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListTasksResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListTasksResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_tasks = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListTasksResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_tasks, "tasks")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListTasksResult {
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    tasks: serde_support::required(field_tasks, "tasks")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListToolsRequest {
+    ///The JSON keys of `ListToolsRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListToolsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListToolsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListToolsRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListToolsRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListToolsRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListToolsResult {
+    ///The JSON keys of `ListToolsResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "nextCursor", "tools"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "nextCursor" => ::std::option::Option::Some(1usize),
+            "tools" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListToolsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("tools", &self.tools)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListToolsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListToolsResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_tools = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListToolsResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_tools, "tools")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListToolsResult {
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    tools: serde_support::required(field_tools, "tools")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl LoggingMessageNotification {
+    ///The JSON keys of `LoggingMessageNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for LoggingMessageNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoggingMessageNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LoggingMessageNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<LoggingMessageNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(LoggingMessageNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(LoggingMessageNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl LoggingMessageNotificationParams {
+    ///The JSON keys of `LoggingMessageNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["data", "level", "logger", "_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "data" => ::std::option::Option::Some(0usize),
+            "level" => ::std::option::Option::Some(1usize),
+            "logger" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for LoggingMessageNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.logger.is_some())
+            + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("data", &self.data)?;
+        map.serialize_entry("level", &self.level)?;
+        if self.logger.is_some() {
+            map.serialize_entry("logger", &self.logger)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoggingMessageNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LoggingMessageNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<LoggingMessageNotificationParams, A::Error> {
+                let mut field_data = ::std::option::Option::None;
+                let mut field_level = ::std::option::Option::None;
+                let mut field_logger = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            LoggingMessageNotificationParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_level, "level")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_logger, "logger")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(LoggingMessageNotificationParams {
+                    data: serde_support::required(field_data, "data")?,
+                    level: serde_support::required(field_level, "level")?,
+                    logger: serde_support::optional(field_logger),
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ModelHint {
+    ///The JSON keys of `ModelHint`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["name"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "name" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ModelHint {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.name.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.name.is_some() {
+            map.serialize_entry("name", &self.name)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ModelHint {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ModelHint;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ModelHint")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ModelHint, A::Error> {
+                let mut field_name = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ModelHint::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ModelHint {
+                    name: serde_support::optional(field_name),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ModelPreferences {
+    ///The JSON keys of `ModelPreferences`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "costPriority",
+        "hints",
+        "intelligencePriority",
+        "speedPriority",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "costPriority" => ::std::option::Option::Some(0usize),
+            "hints" => ::std::option::Option::Some(1usize),
+            "intelligencePriority" => ::std::option::Option::Some(2usize),
+            "speedPriority" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ModelPreferences {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.cost_priority.is_some())
+            + usize::from(self.hints.is_some())
+            + usize::from(self.intelligence_priority.is_some())
+            + usize::from(self.speed_priority.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.cost_priority.is_some() {
+            map.serialize_entry("costPriority", &self.cost_priority)?;
+        }
+        if self.hints.is_some() {
+            map.serialize_entry("hints", &self.hints)?;
+        }
+        if self.intelligence_priority.is_some() {
+            map.serialize_entry("intelligencePriority", &self.intelligence_priority)?;
+        }
+        if self.speed_priority.is_some() {
+            map.serialize_entry("speedPriority", &self.speed_priority)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ModelPreferences;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ModelPreferences")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ModelPreferences, A::Error> {
+                let mut field_cost_priority = ::std::option::Option::None;
+                let mut field_hints = ::std::option::Option::None;
+                let mut field_intelligence_priority = ::std::option::Option::None;
+                let mut field_speed_priority = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ModelPreferences::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_cost_priority,
+                                "costPriority",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_hints, "hints")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_intelligence_priority,
+                                "intelligencePriority",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_speed_priority,
+                                "speedPriority",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ModelPreferences {
+                    cost_priority: serde_support::optional(field_cost_priority),
+                    hints: serde_support::optional(field_hints),
+                    intelligence_priority: serde_support::optional(
+                        field_intelligence_priority,
+                    ),
+                    speed_priority: serde_support::optional(field_speed_priority),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Notification {
+    ///The JSON keys of `Notification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "method" => ::std::option::Option::Some(0usize),
+            "params" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Notification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Notification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Notification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Notification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Notification, A::Error> {
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Notification::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Notification {
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl NotificationParams {
+    ///The JSON keys of `NotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for NotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<NotificationParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(NotificationParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(NotificationParams {
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl NumberSchema {
+    ///The JSON keys of `NumberSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "maximum",
+        "minimum",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "maximum" => ::std::option::Option::Some(2usize),
+            "minimum" => ::std::option::Option::Some(3usize),
+            "title" => ::std::option::Option::Some(4usize),
+            "type" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for NumberSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.maximum.is_some() {
+            map.serialize_entry("maximum", &self.maximum)?;
+        }
+        if self.minimum.is_some() {
+            map.serialize_entry("minimum", &self.minimum)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NumberSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NumberSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NumberSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<NumberSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_maximum = ::std::option::Option::None;
+                let mut field_minimum = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(NumberSchema::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_maximum, "maximum")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_minimum, "minimum")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(NumberSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    maximum: serde_support::optional(field_maximum),
+                    minimum: serde_support::optional(field_minimum),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PaginatedRequest {
+    ///The JSON keys of `PaginatedRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PaginatedRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PaginatedRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PaginatedRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PaginatedRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PaginatedRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PaginatedRequestParams {
+    ///The JSON keys of `PaginatedRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["cursor", "_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cursor" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PaginatedRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.cursor.is_some())
+            + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.cursor.is_some() {
+            map.serialize_entry("cursor", &self.cursor)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PaginatedRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PaginatedRequestParams, A::Error> {
+                let mut field_cursor = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PaginatedRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_cursor, "cursor")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PaginatedRequestParams {
+                    cursor: serde_support::optional(field_cursor),
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PaginatedRequestParamsMeta {
+    ///The JSON keys of `PaginatedRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PaginatedRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PaginatedRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PaginatedRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PaginatedRequestParamsMeta::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PaginatedRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PaginatedResult {
+    ///The JSON keys of `PaginatedResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "nextCursor"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "nextCursor" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PaginatedResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PaginatedResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PaginatedResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PaginatedResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PaginatedResult {
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PingRequest {
+    ///The JSON keys of `PingRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PingRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PingRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PingRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PingRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PingRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(PingRequest::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PingRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ProgressNotification {
+    ///The JSON keys of `ProgressNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ProgressNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ProgressNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ProgressNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ProgressNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ProgressNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ProgressNotificationParams {
+    ///The JSON keys of `ProgressNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "message",
+        "_meta",
+        "progress",
+        "progressToken",
+        "total",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "message" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "progress" => ::std::option::Option::Some(2usize),
+            "progressToken" => ::std::option::Option::Some(3usize),
+            "total" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ProgressNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.message.is_some())
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + usize::from(self.total.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.message.is_some() {
+            map.serialize_entry("message", &self.message)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("progress", &self.progress)?;
+        map.serialize_entry("progressToken", &self.progress_token)?;
+        if self.total.is_some() {
+            map.serialize_entry("total", &self.total)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ProgressNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ProgressNotificationParams, A::Error> {
+                let mut field_message = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_progress = ::std::option::Option::None;
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut field_total = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ProgressNotificationParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress,
+                                "progress",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_total, "total")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ProgressNotificationParams {
+                    message: serde_support::optional(field_message),
+                    meta: serde_support::optional(field_meta),
+                    progress: serde_support::required(field_progress, "progress")?,
+                    progress_token: serde_support::required(
+                        field_progress_token,
+                        "progressToken",
+                    )?,
+                    total: serde_support::optional(field_total),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Prompt {
+    ///The JSON keys of `Prompt`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "arguments",
+        "description",
+        "icons",
+        "_meta",
+        "name",
+        "title",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "arguments" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "icons" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            "name" => ::std::option::Option::Some(4usize),
+            "title" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Prompt {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.arguments.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.meta.is_some()) + 1 + usize::from(self.title.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.arguments.is_some() {
+            map.serialize_entry("arguments", &self.arguments)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Prompt {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Prompt;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Prompt")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Prompt, A::Error> {
+                let mut field_arguments = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Prompt::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Prompt {
+                    arguments: serde_support::optional(field_arguments),
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::required(field_name, "name")?,
+                    title: serde_support::optional(field_title),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PromptArgument {
+    ///The JSON keys of `PromptArgument`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "description",
+        "name",
+        "required",
+        "title",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "description" => ::std::option::Option::Some(0usize),
+            "name" => ::std::option::Option::Some(1usize),
+            "required" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PromptArgument {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.description.is_some()) + 1
+            + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.required.is_some() {
+            map.serialize_entry("required", &self.required)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptArgument;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PromptArgument")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PromptArgument, A::Error> {
+                let mut field_description = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_required = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PromptArgument::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PromptArgument {
+                    description: serde_support::optional(field_description),
+                    name: serde_support::required(field_name, "name")?,
+                    required: serde_support::optional(field_required),
+                    title: serde_support::optional(field_title),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PromptListChangedNotification {
+    ///The JSON keys of `PromptListChangedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PromptListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PromptListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PromptListChangedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            PromptListChangedNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PromptListChangedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PromptMessage {
+    ///The JSON keys of `PromptMessage`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["content", "role"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "content" => ::std::option::Option::Some(0usize),
+            "role" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PromptMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("content", &self.content)?;
+        map.serialize_entry("role", &self.role)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PromptMessage")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PromptMessage, A::Error> {
+                let mut field_content = ::std::option::Option::None;
+                let mut field_role = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(PromptMessage::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_role, "role")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PromptMessage {
+                    content: serde_support::required(field_content, "content")?,
+                    role: serde_support::required(field_role, "role")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PromptReference {
+    ///The JSON keys of `PromptReference`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["name", "title", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "name" => ::std::option::Option::Some(0usize),
+            "title" => ::std::option::Option::Some(1usize),
+            "type" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PromptReference {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("name", &self.name)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptReference {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptReference;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PromptReference")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PromptReference, A::Error> {
+                let mut field_name = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PromptReference::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PromptReference {
+                    name: serde_support::required(field_name, "name")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ReadResourceRequest {
+    ///The JSON keys of `ReadResourceRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ReadResourceRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ReadResourceRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ReadResourceRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ReadResourceRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ReadResourceRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ReadResourceRequestParams {
+    ///The JSON keys of `ReadResourceRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "uri" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ReadResourceRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ReadResourceRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ReadResourceRequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ReadResourceRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ReadResourceRequestParams {
+                    meta: serde_support::optional(field_meta),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ReadResourceRequestParamsMeta {
+    ///The JSON keys of `ReadResourceRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ReadResourceRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ReadResourceRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ReadResourceRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ReadResourceRequestParamsMeta::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ReadResourceRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ReadResourceResult {
+    ///The JSON keys of `ReadResourceResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["contents", "_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "contents" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ReadResourceResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("contents", &self.contents)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ReadResourceResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ReadResourceResult, A::Error> {
+                let mut field_contents = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ReadResourceResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_contents,
+                                "contents",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ReadResourceResult {
+                    contents: serde_support::required(field_contents, "contents")?,
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl RelatedTaskMetadata {
+    ///The JSON keys of `RelatedTaskMetadata`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["taskId"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "taskId" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for RelatedTaskMetadata {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("taskId", &self.task_id)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RelatedTaskMetadata {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RelatedTaskMetadata;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct RelatedTaskMetadata")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<RelatedTaskMetadata, A::Error> {
+                let mut field_task_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(RelatedTaskMetadata::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_task_id, "taskId")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(RelatedTaskMetadata {
+                    task_id: serde_support::required(field_task_id, "taskId")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Request {
+    ///The JSON keys of `Request`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "method" => ::std::option::Option::Some(0usize),
+            "params" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Request {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Request {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Request;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Request")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Request, A::Error> {
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Request::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Request {
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl RequestParams {
+    ///The JSON keys of `RequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for RequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct RequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<RequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(RequestParams::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(RequestParams {
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl RequestParamsMeta {
+    ///The JSON keys of `RequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for RequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct RequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<RequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(RequestParamsMeta::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(RequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Resource {
+    ///The JSON keys of `Resource`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "description",
+        "icons",
+        "_meta",
+        "mimeType",
+        "name",
+        "size",
+        "title",
+        "uri",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "icons" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            "mimeType" => ::std::option::Option::Some(4usize),
+            "name" => ::std::option::Option::Some(5usize),
+            "size" => ::std::option::Option::Some(6usize),
+            "title" => ::std::option::Option::Some(7usize),
+            "uri" => ::std::option::Option::Some(8usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Resource {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.meta.is_some()) + usize::from(self.mime_type.is_some())
+            + 1 + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.size.is_some() {
+            map.serialize_entry("size", &self.size)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Resource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Resource;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Resource")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Resource, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_size = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Resource::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_size,
+                                "size",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(8usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Resource {
+                    annotations: serde_support::optional(field_annotations),
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    name: serde_support::required(field_name, "name")?,
+                    size: serde_support::optional(field_size),
+                    title: serde_support::optional(field_title),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceContents {
+    ///The JSON keys of `ResourceContents`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "mimeType", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "mimeType" => ::std::option::Option::Some(1usize),
+            "uri" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceContents, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ResourceContents::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceContents {
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceLink {
+    ///The JSON keys of `ResourceLink`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "description",
+        "icons",
+        "_meta",
+        "mimeType",
+        "name",
+        "size",
+        "title",
+        "type",
+        "uri",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "icons" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            "mimeType" => ::std::option::Option::Some(4usize),
+            "name" => ::std::option::Option::Some(5usize),
+            "size" => ::std::option::Option::Some(6usize),
+            "title" => ::std::option::Option::Some(7usize),
+            "type" => ::std::option::Option::Some(8usize),
+            "uri" => ::std::option::Option::Some(9usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceLink {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.meta.is_some()) + usize::from(self.mime_type.is_some())
+            + 1 + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
+            + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.size.is_some() {
+            map.serialize_entry("size", &self.size)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceLink {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceLink;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceLink")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceLink, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_size = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ResourceLink::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_size,
+                                "size",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(8usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(9usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceLink {
+                    annotations: serde_support::optional(field_annotations),
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    name: serde_support::required(field_name, "name")?,
+                    size: serde_support::optional(field_size),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceListChangedNotification {
+    ///The JSON keys of `ResourceListChangedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceListChangedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ResourceListChangedNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceListChangedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceRequestParams {
+    ///The JSON keys of `ResourceRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "uri" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceRequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ResourceRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceRequestParams {
+                    meta: serde_support::optional(field_meta),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceRequestParamsMeta {
+    ///The JSON keys of `ResourceRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ResourceRequestParamsMeta::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceTemplate {
+    ///The JSON keys of `ResourceTemplate`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "description",
+        "icons",
+        "_meta",
+        "mimeType",
+        "name",
+        "title",
+        "uriTemplate",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "icons" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            "mimeType" => ::std::option::Option::Some(4usize),
+            "name" => ::std::option::Option::Some(5usize),
+            "title" => ::std::option::Option::Some(6usize),
+            "uriTemplate" => ::std::option::Option::Some(7usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceTemplate {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.meta.is_some()) + usize::from(self.mime_type.is_some())
+            + 1 + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("uriTemplate", &self.uri_template)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceTemplate;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceTemplate")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceTemplate, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_uri_template = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ResourceTemplate::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_uri_template,
+                                "uriTemplate",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceTemplate {
+                    annotations: serde_support::optional(field_annotations),
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    name: serde_support::required(field_name, "name")?,
+                    title: serde_support::optional(field_title),
+                    uri_template: serde_support::required(
+                        field_uri_template,
+                        "uriTemplate",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceTemplateReference {
+    ///The JSON keys of `ResourceTemplateReference`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["type", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "type" => ::std::option::Option::Some(0usize),
+            "uri" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceTemplateReference {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("type", &self.type_)?;
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceTemplateReference;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceTemplateReference")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceTemplateReference, A::Error> {
+                let mut field_type_ = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ResourceTemplateReference::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceTemplateReference {
+                    type_: serde_support::required(field_type_, "type")?,
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceUpdatedNotification {
+    ///The JSON keys of `ResourceUpdatedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceUpdatedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceUpdatedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceUpdatedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceUpdatedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ResourceUpdatedNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceUpdatedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceUpdatedNotificationParams {
+    ///The JSON keys of `ResourceUpdatedNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "uri" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceUpdatedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceUpdatedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceUpdatedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceUpdatedNotificationParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ResourceUpdatedNotificationParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceUpdatedNotificationParams {
+                    meta: serde_support::optional(field_meta),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Root {
+    ///The JSON keys of `Root`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "name", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "name" => ::std::option::Option::Some(1usize),
+            "uri" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Root {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + usize::from(self.name.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.name.is_some() {
+            map.serialize_entry("name", &self.name)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Root {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Root;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Root")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Root, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Root::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Root {
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::optional(field_name),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl RootsListChangedNotification {
+    ///The JSON keys of `RootsListChangedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for RootsListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RootsListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct RootsListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<RootsListChangedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            RootsListChangedNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(RootsListChangedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SamplingMessage {
+    ///The JSON keys of `SamplingMessage`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["content", "_meta", "role"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "content" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "role" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SamplingMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("content", &self.content)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("role", &self.role)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SamplingMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SamplingMessage")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SamplingMessage, A::Error> {
+                let mut field_content = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_role = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SamplingMessage::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_role, "role")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SamplingMessage {
+                    content: serde_support::required(field_content, "content")?,
+                    meta: serde_support::optional(field_meta),
+                    role: serde_support::required(field_role, "role")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilities {
+    ///The JSON keys of `ServerCapabilities`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "completions",
+        "experimental",
+        "logging",
+        "prompts",
+        "resources",
+        "tasks",
+        "tools",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "completions" => ::std::option::Option::Some(0usize),
+            "experimental" => ::std::option::Option::Some(1usize),
+            "logging" => ::std::option::Option::Some(2usize),
+            "prompts" => ::std::option::Option::Some(3usize),
+            "resources" => ::std::option::Option::Some(4usize),
+            "tasks" => ::std::option::Option::Some(5usize),
+            "tools" => ::std::option::Option::Some(6usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilities {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.completions.is_some())
+            + usize::from(self.experimental.is_some())
+            + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
+            + usize::from(self.resources.is_some()) + usize::from(self.tasks.is_some())
+            + usize::from(self.tools.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.completions.is_some() {
+            map.serialize_entry("completions", &self.completions)?;
+        }
+        if self.experimental.is_some() {
+            map.serialize_entry("experimental", &self.experimental)?;
+        }
+        if self.logging.is_some() {
+            map.serialize_entry("logging", &self.logging)?;
+        }
+        if self.prompts.is_some() {
+            map.serialize_entry("prompts", &self.prompts)?;
+        }
+        if self.resources.is_some() {
+            map.serialize_entry("resources", &self.resources)?;
+        }
+        if self.tasks.is_some() {
+            map.serialize_entry("tasks", &self.tasks)?;
+        }
+        if self.tools.is_some() {
+            map.serialize_entry("tools", &self.tools)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilities")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilities, A::Error> {
+                let mut field_completions = ::std::option::Option::None;
+                let mut field_experimental = ::std::option::Option::None;
+                let mut field_logging = ::std::option::Option::None;
+                let mut field_prompts = ::std::option::Option::None;
+                let mut field_resources = ::std::option::Option::None;
+                let mut field_tasks = ::std::option::Option::None;
+                let mut field_tools = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ServerCapabilities::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_completions,
+                                "completions",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_experimental,
+                                "experimental",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_logging, "logging")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_prompts, "prompts")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_resources,
+                                "resources",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_tasks, "tasks")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_tools, "tools")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilities {
+                    completions: serde_support::optional(field_completions),
+                    experimental: serde_support::optional(field_experimental),
+                    logging: serde_support::optional(field_logging),
+                    prompts: serde_support::optional(field_prompts),
+                    resources: serde_support::optional(field_resources),
+                    tasks: serde_support::optional(field_tasks),
+                    tools: serde_support::optional(field_tools),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilitiesPrompts {
+    ///The JSON keys of `ServerCapabilitiesPrompts`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["listChanged"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "listChanged" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesPrompts {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.list_changed.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.list_changed.is_some() {
+            map.serialize_entry("listChanged", &self.list_changed)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesPrompts;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilitiesPrompts")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilitiesPrompts, A::Error> {
+                let mut field_list_changed = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ServerCapabilitiesPrompts::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilitiesPrompts {
+                    list_changed: serde_support::optional(field_list_changed),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilitiesResources {
+    ///The JSON keys of `ServerCapabilitiesResources`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["listChanged", "subscribe"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "listChanged" => ::std::option::Option::Some(0usize),
+            "subscribe" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesResources {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.list_changed.is_some())
+            + usize::from(self.subscribe.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.list_changed.is_some() {
+            map.serialize_entry("listChanged", &self.list_changed)?;
+        }
+        if self.subscribe.is_some() {
+            map.serialize_entry("subscribe", &self.subscribe)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesResources;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilitiesResources")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilitiesResources, A::Error> {
+                let mut field_list_changed = ::std::option::Option::None;
+                let mut field_subscribe = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ServerCapabilitiesResources::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_subscribe,
+                                "subscribe",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilitiesResources {
+                    list_changed: serde_support::optional(field_list_changed),
+                    subscribe: serde_support::optional(field_subscribe),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilitiesTasks {
+    ///The JSON keys of `ServerCapabilitiesTasks`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["cancel", "list", "requests"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cancel" => ::std::option::Option::Some(0usize),
+            "list" => ::std::option::Option::Some(1usize),
+            "requests" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesTasks {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.cancel.is_some())
+            + usize::from(self.list.is_some()) + usize::from(self.requests.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.cancel.is_some() {
+            map.serialize_entry("cancel", &self.cancel)?;
+        }
+        if self.list.is_some() {
+            map.serialize_entry("list", &self.list)?;
+        }
+        if self.requests.is_some() {
+            map.serialize_entry("requests", &self.requests)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasks {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTasks;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTasks")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilitiesTasks, A::Error> {
+                let mut field_cancel = ::std::option::Option::None;
+                let mut field_list = ::std::option::Option::None;
+                let mut field_requests = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ServerCapabilitiesTasks::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_cancel, "cancel")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_list, "list")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_requests,
+                                "requests",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilitiesTasks {
+                    cancel: serde_support::optional(field_cancel),
+                    list: serde_support::optional(field_list),
+                    requests: serde_support::optional(field_requests),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilitiesTasksRequests {
+    ///The JSON keys of `ServerCapabilitiesTasksRequests`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["tools"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "tools" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesTasksRequests {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.tools.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.tools.is_some() {
+            map.serialize_entry("tools", &self.tools)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequests {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTasksRequests;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTasksRequests")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilitiesTasksRequests, A::Error> {
+                let mut field_tools = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ServerCapabilitiesTasksRequests::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_tools, "tools")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilitiesTasksRequests {
+                    tools: serde_support::optional(field_tools),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilitiesTasksRequestsTools {
+    ///The JSON keys of `ServerCapabilitiesTasksRequestsTools`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["call"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "call" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesTasksRequestsTools {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.call.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.call.is_some() {
+            map.serialize_entry("call", &self.call)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsTools {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTasksRequestsTools;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTasksRequestsTools")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilitiesTasksRequestsTools, A::Error> {
+                let mut field_call = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ServerCapabilitiesTasksRequestsTools::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_call, "call")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilitiesTasksRequestsTools {
+                    call: serde_support::optional(field_call),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilitiesTools {
+    ///The JSON keys of `ServerCapabilitiesTools`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["listChanged"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "listChanged" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesTools {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.list_changed.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.list_changed.is_some() {
+            map.serialize_entry("listChanged", &self.list_changed)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTools;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTools")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilitiesTools, A::Error> {
+                let mut field_list_changed = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ServerCapabilitiesTools::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilitiesTools {
+                    list_changed: serde_support::optional(field_list_changed),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SetLevelRequest {
+    ///The JSON keys of `SetLevelRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SetLevelRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SetLevelRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SetLevelRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SetLevelRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SetLevelRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SetLevelRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SetLevelRequestParams {
+    ///The JSON keys of `SetLevelRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["level", "_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "level" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SetLevelRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("level", &self.level)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SetLevelRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SetLevelRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SetLevelRequestParams, A::Error> {
+                let mut field_level = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SetLevelRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_level, "level")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SetLevelRequestParams {
+                    level: serde_support::required(field_level, "level")?,
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SetLevelRequestParamsMeta {
+    ///The JSON keys of `SetLevelRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SetLevelRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SetLevelRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SetLevelRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SetLevelRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SetLevelRequestParamsMeta::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SetLevelRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl StringSchema {
+    ///The JSON keys of `StringSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "format",
+        "maxLength",
+        "minLength",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "format" => ::std::option::Option::Some(2usize),
+            "maxLength" => ::std::option::Option::Some(3usize),
+            "minLength" => ::std::option::Option::Some(4usize),
+            "title" => ::std::option::Option::Some(5usize),
+            "type" => ::std::option::Option::Some(6usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for StringSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
+            + usize::from(self.min_length.is_some()) + usize::from(self.title.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.format.is_some() {
+            map.serialize_entry("format", &self.format)?;
+        }
+        if self.max_length.is_some() {
+            map.serialize_entry("maxLength", &self.max_length)?;
+        }
+        if self.min_length.is_some() {
+            map.serialize_entry("minLength", &self.min_length)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for StringSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = StringSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct StringSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<StringSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_format = ::std::option::Option::None;
+                let mut field_max_length = ::std::option::Option::None;
+                let mut field_min_length = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(StringSchema::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_format, "format")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_max_length,
+                                "maxLength",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_min_length,
+                                "minLength",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(StringSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    format: serde_support::optional(field_format),
+                    max_length: serde_support::optional(field_max_length),
+                    min_length: serde_support::optional(field_min_length),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscribeRequest {
+    ///The JSON keys of `SubscribeRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscribeRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscribeRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscribeRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SubscribeRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SubscribeRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscribeRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscribeRequestParams {
+    ///The JSON keys of `SubscribeRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "uri" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscribeRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscribeRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscribeRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SubscribeRequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SubscribeRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscribeRequestParams {
+                    meta: serde_support::optional(field_meta),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscribeRequestParamsMeta {
+    ///The JSON keys of `SubscribeRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscribeRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscribeRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscribeRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SubscribeRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SubscribeRequestParamsMeta::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscribeRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Task {
+    ///The JSON keys of `Task`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "createdAt",
+        "lastUpdatedAt",
+        "pollInterval",
+        "status",
+        "statusMessage",
+        "taskId",
+        "ttl",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "createdAt" => ::std::option::Option::Some(0usize),
+            "lastUpdatedAt" => ::std::option::Option::Some(1usize),
+            "pollInterval" => ::std::option::Option::Some(2usize),
+            "status" => ::std::option::Option::Some(3usize),
+            "statusMessage" => ::std::option::Option::Some(4usize),
+            "taskId" => ::std::option::Option::Some(5usize),
+            "ttl" => ::std::option::Option::Some(6usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Task {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.poll_interval.is_some()) + 1
+            + usize::from(self.status_message.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("createdAt", &self.created_at)?;
+        map.serialize_entry("lastUpdatedAt", &self.last_updated_at)?;
+        if self.poll_interval.is_some() {
+            map.serialize_entry("pollInterval", &self.poll_interval)?;
+        }
+        map.serialize_entry("status", &self.status)?;
+        if self.status_message.is_some() {
+            map.serialize_entry("statusMessage", &self.status_message)?;
+        }
+        map.serialize_entry("taskId", &self.task_id)?;
+        map.serialize_entry("ttl", &self.ttl)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Task {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Task;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Task")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Task, A::Error> {
+                let mut field_created_at = ::std::option::Option::None;
+                let mut field_last_updated_at = ::std::option::Option::None;
+                let mut field_poll_interval = ::std::option::Option::None;
+                let mut field_status = ::std::option::Option::None;
+                let mut field_status_message = ::std::option::Option::None;
+                let mut field_task_id = ::std::option::Option::None;
+                let mut field_ttl = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Task::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_created_at,
+                                "createdAt",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_last_updated_at,
+                                "lastUpdatedAt",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_poll_interval,
+                                "pollInterval",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_status, "status")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_status_message,
+                                "statusMessage",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_task_id, "taskId")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_ttl,
+                                "ttl",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Task {
+                    created_at: serde_support::required(field_created_at, "createdAt")?,
+                    last_updated_at: serde_support::required(
+                        field_last_updated_at,
+                        "lastUpdatedAt",
+                    )?,
+                    poll_interval: serde_support::optional(field_poll_interval),
+                    status: serde_support::required(field_status, "status")?,
+                    status_message: serde_support::optional(field_status_message),
+                    task_id: serde_support::required(field_task_id, "taskId")?,
+                    ttl: serde_support::required(field_ttl, "ttl")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TaskAugmentedRequestParams {
+    ///The JSON keys of `TaskAugmentedRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "task"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "task" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TaskAugmentedRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + usize::from(self.task.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.task.is_some() {
+            map.serialize_entry("task", &self.task)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TaskAugmentedRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TaskAugmentedRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TaskAugmentedRequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_task = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(TaskAugmentedRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_task, "task")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TaskAugmentedRequestParams {
+                    meta: serde_support::optional(field_meta),
+                    task: serde_support::optional(field_task),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TaskAugmentedRequestParamsMeta {
+    ///The JSON keys of `TaskAugmentedRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TaskAugmentedRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TaskAugmentedRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TaskAugmentedRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TaskAugmentedRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TaskAugmentedRequestParamsMeta::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TaskAugmentedRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TaskMetadata {
+    ///The JSON keys of `TaskMetadata`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["ttl"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "ttl" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TaskMetadata {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.ttl.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.ttl.is_some() {
+            map.serialize_entry("ttl", &self.ttl)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskMetadata {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TaskMetadata;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TaskMetadata")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TaskMetadata, A::Error> {
+                let mut field_ttl = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(TaskMetadata::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_ttl,
+                                "ttl",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TaskMetadata {
+                    ttl: serde_support::optional(field_ttl),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TaskStatusNotification {
+    ///The JSON keys of `TaskStatusNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TaskStatusNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskStatusNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TaskStatusNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TaskStatusNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TaskStatusNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(TaskStatusNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TaskStatusNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TaskStatusNotificationParams {
+    ///The JSON keys of `TaskStatusNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "createdAt",
+        "lastUpdatedAt",
+        "_meta",
+        "pollInterval",
+        "status",
+        "statusMessage",
+        "taskId",
+        "ttl",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "createdAt" => ::std::option::Option::Some(0usize),
+            "lastUpdatedAt" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "pollInterval" => ::std::option::Option::Some(3usize),
+            "status" => ::std::option::Option::Some(4usize),
+            "statusMessage" => ::std::option::Option::Some(5usize),
+            "taskId" => ::std::option::Option::Some(6usize),
+            "ttl" => ::std::option::Option::Some(7usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TaskStatusNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.meta.is_some())
+            + usize::from(self.poll_interval.is_some()) + 1
+            + usize::from(self.status_message.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("createdAt", &self.created_at)?;
+        map.serialize_entry("lastUpdatedAt", &self.last_updated_at)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.poll_interval.is_some() {
+            map.serialize_entry("pollInterval", &self.poll_interval)?;
+        }
+        map.serialize_entry("status", &self.status)?;
+        if self.status_message.is_some() {
+            map.serialize_entry("statusMessage", &self.status_message)?;
+        }
+        map.serialize_entry("taskId", &self.task_id)?;
+        map.serialize_entry("ttl", &self.ttl)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TaskStatusNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TaskStatusNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TaskStatusNotificationParams, A::Error> {
+                let mut field_created_at = ::std::option::Option::None;
+                let mut field_last_updated_at = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_poll_interval = ::std::option::Option::None;
+                let mut field_status = ::std::option::Option::None;
+                let mut field_status_message = ::std::option::Option::None;
+                let mut field_task_id = ::std::option::Option::None;
+                let mut field_ttl = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TaskStatusNotificationParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_created_at,
+                                "createdAt",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_last_updated_at,
+                                "lastUpdatedAt",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_poll_interval,
+                                "pollInterval",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_status, "status")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_status_message,
+                                "statusMessage",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_task_id, "taskId")?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_ttl,
+                                "ttl",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TaskStatusNotificationParams {
+                    created_at: serde_support::required(field_created_at, "createdAt")?,
+                    last_updated_at: serde_support::required(
+                        field_last_updated_at,
+                        "lastUpdatedAt",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    poll_interval: serde_support::optional(field_poll_interval),
+                    status: serde_support::required(field_status, "status")?,
+                    status_message: serde_support::optional(field_status_message),
+                    task_id: serde_support::required(field_task_id, "taskId")?,
+                    ttl: serde_support::required(field_ttl, "ttl")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TextContent {
+    ///The JSON keys of `TextContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["annotations", "_meta", "text", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "text" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TextContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("text", &self.text)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TextContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TextContent, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_text = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(TextContent::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_text, "text")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TextContent {
+                    annotations: serde_support::optional(field_annotations),
+                    meta: serde_support::optional(field_meta),
+                    text: serde_support::required(field_text, "text")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TextResourceContents {
+    ///The JSON keys of `TextResourceContents`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "mimeType", "text", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "mimeType" => ::std::option::Option::Some(1usize),
+            "text" => ::std::option::Option::Some(2usize),
+            "uri" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TextResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("text", &self.text)?;
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TextResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TextResourceContents, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_text = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(TextResourceContents::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_text, "text")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TextResourceContents {
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    text: serde_support::required(field_text, "text")?,
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledMultiSelectEnumSchema {
+    ///The JSON keys of `TitledMultiSelectEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "items",
+        "maxItems",
+        "minItems",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "items" => ::std::option::Option::Some(2usize),
+            "maxItems" => ::std::option::Option::Some(3usize),
+            "minItems" => ::std::option::Option::Some(4usize),
+            "title" => ::std::option::Option::Some(5usize),
+            "type" => ::std::option::Option::Some(6usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledMultiSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1
+            + usize::from(self.max_items.is_some())
+            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("items", &self.items)?;
+        if self.max_items.is_some() {
+            map.serialize_entry("maxItems", &self.max_items)?;
+        }
+        if self.min_items.is_some() {
+            map.serialize_entry("minItems", &self.min_items)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TitledMultiSelectEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_items = ::std::option::Option::None;
+                let mut field_max_items = ::std::option::Option::None;
+                let mut field_min_items = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledMultiSelectEnumSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_items, "items")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_max_items,
+                                "maxItems",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_min_items,
+                                "minItems",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledMultiSelectEnumSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    items: serde_support::required(field_items, "items")?,
+                    max_items: serde_support::optional(field_max_items),
+                    min_items: serde_support::optional(field_min_items),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledMultiSelectEnumSchemaItems {
+    ///The JSON keys of `TitledMultiSelectEnumSchemaItems`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["anyOf"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "anyOf" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledMultiSelectEnumSchemaItems {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("anyOf", &self.any_of)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchemaItems;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchemaItems")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
+                let mut field_any_of = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledMultiSelectEnumSchemaItems::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_any_of, "anyOf")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledMultiSelectEnumSchemaItems {
+                    any_of: serde_support::required(field_any_of, "anyOf")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    ///The JSON keys of `TitledMultiSelectEnumSchemaItemsAnyOfItem`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["const", "title"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "const" => ::std::option::Option::Some(0usize),
+            "title" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("const", &self.const_)?;
+        map.serialize_entry("title", &self.title)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchemaItemsAnyOfItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchemaItemsAnyOfItem")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                TitledMultiSelectEnumSchemaItemsAnyOfItem,
+                A::Error,
+            > {
+                let mut field_const_ = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledMultiSelectEnumSchemaItemsAnyOfItem::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_const_, "const")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledMultiSelectEnumSchemaItemsAnyOfItem {
+                    const_: serde_support::required(field_const_, "const")?,
+                    title: serde_support::required(field_title, "title")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledSingleSelectEnumSchema {
+    ///The JSON keys of `TitledSingleSelectEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "oneOf",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "oneOf" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledSingleSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("oneOf", &self.one_of)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledSingleSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledSingleSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TitledSingleSelectEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_one_of = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledSingleSelectEnumSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_one_of, "oneOf")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledSingleSelectEnumSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    one_of: serde_support::required(field_one_of, "oneOf")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledSingleSelectEnumSchemaOneOfItem {
+    ///The JSON keys of `TitledSingleSelectEnumSchemaOneOfItem`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["const", "title"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "const" => ::std::option::Option::Some(0usize),
+            "title" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("const", &self.const_)?;
+        map.serialize_entry("title", &self.title)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledSingleSelectEnumSchemaOneOfItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledSingleSelectEnumSchemaOneOfItem")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TitledSingleSelectEnumSchemaOneOfItem, A::Error> {
+                let mut field_const_ = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledSingleSelectEnumSchemaOneOfItem::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_const_, "const")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledSingleSelectEnumSchemaOneOfItem {
+                    const_: serde_support::required(field_const_, "const")?,
+                    title: serde_support::required(field_title, "title")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Tool {
+    ///The JSON keys of `Tool`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "description",
+        "execution",
+        "icons",
+        "inputSchema",
+        "_meta",
+        "name",
+        "outputSchema",
+        "title",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "execution" => ::std::option::Option::Some(2usize),
+            "icons" => ::std::option::Option::Some(3usize),
+            "inputSchema" => ::std::option::Option::Some(4usize),
+            "_meta" => ::std::option::Option::Some(5usize),
+            "name" => ::std::option::Option::Some(6usize),
+            "outputSchema" => ::std::option::Option::Some(7usize),
+            "title" => ::std::option::Option::Some(8usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Tool {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.execution.is_some()) + usize::from(self.icons.is_some())
+            + 1 + usize::from(self.meta.is_some()) + 1
+            + usize::from(self.output_schema.is_some())
+            + usize::from(self.title.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.execution.is_some() {
+            map.serialize_entry("execution", &self.execution)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        map.serialize_entry("inputSchema", &self.input_schema)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.output_schema.is_some() {
+            map.serialize_entry("outputSchema", &self.output_schema)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Tool {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Tool;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Tool")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Tool, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_execution = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_input_schema = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_output_schema = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Tool::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_execution,
+                                "execution",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_input_schema,
+                                "inputSchema",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_output_schema,
+                                "outputSchema",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(8usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Tool {
+                    annotations: serde_support::optional(field_annotations),
+                    description: serde_support::optional(field_description),
+                    execution: serde_support::optional(field_execution),
+                    icons: serde_support::optional(field_icons),
+                    input_schema: serde_support::required(
+                        field_input_schema,
+                        "inputSchema",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::required(field_name, "name")?,
+                    output_schema: serde_support::optional(field_output_schema),
+                    title: serde_support::optional(field_title),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolAnnotations {
+    ///The JSON keys of `ToolAnnotations`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+        "readOnlyHint",
+        "title",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "destructiveHint" => ::std::option::Option::Some(0usize),
+            "idempotentHint" => ::std::option::Option::Some(1usize),
+            "openWorldHint" => ::std::option::Option::Some(2usize),
+            "readOnlyHint" => ::std::option::Option::Some(3usize),
+            "title" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolAnnotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.destructive_hint.is_some())
+            + usize::from(self.idempotent_hint.is_some())
+            + usize::from(self.open_world_hint.is_some())
+            + usize::from(self.read_only_hint.is_some())
+            + usize::from(self.title.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.destructive_hint.is_some() {
+            map.serialize_entry("destructiveHint", &self.destructive_hint)?;
+        }
+        if self.idempotent_hint.is_some() {
+            map.serialize_entry("idempotentHint", &self.idempotent_hint)?;
+        }
+        if self.open_world_hint.is_some() {
+            map.serialize_entry("openWorldHint", &self.open_world_hint)?;
+        }
+        if self.read_only_hint.is_some() {
+            map.serialize_entry("readOnlyHint", &self.read_only_hint)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolAnnotations;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolAnnotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolAnnotations, A::Error> {
+                let mut field_destructive_hint = ::std::option::Option::None;
+                let mut field_idempotent_hint = ::std::option::Option::None;
+                let mut field_open_world_hint = ::std::option::Option::None;
+                let mut field_read_only_hint = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ToolAnnotations::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_destructive_hint,
+                                "destructiveHint",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_idempotent_hint,
+                                "idempotentHint",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_open_world_hint,
+                                "openWorldHint",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_read_only_hint,
+                                "readOnlyHint",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolAnnotations {
+                    destructive_hint: serde_support::optional(field_destructive_hint),
+                    idempotent_hint: serde_support::optional(field_idempotent_hint),
+                    open_world_hint: serde_support::optional(field_open_world_hint),
+                    read_only_hint: serde_support::optional(field_read_only_hint),
+                    title: serde_support::optional(field_title),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolChoice {
+    ///The JSON keys of `ToolChoice`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["mode"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "mode" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolChoice {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.mode.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.mode.is_some() {
+            map.serialize_entry("mode", &self.mode)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolChoice {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolChoice;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolChoice")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolChoice, A::Error> {
+                let mut field_mode = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ToolChoice::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_mode, "mode")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolChoice {
+                    mode: serde_support::optional(field_mode),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolExecution {
+    ///The JSON keys of `ToolExecution`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["taskSupport"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "taskSupport" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolExecution {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.task_support.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.task_support.is_some() {
+            map.serialize_entry("taskSupport", &self.task_support)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolExecution {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolExecution;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolExecution")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolExecution, A::Error> {
+                let mut field_task_support = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ToolExecution::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_task_support,
+                                "taskSupport",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolExecution {
+                    task_support: serde_support::optional(field_task_support),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolListChangedNotification {
+    ///The JSON keys of `ToolListChangedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolListChangedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ToolListChangedNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolListChangedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolResultContent {
+    ///The JSON keys of `ToolResultContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "content",
+        "isError",
+        "_meta",
+        "structuredContent",
+        "toolUseId",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "content" => ::std::option::Option::Some(0usize),
+            "isError" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "structuredContent" => ::std::option::Option::Some(3usize),
+            "toolUseId" => ::std::option::Option::Some(4usize),
+            "type" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolResultContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.is_error.is_some())
+            + usize::from(self.meta.is_some())
+            + usize::from(self.structured_content.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("content", &self.content)?;
+        if self.is_error.is_some() {
+            map.serialize_entry("isError", &self.is_error)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.structured_content.is_some() {
+            map.serialize_entry("structuredContent", &self.structured_content)?;
+        }
+        map.serialize_entry("toolUseId", &self.tool_use_id)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolResultContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolResultContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolResultContent, A::Error> {
+                let mut field_content = ::std::option::Option::None;
+                let mut field_is_error = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_structured_content = ::std::option::Option::None;
+                let mut field_tool_use_id = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ToolResultContent::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_is_error,
+                                "isError",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_structured_content,
+                                "structuredContent",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_tool_use_id,
+                                "toolUseId",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolResultContent {
+                    content: serde_support::required(field_content, "content")?,
+                    is_error: serde_support::optional(field_is_error),
+                    meta: serde_support::optional(field_meta),
+                    structured_content: serde_support::optional(
+                        field_structured_content,
+                    ),
+                    tool_use_id: serde_support::required(
+                        field_tool_use_id,
+                        "toolUseId",
+                    )?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolUseContent {
+    ///The JSON keys of `ToolUseContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "input", "_meta", "name", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "input" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "name" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolUseContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("input", &self.input)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolUseContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolUseContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolUseContent, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_input = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ToolUseContent::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_input, "input")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolUseContent {
+                    id: serde_support::required(field_id, "id")?,
+                    input: serde_support::required(field_input, "input")?,
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::required(field_name, "name")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UnsubscribeRequest {
+    ///The JSON keys of `UnsubscribeRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UnsubscribeRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsubscribeRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UnsubscribeRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UnsubscribeRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(UnsubscribeRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UnsubscribeRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UnsubscribeRequestParams {
+    ///The JSON keys of `UnsubscribeRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "uri" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UnsubscribeRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsubscribeRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UnsubscribeRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UnsubscribeRequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(UnsubscribeRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UnsubscribeRequestParams {
+                    meta: serde_support::optional(field_meta),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UnsubscribeRequestParamsMeta {
+    ///The JSON keys of `UnsubscribeRequestParamsMeta`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["progressToken"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "progressToken" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UnsubscribeRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsubscribeRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UnsubscribeRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UnsubscribeRequestParamsMeta, A::Error> {
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UnsubscribeRequestParamsMeta::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UnsubscribeRequestParamsMeta {
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UntitledMultiSelectEnumSchema {
+    ///The JSON keys of `UntitledMultiSelectEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "items",
+        "maxItems",
+        "minItems",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "items" => ::std::option::Option::Some(2usize),
+            "maxItems" => ::std::option::Option::Some(3usize),
+            "minItems" => ::std::option::Option::Some(4usize),
+            "title" => ::std::option::Option::Some(5usize),
+            "type" => ::std::option::Option::Some(6usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1
+            + usize::from(self.max_items.is_some())
+            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("items", &self.items)?;
+        if self.max_items.is_some() {
+            map.serialize_entry("maxItems", &self.max_items)?;
+        }
+        if self.min_items.is_some() {
+            map.serialize_entry("minItems", &self.min_items)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledMultiSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UntitledMultiSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UntitledMultiSelectEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_items = ::std::option::Option::None;
+                let mut field_max_items = ::std::option::Option::None;
+                let mut field_min_items = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UntitledMultiSelectEnumSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_items, "items")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_max_items,
+                                "maxItems",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_min_items,
+                                "minItems",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UntitledMultiSelectEnumSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    items: serde_support::required(field_items, "items")?,
+                    max_items: serde_support::optional(field_max_items),
+                    min_items: serde_support::optional(field_min_items),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UntitledMultiSelectEnumSchemaItems {
+    ///The JSON keys of `UntitledMultiSelectEnumSchemaItems`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["enum", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "enum" => ::std::option::Option::Some(0usize),
+            "type" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UntitledMultiSelectEnumSchemaItems {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("enum", &self.enum_)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledMultiSelectEnumSchemaItems;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UntitledMultiSelectEnumSchemaItems")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
+                let mut field_enum_ = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UntitledMultiSelectEnumSchemaItems::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_enum_, "enum")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UntitledMultiSelectEnumSchemaItems {
+                    enum_: serde_support::required(field_enum_, "enum")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UntitledSingleSelectEnumSchema {
+    ///The JSON keys of `UntitledSingleSelectEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "enum",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "enum" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("enum", &self.enum_)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledSingleSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UntitledSingleSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_enum_ = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UntitledSingleSelectEnumSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_enum_, "enum")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UntitledSingleSelectEnumSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    enum_: serde_support::required(field_enum_, "enum")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UrlElicitationRequiredError {
+    ///The JSON keys of `UrlElicitationRequiredError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["error", "id", "jsonrpc"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "error" => ::std::option::Option::Some(0usize),
+            "id" => ::std::option::Option::Some(1usize),
+            "jsonrpc" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UrlElicitationRequiredError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.id.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("error", &self.error)?;
+        if self.id.is_some() {
+            map.serialize_entry("id", &self.id)?;
+        }
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UrlElicitationRequiredError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UrlElicitationRequiredError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UrlElicitationRequiredError, A::Error> {
+                let mut field_error = ::std::option::Option::None;
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UrlElicitationRequiredError::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_error, "error")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UrlElicitationRequiredError {
+                    error: serde_support::required(field_error, "error")?,
+                    id: serde_support::optional(field_id),
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UrlElicitationRequiredErrorError {
+    ///The JSON keys of `UrlElicitationRequiredErrorError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UrlElicitationRequiredErrorError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        map.serialize_entry("data", &self.data)?;
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UrlElicitationRequiredErrorError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UrlElicitationRequiredErrorError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UrlElicitationRequiredErrorError, A::Error> {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UrlElicitationRequiredErrorError::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_code, "code")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UrlElicitationRequiredErrorError {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::required(field_data, "data")?,
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UrlElicitationRequiredErrorErrorData {
+    ///The JSON keys of `UrlElicitationRequiredErrorErrorData`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["elicitations"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "elicitations" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UrlElicitationRequiredErrorErrorData {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("elicitations", &self.elicitations)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorData {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UrlElicitationRequiredErrorErrorData;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UrlElicitationRequiredErrorErrorData")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UrlElicitationRequiredErrorErrorData, A::Error> {
+                let mut field_elicitations = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UrlElicitationRequiredErrorErrorData::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_elicitations,
+                                "elicitations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UrlElicitationRequiredErrorErrorData {
+                    elicitations: serde_support::required(
+                        field_elicitations,
+                        "elicitations",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 use super::methods;
@@ -7287,6 +23367,48 @@ impl<'de> ::serde::Deserialize<'de> for ObjectSchema {
         Self::new(map).map_err(::serde::de::Error::custom)
     }
 }
+/// A JSON Schema kept exactly as given, for a value of any type
+/// (2026-07-28's tool `outputSchema`): every keyword, in the order
+/// given.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(transparent)]
+pub struct AnySchema(::serde_json::Map<::std::string::String, ::serde_json::Value>);
+impl AnySchema {
+    /// Wraps a JSON object.
+    pub fn new(
+        map: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ) -> Self {
+        Self(map)
+    }
+    /// The schema's keywords.
+    pub fn as_map(
+        &self,
+    ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        &self.0
+    }
+    /// Gives back the schema's keywords.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0
+    }
+}
+impl ::std::convert::From<ObjectSchema> for AnySchema {
+    fn from(schema: ObjectSchema) -> Self {
+        Self(schema.0)
+    }
+}
+impl ::std::convert::TryFrom<::serde_json::Value> for AnySchema {
+    type Error = error::ConversionError;
+    fn try_from(value: ::serde_json::Value) -> ::std::result::Result<Self, Self::Error> {
+        match value {
+            ::serde_json::Value::Object(map) => Ok(Self(map)),
+            other => {
+                Err(format!("a tool schema must be a JSON object, found {other}").into())
+            }
+        }
+    }
+}
 /// A request type: its method name, params and result, written once.
 pub trait McpRequest: ::serde::Serialize + ::serde::de::DeserializeOwned {
     /// The wire name of the method.
@@ -7662,6 +23784,7 @@ impl ClientNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientNotificationMethod::Initialized => {
@@ -7669,6 +23792,7 @@ impl ClientNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientNotificationMethod::Progress => {
@@ -7676,6 +23800,7 @@ impl ClientNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientNotificationMethod::TaskStatus => {
@@ -7683,6 +23808,7 @@ impl ClientNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientNotificationMethod::RootsListChanged => {
@@ -7690,6 +23816,7 @@ impl ClientNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
             },
@@ -8123,6 +24250,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::Ping => {
@@ -8131,6 +24259,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ListResources => {
@@ -8139,6 +24268,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ListResourceTemplates => {
@@ -8147,6 +24277,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ReadResource => {
@@ -8155,6 +24286,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::Subscribe => {
@@ -8163,6 +24295,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::Unsubscribe => {
@@ -8171,6 +24304,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ListPrompts => {
@@ -8179,6 +24313,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::GetPrompt => {
@@ -8187,6 +24322,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ListTools => {
@@ -8195,6 +24331,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::CallTool => {
@@ -8203,6 +24340,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::GetTask => {
@@ -8211,6 +24349,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::GetTaskPayload => {
@@ -8219,6 +24358,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::CancelTask => {
@@ -8227,6 +24367,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ListTasks => {
@@ -8235,6 +24376,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::SetLevel => {
@@ -8243,6 +24385,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::Complete => {
@@ -8251,6 +24394,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
             },
@@ -8844,6 +24988,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::Progress => {
@@ -8851,6 +24996,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::ResourceListChanged => {
@@ -8858,6 +25004,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::ResourceUpdated => {
@@ -8865,6 +25012,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::PromptListChanged => {
@@ -8872,6 +25020,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::ToolListChanged => {
@@ -8879,6 +25028,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::TaskStatus => {
@@ -8886,6 +25036,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::LoggingMessage => {
@@ -8893,6 +25044,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::ElicitationComplete => {
@@ -8900,6 +25052,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
             },
@@ -9168,6 +25321,7 @@ impl ServerRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerRequestMethod::GetTask => {
@@ -9176,6 +25330,7 @@ impl ServerRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerRequestMethod::GetTaskPayload => {
@@ -9184,6 +25339,7 @@ impl ServerRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerRequestMethod::CancelTask => {
@@ -9192,6 +25348,7 @@ impl ServerRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerRequestMethod::ListTasks => {
@@ -9200,6 +25357,7 @@ impl ServerRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerRequestMethod::CreateMessage => {
@@ -9208,6 +25366,7 @@ impl ServerRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerRequestMethod::ListRoots => {
@@ -9216,6 +25375,7 @@ impl ServerRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerRequestMethod::Elicit => {
@@ -9224,6 +25384,7 @@ impl ServerRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
             },

@@ -3,12 +3,11 @@
 // codegen/src/patches.rs for every adjustment made to the schema before typify reads it.
 
 ///Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Annotations {
     /**Describes who the intended audience of this object or data is.
 
 It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub audience: ::std::option::Option<::std::vec::Vec<Role>>,
     /**The moment the resource was last modified, as an ISO 8601 formatted string.
 
@@ -16,37 +15,34 @@ Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").
 
 Examples: last activity timestamp in an open file, timestamp when the resource
 was attached, etc.*/
-    #[serde(
-        rename = "lastModified",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub last_modified: ::std::option::Option<::std::string::String>,
     /**Describes how important this data is for operating the server.
 
 A value of 1 means "most important," and indicates that the data is
 effectively required, while 0 means "least important," and indicates that
 the data is entirely optional.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub priority: ::std::option::Option<::serde_json::Number>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Audio provided to or from an LLM.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AudioContent {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     ///The base64-encoded audio data.
     pub data: ::std::string::String,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The MIME type of the audio. Different providers may support different audio types.
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: AudioContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Base interface for metadata with name (identifier) and title (display name) properties.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BaseMetadata {
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -56,13 +52,14 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for {@link Tool},
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Common result fields.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BaseResult {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -71,38 +68,36 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: ResultResultType,
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`BlobResourceContents`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BlobResourceContents {
     ///A base64-encoded string representing the binary data of the item.
     pub blob: ::std::string::String,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The MIME type of this resource, if known.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///The URI of this resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`BooleanSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BooleanSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<bool>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: BooleanSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A result that supports a time-to-live (TTL) hint for client-side caching.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CacheableResult {
     /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -114,9 +109,7 @@ pub struct CacheableResult {
   same authorization context. Caches MUST NOT be shared across
   authorization contexts (e.g., a different access token requires a
   different cache).*/
-    #[serde(rename = "cacheScope")]
     pub cache_scope: CacheableResultCacheScope,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -125,7 +118,6 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: CacheableResultResultType,
     /**A hint from the server indicating how long (in milliseconds) the
 client MAY cache this response before re-fetching. Semantics are
@@ -135,8 +127,10 @@ analogous to HTTP Cache-Control max-age.
   The client MAY re-fetch every time the result is needed.
 - If positive, the client SHOULD consider the result fresh for this many
   milliseconds after receiving the response.*/
-    #[serde(rename = "ttlMs")]
     pub ttl_ms: u64,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -203,38 +197,34 @@ impl ::std::convert::TryFrom<::std::string::String> for CacheableResultCacheScop
     }
 }
 ///Used by the client to invoke a tool provided by the server.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `tools/call` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolRequestParams {
     ///Arguments to use for the tool call.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub arguments: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(
-        rename = "inputResponses",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub input_responses: ::std::option::Option<InputResponses>,
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     ///The name of the tool.
     pub name: ::std::string::String,
-    #[serde(
-        rename = "requestState",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub request_state: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result returned by the server for a {@link CallToolRequesttools/call} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolResult {
     ///A list of content objects that represent the unstructured result of the tool call.
     pub content: ::std::vec::Vec<ContentBlock>,
@@ -250,9 +240,7 @@ and self-correct.
 However, any errors in _finding_ the tool, an error indicating that the
 server does not support tool calls, or any other exceptional conditions,
 should be reported as an MCP error response.*/
-    #[serde(rename = "isError", skip_serializing_if = "::std::option::Option::is_none")]
     pub is_error: ::std::option::Option<bool>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -261,24 +249,25 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: CallToolResultResultType,
     /**An optional JSON value that represents the structured result of the tool call.
 
 This can be any JSON value (object, array, string, number, boolean, or null)
 that conforms to the tool's outputSchema if one is defined.*/
-    #[serde(
-        rename = "structuredContent",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub structured_content: ::std::option::Option<::serde_json::Value>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A successful response from the server for a {@link CallToolRequesttools/call} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallToolResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: CallToolResultResponseResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`CallToolResultResponseResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -304,33 +293,34 @@ On stdio, the server also sends this notification, solely to terminate a {@link 
 The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 
 This notification indicates that the result will be unused, so any associated processing SHOULD cease.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CancelledNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `notifications/cancelled` notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CancelledNotificationParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<NotificationMetaObject>,
     ///An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<::std::string::String>,
     /**The ID of the request to cancel.
 
 This MUST correspond to the ID of a request the client previously issued.*/
-    #[serde(rename = "requestId")]
     pub request_id: RequestId,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilities {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub elicitation: ::std::option::Option<ClientCapabilitiesElicitation>,
     ///Experimental, non-standard capabilities that the client supports.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub experimental: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, JsonObject>,
     >,
@@ -340,36 +330,38 @@ per-extension settings objects. An empty object indicates support with no settin
 
 Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
 mandatory prefix.*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub extensions: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, JsonObject>,
     >,
     ///Present if the client supports listing roots.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub roots: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub sampling: ::std::option::Option<ClientCapabilitiesSampling>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the client supports elicitation from the server.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesElicitation {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub form: ::std::option::Option<JsonObject>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub url: ::std::option::Option<JsonObject>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the client supports sampling from an LLM.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilitiesSampling {
     /**Whether the client supports context inclusion via `includeContext` parameter.
 If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub context: ::std::option::Option<JsonObject>,
     ///Whether the client supports tool use via `tools` and `toolChoice` parameters.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<JsonObject>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Common result fields.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -392,40 +384,48 @@ impl ::std::convert::From<BaseResult> for ClientResult {
     }
 }
 ///A request from the client to the server, to ask for completion options.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: CompleteRequestMethod,
     pub params: CompleteRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `completion/complete` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteRequestParams {
     pub argument: CompleteRequestParamsArgument,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub context: ::std::option::Option<CompleteRequestParamsContext>,
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
-    #[serde(rename = "ref")]
     pub ref_: CompleteRequestParamsRef,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The argument's information
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteRequestParamsArgument {
     ///The name of the argument
     pub name: ::std::string::String,
     ///The value of the argument to use for completion matching.
     pub value: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Additional, optional context for completions
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CompleteRequestParamsContext {
     ///Previously-resolved variables in a URI template or prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub arguments: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`CompleteRequestParamsRef`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -445,10 +445,9 @@ impl ::std::convert::From<ResourceTemplateReference> for CompleteRequestParamsRe
     }
 }
 ///The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteResult {
     pub completion: CompleteResultCompletion,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -457,36 +456,45 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: CompleteResultResultType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`CompleteResultCompletion`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteResultCompletion {
     ///Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(rename = "hasMore", skip_serializing_if = "::std::option::Option::is_none")]
     pub has_more: ::std::option::Option<bool>,
     ///The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub total: ::std::option::Option<i64>,
     ///An array of completion values. Must not exceed 100 items.
     pub values: ::std::vec::Vec<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompleteResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: CompleteResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `sampling/createMessage` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CreateMessageRequestParams {
     /**A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 The client MAY ignore this request.
@@ -494,52 +502,30 @@ The client MAY ignore this request.
 Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
 omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
 {@link ClientCapabilities.sampling.context}.*/
-    #[serde(
-        rename = "includeContext",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub include_context: ::std::option::Option<CreateMessageRequestParamsIncludeContext>,
     /**The requested maximum number of tokens to sample (to prevent runaway completions).
 
 The client MAY choose to sample fewer tokens than the requested maximum.*/
-    #[serde(rename = "maxTokens")]
     pub max_tokens: i64,
     pub messages: ::std::vec::Vec<SamplingMessage>,
     ///Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub metadata: ::std::option::Option<JsonObject>,
     ///The server's preferences for which model to select. The client MAY ignore these preferences.
-    #[serde(
-        rename = "modelPreferences",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub model_preferences: ::std::option::Option<ModelPreferences>,
-    #[serde(
-        rename = "stopSequences",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub stop_sequences: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
-    #[serde(
-        rename = "systemPrompt",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub system_prompt: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub temperature: ::std::option::Option<::serde_json::Number>,
     /**Controls how the model uses tools.
 The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
 Default is `{ mode: "auto" }`.*/
-    #[serde(
-        rename = "toolChoice",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub tool_choice: ::std::option::Option<ToolChoice>,
     /**Tools that the model may use during generation.
 The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 The client MAY ignore this request.
@@ -609,10 +595,9 @@ for CreateMessageRequestParamsIncludeContext {
 /**The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
 The client should inform the user before returning the sampled message, to allow them
 to inspect the response (human in the loop) and decide whether to allow the server to see it.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CreateMessageResult {
     pub content: CreateMessageResultContent,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The name of the model that generated the message.
     pub model: ::std::string::String,
@@ -626,11 +611,10 @@ Standard values:
 - `"toolUse"`: The model wants to use one or more tools
 
 This field is an open string to allow for provider-specific stop reasons.*/
-    #[serde(
-        rename = "stopReason",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub stop_reason: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`CreateMessageResultContent`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -719,15 +703,18 @@ impl ::std::str::FromStr for Cursor {
 protocol versions, capabilities, and other metadata. Servers **MUST**
 implement `server/discover`. Clients **MAY** call it but are not required
 to — version negotiation can also happen inline via per-request `_meta`.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DiscoverRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: DiscoverRequestMethod,
     pub params: RequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result returned by the server for a {@link DiscoverRequestserver/discover} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DiscoverResult {
     /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -739,7 +726,6 @@ pub struct DiscoverResult {
   same authorization context. Caches MUST NOT be shared across
   authorization contexts (e.g., a different access token requires a
   different cache).*/
-    #[serde(rename = "cacheScope")]
     pub cache_scope: DiscoverResultCacheScope,
     ///The capabilities of the server.
     pub capabilities: ServerCapabilities,
@@ -749,9 +735,7 @@ This can be used by clients to improve an LLM's understanding of
 available tools (e.g., by including it in a system prompt). It should
 focus on information that helps the model use the server effectively
 and should not duplicate information already in tool descriptions.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub instructions: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -760,11 +744,9 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: DiscoverResultResultType,
     /**MCP Protocol Versions this server supports. The client should choose a
 version from this list for use in subsequent requests.*/
-    #[serde(rename = "supportedVersions")]
     pub supported_versions: ::std::vec::Vec<::std::string::String>,
     /**A hint from the server indicating how long (in milliseconds) the
 client MAY cache this response before re-fetching. Semantics are
@@ -774,8 +756,10 @@ analogous to HTTP Cache-Control max-age.
   The client MAY re-fetch every time the result is needed.
 - If positive, the client SHOULD consider the result fresh for this many
   milliseconds after receiving the response.*/
-    #[serde(rename = "ttlMs")]
     pub ttl_ms: u64,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -842,46 +826,53 @@ impl ::std::convert::TryFrom<::std::string::String> for DiscoverResultCacheScope
     }
 }
 ///A successful response from the server for a {@link DiscoverRequestserver/discover} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DiscoverResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: DiscoverResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request from the server to elicit additional information from the user via the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequest {
     pub method: ElicitRequestMethod,
     pub params: ElicitRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The parameters for a request to elicit non-sensitive information from the user via a form in the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestFormParams {
     ///The message to present to the user describing what information is being requested.
     pub message: ::std::string::String,
     ///The elicitation mode.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<ElicitRequestFormParamsMode>,
-    #[serde(rename = "requestedSchema")]
     pub requested_schema: ElicitRequestFormParamsRequestedSchema,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A restricted subset of JSON Schema.
 Only top-level properties are allowed, without nesting.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestFormParamsRequestedSchema {
     pub properties: ::indexmap::IndexMap<
         ::std::string::String,
         PrimitiveSchemaDefinition,
     >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(rename = "$schema", skip_serializing_if = "::std::option::Option::is_none")]
     pub schema: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: ElicitRequestFormParamsRequestedSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The parameters for a request to elicit information from the user via a URL in the client.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestUrlParams {
     ///The message to present to the user explaining why the interaction is needed.
     pub message: ::std::string::String,
@@ -889,9 +880,12 @@ pub struct ElicitRequestUrlParams {
     pub mode: ElicitRequestUrlParamsMode,
     ///The URL that the user should navigate to.
     pub url: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result returned by the client for an {@link ElicitRequestelicitation/create} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElicitResult {
     /**The user action in response to the elicitation.
 - `"accept"`: User submitted the form/confirmed the action
@@ -901,10 +895,12 @@ pub struct ElicitResult {
     /**The submitted form data, only present when action is `"accept"` and mode was `"form"`.
 Contains values matching the requested schema.
 Omitted for out-of-band mode responses.*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub content: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The user action in response to the elicitation.
 - `"accept"`: User submitted the form/confirmed the action
@@ -997,16 +993,16 @@ impl ::std::convert::From<bool> for ElicitResultContentValue {
 
 It is up to the client how best to render embedded resources for the benefit
 of the LLM and/or the user.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EmbeddedResource {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     pub resource: EmbeddedResourceResource,
-    #[serde(rename = "type")]
     pub type_: EmbeddedResourceType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`EmbeddedResourceResource`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1081,55 +1077,51 @@ impl ::std::convert::From<UntitledMultiSelectEnumSchema> for EnumSchema {
     }
 }
 ///`ErrorObject`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ErrorObject {
     ///The error type that occurred.
     pub code: i64,
     ///Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Used by the client to get a prompt provided by the server.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetPromptRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: GetPromptRequestMethod,
     pub params: GetPromptRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `prompts/get` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetPromptRequestParams {
     ///Arguments to use for templating the prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub arguments: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
     >,
-    #[serde(
-        rename = "inputResponses",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub input_responses: ::std::option::Option<InputResponses>,
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     ///The name of the prompt or prompt template.
     pub name: ::std::string::String,
-    #[serde(
-        rename = "requestState",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub request_state: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result returned by the server for a {@link GetPromptRequestprompts/get} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetPromptResult {
     ///An optional description for the prompt.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     pub messages: ::std::vec::Vec<PromptMessage>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -1138,15 +1130,20 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: GetPromptResultResultType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A successful response from the server for a {@link GetPromptRequestprompts/get} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GetPromptResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: GetPromptResultResponseResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`GetPromptResultResponseResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1169,22 +1166,26 @@ impl ::std::convert::From<GetPromptResult> for GetPromptResultResponseResult {
 headers do not match the corresponding values in the request body, or
 because required headers are missing or malformed. For HTTP, the response
 status code MUST be `400 Bad Request`.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HeaderMismatchError {
     pub error: HeaderMismatchErrorError,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonRpcVersion,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`HeaderMismatchErrorError`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HeaderMismatchErrorError {
     pub code: HeaderMismatchErrorErrorCode,
     ///Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`HeaderMismatchErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1218,22 +1219,25 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorErrorCode {
     where
         D: ::serde::Deserializer<'de>,
     {
-        Self::try_from(<i64>::deserialize(deserializer)?)
+        Self::try_from(
+                <serde_support::Integer<
+                    i64,
+                > as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(|n| n.0)?,
+            )
             .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
     }
 }
 ///An optionally-sized icon that can be displayed in a user interface.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Icon {
     /**Optional MIME type override if the source MIME type is missing or generic.
 For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.*/
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     /**Optional array of strings that specify sizes at which the icon can be used.
 Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
 
 If not provided, the client should assume that the icon can be used at any size.*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub sizes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     /**A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
 `data:` URI with Base64-encoded image data.
@@ -1249,8 +1253,10 @@ the icon is designed to be used with a light background, and `"dark"` indicates
 the icon is designed to be used with a dark background.
 
 If not provided, the client should assume the icon can be used with any theme.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub theme: ::std::option::Option<IconTheme>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Optional specifier for the theme this icon is designed for. `"light"` indicates
 the icon is designed to be used with a light background, and `"dark"` indicates
@@ -1312,7 +1318,7 @@ impl ::std::convert::TryFrom<::std::string::String> for IconTheme {
     }
 }
 ///Base interface to add `icons` property.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Icons {
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -1323,34 +1329,34 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///An image provided to or from an LLM.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ImageContent {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     ///The base64-encoded image data.
     pub data: ::std::string::String,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The MIME type of the image. Different providers may support different image types.
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: ImageContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Describes the MCP implementation.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Implementation {
     /**An optional human-readable description of what this implementation does.
 
 This can be used by clients or servers to provide context about their purpose
 and capabilities. For example, a server might describe the types of resources
 or tools it provides, while a client might describe its intended use case.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -1361,7 +1367,6 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -1371,16 +1376,14 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for {@link Tool},
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     ///The version of this implementation.
     pub version: ::std::string::String,
     ///An optional URL of the website for this implementation.
-    #[serde(
-        rename = "websiteUrl",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub website_url: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A map of server-initiated requests that the client must fulfill.
 Keys are server-assigned identifiers; values are the request objects.*/
@@ -1409,19 +1412,10 @@ for InputRequests {
 before the request can be completed.
 
 At least one of `inputRequests` or `requestState` MUST be present.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InputRequiredResult {
-    #[serde(
-        rename = "inputRequests",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub input_requests: ::std::option::Option<InputRequests>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
-    #[serde(
-        rename = "requestState",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub request_state: ::std::option::Option<::std::string::String>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -1430,8 +1424,10 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: InputRequiredResultResultType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`InputResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1457,20 +1453,14 @@ impl ::std::convert::From<ElicitResult> for InputResponse {
     }
 }
 ///`InputResponseRequestParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InputResponseRequestParams {
-    #[serde(
-        rename = "inputResponses",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub input_responses: ::std::option::Option<InputResponses>,
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
-    #[serde(
-        rename = "requestState",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub request_state: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A map of client responses to server-initiated requests.
 Keys correspond to the keys in the {@link InputRequests} map;
@@ -1499,15 +1489,17 @@ for InputResponses {
     }
 }
 ///A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InternalError {
     ///The error type that occurred.
     pub code: i64,
     ///Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A JSON-RPC error indicating that the method parameters are invalid or malformed.
 
@@ -1519,26 +1511,30 @@ In MCP, this error is returned in various contexts when request parameters fail 
 - **Logging**: Invalid log level
 - **Elicitation**: Server requests an elicitation mode not declared in client capabilities
 - **Sampling**: Missing tool result or tool results mixed with other content*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InvalidParamsError {
     ///The error type that occurred.
     pub code: i64,
     ///Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InvalidRequestError {
     ///The error type that occurred.
     pub code: i64,
     ///Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`JsonArray`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1603,12 +1599,14 @@ impl ::std::convert::From<::serde_json::Value> for JsonValue {
     }
 }
 ///A response to a request that indicates an error occurred.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JsonrpcErrorResponse {
     pub error: ErrorObject,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonRpcVersion,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1640,25 +1638,29 @@ impl ::std::convert::From<JsonrpcErrorResponse> for JsonrpcMessage {
     }
 }
 ///A notification which does not expect a response.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JsonrpcNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request that expects a response.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JsonrpcRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A response to a request, containing either the result or error.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1678,41 +1680,44 @@ impl ::std::convert::From<JsonrpcErrorResponse> for JsonrpcResponse {
     }
 }
 ///A successful (non-error) response to a request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JsonrpcResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: BaseResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Use {@link TitledSingleSelectEnumSchema} instead.
 This interface will be removed in a future version.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LegacyTitledEnumSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
     /**(Legacy) Display names for enum values.
 Non-standard according to JSON schema 2020-12.*/
-    #[serde(rename = "enumNames")]
     pub enum_names: ::std::vec::Vec<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: LegacyTitledEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to request a list of prompts and prompt templates the server has.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListPromptsRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ListPromptsRequestMethod,
     pub params: PaginatedRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListPromptsResult {
     /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -1724,16 +1729,10 @@ pub struct ListPromptsResult {
   same authorization context. Caches MUST NOT be shared across
   authorization contexts (e.g., a different access token requires a
   different cache).*/
-    #[serde(rename = "cacheScope")]
     pub cache_scope: ListPromptsResultCacheScope,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     pub prompts: ::std::vec::Vec<Prompt>,
     /**Indicates the type of the result, which allows the client to determine
@@ -1743,7 +1742,6 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: ListPromptsResultResultType,
     /**A hint from the server indicating how long (in milliseconds) the
 client MAY cache this response before re-fetching. Semantics are
@@ -1753,8 +1751,10 @@ analogous to HTTP Cache-Control max-age.
   The client MAY re-fetch every time the result is needed.
 - If positive, the client SHOULD consider the result fresh for this many
   milliseconds after receiving the response.*/
-    #[serde(rename = "ttlMs")]
     pub ttl_ms: u64,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -1821,22 +1821,28 @@ impl ::std::convert::TryFrom<::std::string::String> for ListPromptsResultCacheSc
     }
 }
 ///A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListPromptsResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: ListPromptsResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to request a list of resource templates the server has.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListResourceTemplatesRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ListResourceTemplatesRequestMethod,
     pub params: PaginatedRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListResourceTemplatesResult {
     /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -1848,18 +1854,11 @@ pub struct ListResourceTemplatesResult {
   same authorization context. Caches MUST NOT be shared across
   authorization contexts (e.g., a different access token requires a
   different cache).*/
-    #[serde(rename = "cacheScope")]
     pub cache_scope: ListResourceTemplatesResultCacheScope,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "resourceTemplates")]
     pub resource_templates: ::std::vec::Vec<ResourceTemplate>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -1868,7 +1867,6 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: ListResourceTemplatesResultResultType,
     /**A hint from the server indicating how long (in milliseconds) the
 client MAY cache this response before re-fetching. Semantics are
@@ -1878,8 +1876,10 @@ analogous to HTTP Cache-Control max-age.
   The client MAY re-fetch every time the result is needed.
 - If positive, the client SHOULD consider the result fresh for this many
   milliseconds after receiving the response.*/
-    #[serde(rename = "ttlMs")]
     pub ttl_ms: u64,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -1947,22 +1947,28 @@ for ListResourceTemplatesResultCacheScope {
     }
 }
 ///A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListResourceTemplatesResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: ListResourceTemplatesResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to request a list of resources the server has.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListResourcesRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ListResourcesRequestMethod,
     pub params: PaginatedRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result returned by the server for a {@link ListResourcesRequestresources/list} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListResourcesResult {
     /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -1974,16 +1980,10 @@ pub struct ListResourcesResult {
   same authorization context. Caches MUST NOT be shared across
   authorization contexts (e.g., a different access token requires a
   different cache).*/
-    #[serde(rename = "cacheScope")]
     pub cache_scope: ListResourcesResultCacheScope,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     pub resources: ::std::vec::Vec<Resource>,
     /**Indicates the type of the result, which allows the client to determine
@@ -1993,7 +1993,6 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: ListResourcesResultResultType,
     /**A hint from the server indicating how long (in milliseconds) the
 client MAY cache this response before re-fetching. Semantics are
@@ -2003,8 +2002,10 @@ analogous to HTTP Cache-Control max-age.
   The client MAY re-fetch every time the result is needed.
 - If positive, the client SHOULD consider the result fresh for this many
   milliseconds after receiving the response.*/
-    #[serde(rename = "ttlMs")]
     pub ttl_ms: u64,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -2071,11 +2072,14 @@ impl ::std::convert::TryFrom<::std::string::String> for ListResourcesResultCache
     }
 }
 ///A successful response from the server for a {@link ListResourcesRequestresources/list} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListResourcesResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: ListResourcesResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Sent from the server to request a list of root URIs from the client. Roots allow
 servers to ask for specific directories or files to operate on. A common example
@@ -2084,35 +2088,45 @@ on.
 
 This request is typically used when the server needs to understand the file system
 structure or access specific locations that the client has permission to read from.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListRootsRequest {
     pub method: ListRootsRequestMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListRootsRequestParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ListRootsRequestParams`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ListRootsRequestParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The result returned by the client for a {@link ListRootsRequestroots/list} request.
 This result contains an array of {@link Root} objects, each representing a root directory
 or file that the server can operate on.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListRootsResult {
     pub roots: ::std::vec::Vec<Root>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to request a list of tools the server has.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListToolsRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ListToolsRequestMethod,
     pub params: PaginatedRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result returned by the server for a {@link ListToolsRequesttools/list} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListToolsResult {
     /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -2124,16 +2138,10 @@ pub struct ListToolsResult {
   same authorization context. Caches MUST NOT be shared across
   authorization contexts (e.g., a different access token requires a
   different cache).*/
-    #[serde(rename = "cacheScope")]
     pub cache_scope: ListToolsResultCacheScope,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -2142,7 +2150,6 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: ListToolsResultResultType,
     pub tools: ::std::vec::Vec<Tool>,
     /**A hint from the server indicating how long (in milliseconds) the
@@ -2153,8 +2160,10 @@ analogous to HTTP Cache-Control max-age.
   The client MAY re-fetch every time the result is needed.
 - If positive, the client SHOULD consider the result fresh for this many
   milliseconds after receiving the response.*/
-    #[serde(rename = "ttlMs")]
     pub ttl_ms: u64,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -2221,11 +2230,14 @@ impl ::std::convert::TryFrom<::std::string::String> for ListToolsResultCacheScop
     }
 }
 ///A successful response from the server for a {@link ListToolsRequesttools/list} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ListToolsResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: ListToolsResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The severity of a log message.
 
@@ -2310,24 +2322,28 @@ impl ::std::convert::TryFrom<::std::string::String> for LoggingLevel {
     }
 }
 ///JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LoggingMessageNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: LoggingMessageNotificationMethod,
     pub params: LoggingMessageNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `notifications/message` notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LoggingMessageNotificationParams {
     ///The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
     pub data: ::serde_json::Value,
     ///The severity of this log message.
     pub level: LoggingLevel,
     ///An optional name of the logger issuing this message.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub logger: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<NotificationMetaObject>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
 
@@ -2372,33 +2388,40 @@ for MetaObject {
 In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling `prompts/list` when the `prompts` capability was not advertised).
 
 A request that requires a client capability the client did not declare is signalled instead by {@link MissingRequiredClientCapabilityError} (`-32021`).*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MethodNotFoundError {
     ///The error type that occurred.
     pub code: i64,
     ///Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Returned when processing a request requires a capability the client did not
 declare in `clientCapabilities`. For HTTP, the response status code MUST be
 `400 Bad Request`.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MissingRequiredClientCapabilityError {
     pub error: MissingRequiredClientCapabilityErrorError,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonRpcVersion,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`MissingRequiredClientCapabilityErrorError`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MissingRequiredClientCapabilityErrorError {
     pub code: MissingRequiredClientCapabilityErrorErrorCode,
     pub data: MissingRequiredClientCapabilityErrorErrorData,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`MissingRequiredClientCapabilityErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2432,22 +2455,29 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
     where
         D: ::serde::Deserializer<'de>,
     {
-        Self::try_from(<i64>::deserialize(deserializer)?)
+        Self::try_from(
+                <serde_support::Integer<
+                    i64,
+                > as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(|n| n.0)?,
+            )
             .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
     }
 }
 ///`MissingRequiredClientCapabilityErrorErrorData`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MissingRequiredClientCapabilityErrorErrorData {
     ///The capabilities the server requires from the client to process this request.
-    #[serde(rename = "requiredCapabilities")]
     pub required_capabilities: ClientCapabilities,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Hints to use for model selection.
 
 Keys not declared here are currently left unspecified by the spec and are up
 to the client to interpret.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModelHint {
     /**A hint for a model name.
 
@@ -2458,8 +2488,10 @@ The client SHOULD treat this as a substring of a model name; for example:
 
 The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The server's preferences for model selection, requested of the client during sampling.
 
@@ -2472,15 +2504,11 @@ dimensions to help clients make an appropriate selection for their use case.
 These preferences are always advisory. The client MAY ignore them. It is also
 up to the client to decide how to interpret these preferences and how to
 balance them against other considerations.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModelPreferences {
     /**How much to prioritize cost when selecting a model. A value of 0 means cost
 is not important, while a value of 1 means cost is the most important
 factor.*/
-    #[serde(
-        rename = "costPriority",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub cost_priority: ::std::option::Option<::serde_json::Number>,
     /**Optional hints to use for model selection.
 
@@ -2489,24 +2517,18 @@ If multiple hints are specified, the client MUST evaluate them in order
 
 The client SHOULD prioritize these hints over the numeric priorities, but
 MAY still use the priorities to select from ambiguous matches.*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub hints: ::std::option::Option<::std::vec::Vec<ModelHint>>,
     /**How much to prioritize intelligence and capabilities when selecting a
 model. A value of 0 means intelligence is not important, while a value of 1
 means intelligence is the most important factor.*/
-    #[serde(
-        rename = "intelligencePriority",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub intelligence_priority: ::std::option::Option<::serde_json::Number>,
     /**How much to prioritize sampling speed (latency) when selecting a model. A
 value of 0 means speed is not important, while a value of 1 means speed is
 the most important factor.*/
-    #[serde(
-        rename = "speedPriority",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub speed_priority: ::std::option::Option<::serde_json::Number>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`MultiSelectEnumSchema`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2526,16 +2548,18 @@ impl ::std::convert::From<UntitledMultiSelectEnumSchema> for MultiSelectEnumSche
     }
 }
 ///`Notification`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Notification {
     pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NotificationMetaObject {
     /**Identifies the subscription stream a notification was delivered on. The
 server MUST include this key on every notification delivered via a
@@ -2547,33 +2571,31 @@ why it is optional here.
 
 The value is the JSON-RPC ID of the `subscriptions/listen` request that
 opened the stream.*/
-    #[serde(
-        rename = "io.modelcontextprotocol/subscriptionId",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub io_modelcontextprotocol_subscription_id: ::std::option::Option<RequestId>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Common params for any notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NotificationParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<NotificationMetaObject>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`NumberSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NumberSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::serde_json::Number>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub maximum: ::std::option::Option<::serde_json::Number>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub minimum: ::std::option::Option<::serde_json::Number>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: NumberSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`NumberSchemaType`
 #[derive(
@@ -2631,34 +2653,33 @@ impl ::std::convert::TryFrom<::std::string::String> for NumberSchemaType {
     }
 }
 ///`PaginatedRequest`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PaginatedRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ::std::string::String,
     pub params: PaginatedRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Common params for paginated requests.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PaginatedRequestParams {
     /**An opaque token representing the current pagination position.
 If provided, the server should return results starting after this cursor.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`PaginatedResult`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PaginatedResult {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**An opaque token representing the pagination position after the last returned result.
 If present, there may be more results available.*/
-    #[serde(
-        rename = "nextCursor",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -2667,19 +2688,23 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: PaginatedResultResultType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ParseError {
     ///The error type that occurred.
     pub code: i64,
     ///Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Restricted schema definitions that only allow primitive types
 without nested objects or arrays.*/
@@ -2736,28 +2761,30 @@ impl ::std::convert::From<BooleanSchema> for PrimitiveSchemaDefinition {
     }
 }
 ///An out-of-band notification used to inform the receiver of a progress update for a long-running request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProgressNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a {@link ProgressNotificationnotifications/progress} notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProgressNotificationParams {
     ///An optional message describing the current progress.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub message: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<NotificationMetaObject>,
     ///The progress thus far. This should increase every time progress is made, even if the total is unknown.
     pub progress: ::serde_json::Number,
     ///The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
-    #[serde(rename = "progressToken")]
     pub progress_token: ProgressToken,
     ///Total number of items to process (or total progress required), if known.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub total: ::std::option::Option<::serde_json::Number>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A progress token, used to associate progress notifications with the original request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
@@ -2780,13 +2807,11 @@ impl ::std::convert::From<i64> for ProgressToken {
     }
 }
 ///A prompt or prompt template that the server offers.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Prompt {
     ///A list of arguments to use for templating the prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub arguments: ::std::option::Option<::std::vec::Vec<PromptArgument>>,
     ///An optional description of what this prompt provides
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -2797,9 +2822,7 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -2809,19 +2832,19 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for {@link Tool},
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Describes an argument that a prompt can accept.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PromptArgument {
     ///A human-readable description of the argument.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     ///Whether this argument must be provided.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<bool>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 even by those unfamiliar with domain-specific terminology.
@@ -2829,28 +2852,35 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for {@link Tool},
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PromptListChangedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: PromptListChangedNotificationMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Describes a message returned as part of a prompt.
 
 This is similar to {@link SamplingMessage}, but also supports the embedding of
 resources from the MCP server.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PromptMessage {
     pub content: ContentBlock,
     pub role: Role,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Identifies a prompt.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PromptReference {
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -2860,39 +2890,37 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for {@link Tool},
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: PromptReferenceType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Sent from the client to the server, to read a specific resource URI.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReadResourceRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: ReadResourceRequestMethod,
     pub params: ReadResourceRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `resources/read` request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReadResourceRequestParams {
-    #[serde(
-        rename = "inputResponses",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub input_responses: ::std::option::Option<InputResponses>,
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
-    #[serde(
-        rename = "requestState",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub request_state: ::std::option::Option<::std::string::String>,
     ///The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result returned by the server for a {@link ReadResourceRequestresources/read} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReadResourceResult {
     /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -2904,10 +2932,8 @@ pub struct ReadResourceResult {
   same authorization context. Caches MUST NOT be shared across
   authorization contexts (e.g., a different access token requires a
   different cache).*/
-    #[serde(rename = "cacheScope")]
-    pub cache_scope: ReadResourceResultCacheScope,
+    pub cache_scope: ::std::option::Option<ReadResourceResultCacheScope>,
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<ResultMetaObject>,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -2916,7 +2942,6 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: ReadResourceResultResultType,
     /**A hint from the server indicating how long (in milliseconds) the
 client MAY cache this response before re-fetching. Semantics are
@@ -2926,8 +2951,10 @@ analogous to HTTP Cache-Control max-age.
   The client MAY re-fetch every time the result is needed.
 - If positive, the client SHOULD consider the result fresh for this many
   milliseconds after receiving the response.*/
-    #[serde(rename = "ttlMs")]
-    pub ttl_ms: u64,
+    pub ttl_ms: ::std::option::Option<u64>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -3011,11 +3038,14 @@ impl ::std::convert::From<BlobResourceContents> for ReadResourceResultContentsIt
     }
 }
 ///A successful response from the server for a {@link ReadResourceRequestresources/read} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReadResourceResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: ReadResourceResultResponseResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ReadResourceResultResponseResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3035,13 +3065,15 @@ impl ::std::convert::From<ReadResourceResult> for ReadResourceResultResponseResu
     }
 }
 ///`Request`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Request {
     pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A uniquely identifying ID for a request in JSON-RPC.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
@@ -3064,14 +3096,13 @@ impl ::std::convert::From<i64> for RequestId {
     }
 }
 ///Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RequestMetaObject {
     /**The client's capabilities for this specific request. Required.
 
 Capabilities are declared per-request rather than once at initialization;
 an empty object means the client supports no optional capabilities.
 Servers MUST NOT infer capabilities from prior requests.*/
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
     pub io_modelcontextprotocol_client_capabilities: ClientCapabilities,
     /**Identifies the client software making the request. Clients SHOULD
 include this field on every request unless specifically configured not
@@ -3084,20 +3115,12 @@ The value is self-reported by the client and is not verified by the
 protocol. It is intended for display, logging, and debugging. Servers
 SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
 security decisions.*/
-    #[serde(
-        rename = "io.modelcontextprotocol/clientInfo",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub io_modelcontextprotocol_client_info: ::std::option::Option<Implementation>,
     /**The desired log level for this request. Optional.
 
 If absent, the server MUST NOT send any {@link LoggingMessageNotificationnotifications/message}
 notifications for this request. The client opts in to log messages by
 explicitly setting a level. Replaces the former `logging/setLevel` RPC.*/
-    #[serde(
-        rename = "io.modelcontextprotocol/logLevel",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub io_modelcontextprotocol_log_level: ::std::option::Option<LoggingLevel>,
     /**The MCP Protocol Version being used for this request. Required.
 
@@ -3105,31 +3128,29 @@ For the HTTP transport, this value MUST match the `MCP-Protocol-Version`
 header; otherwise the server MUST return a `400 Bad Request`. If the
 server does not support the requested version, it MUST return an
 {@link UnsupportedProtocolVersionError}.*/
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
     pub io_modelcontextprotocol_protocol_version: ::std::string::String,
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by {@link ProgressNotificationnotifications/progress}). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Common params for any request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A known resource that the server is capable of reading.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Resource {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     /**A description of what this resource represents.
 
 This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -3140,19 +3161,15 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The MIME type of this resource, if known.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
 This can be used by Hosts to display file sizes and estimate context window usage.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub size: ::std::option::Option<i64>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 even by those unfamiliar with domain-specific terminology.
@@ -3160,34 +3177,35 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for {@link Tool},
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     ///The URI of this resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The contents of a specific resource or sub-resource.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceContents {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The MIME type of this resource, if known.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///The URI of this resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A resource that the server is capable of reading, included in a prompt or tool call result.
 
 Note: resource links returned by tools are not guaranteed to appear in the results of {@link ListResourcesRequestresources/list} requests.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceLink {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     /**A description of what this resource represents.
 
 This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -3198,19 +3216,15 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The MIME type of this resource, if known.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
     /**The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
 This can be used by Hosts to display file sizes and estimate context window usage.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub size: ::std::option::Option<i64>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 even by those unfamiliar with domain-specific terminology.
@@ -3218,39 +3232,42 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for {@link Tool},
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: ResourceLinkType,
     ///The URI of this resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceListChangedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ResourceListChangedNotificationMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Common params for resource-related requests.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceRequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     ///The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A template description for resources available on the server.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceTemplate {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
     /**A description of what this template is for.
 
 This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -3261,12 +3278,9 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -3276,37 +3290,45 @@ even by those unfamiliar with domain-specific terminology.
 If not provided, the name should be used for display (except for {@link Tool},
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     ///A URI template (according to RFC 6570) that can be used to construct resource URIs.
-    #[serde(rename = "uriTemplate")]
     pub uri_template: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A reference to a resource or resource template definition.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceTemplateReference {
-    #[serde(rename = "type")]
     pub type_: ResourceTemplateReferenceType,
     ///The URI or URI template of the resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceUpdatedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ResourceUpdatedNotificationMethod,
     pub params: ResourceUpdatedNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a `notifications/resources/updated` notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceUpdatedNotificationParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<NotificationMetaObject>,
     ///The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResultMetaObject {
     /**Identifies the server software producing the response. Servers SHOULD
 include this field on every response unless specifically configured not
@@ -3319,11 +3341,10 @@ The value is self-reported by the server and is not verified by the
 protocol. It is intended for display, logging, and debugging. Clients
 SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
 security decisions.*/
-    #[serde(
-        rename = "io.modelcontextprotocol/serverInfo",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub io_modelcontextprotocol_server_info: ::std::option::Option<Implementation>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -3501,27 +3522,30 @@ impl ::std::convert::TryFrom<::std::string::String> for Role {
     }
 }
 ///Represents a root directory or file that the server can operate on.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Root {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     /**An optional name for the root. This can be used to provide a human-readable
 identifier for the root, which may be useful for display purposes or for
 referencing the root in other parts of the application.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
     /**The URI identifying the root. This *must* start with `file://` for now.
 This restriction may be relaxed in future versions of the protocol to allow
 other URI schemes.*/
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Describes a message issued to or received from an LLM API.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SamplingMessage {
     pub content: SamplingMessageContent,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     pub role: Role,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`SamplingMessageContent`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3566,13 +3590,11 @@ for SamplingMessageContent {
     }
 }
 ///Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilities {
     ///Present if the server supports argument autocompletion suggestions.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub completions: ::std::option::Option<JsonObject>,
     ///Experimental, non-standard capabilities that the server supports.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub experimental: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, JsonObject>,
     >,
@@ -3582,52 +3604,46 @@ objects. An empty object indicates support with no settings.
 
 Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
 mandatory prefix.*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub extensions: ::std::option::Option<
         ::indexmap::IndexMap<::std::string::String, JsonObject>,
     >,
     ///Present if the server supports sending log messages to the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub logging: ::std::option::Option<JsonObject>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub prompts: ::std::option::Option<ServerCapabilitiesPrompts>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub resources: ::std::option::Option<ServerCapabilitiesResources>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the server offers any prompt templates.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilitiesPrompts {
     ///Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub list_changed: ::std::option::Option<bool>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the server offers any resources to read.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilitiesResources {
     ///Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub list_changed: ::std::option::Option<bool>,
     ///Whether this server supports subscribing to resource updates.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub subscribe: ::std::option::Option<bool>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Present if the server offers any tools to call.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerCapabilitiesTools {
     ///Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub list_changed: ::std::option::Option<bool>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`SingleSelectEnumSchema`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3647,28 +3663,18 @@ impl ::std::convert::From<UntitledSingleSelectEnumSchema> for SingleSelectEnumSc
     }
 }
 ///`StringSchema`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StringSchema {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub format: ::std::option::Option<StringSchemaFormat>,
-    #[serde(
-        rename = "maxLength",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub max_length: ::std::option::Option<i64>,
-    #[serde(
-        rename = "minLength",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub min_length: ::std::option::Option<i64>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: StringSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`StringSchemaFormat`
 #[derive(
@@ -3738,36 +3744,22 @@ impl ::std::convert::TryFrom<::std::string::String> for StringSchemaFormat {
 
 Each notification type is **opt-in**; the server **MUST NOT** send
 notification types the client has not explicitly requested here.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SubscriptionFilter {
     ///If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.
-    #[serde(
-        rename = "promptsListChanged",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub prompts_list_changed: ::std::option::Option<bool>,
     /**Subscribe to {@link ResourceUpdatedNotificationnotifications/resources/updated} for these resource URIs.
 Replaces the former `resources/subscribe` RPC.*/
-    #[serde(
-        rename = "resourceSubscriptions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub resource_subscriptions: ::std::option::Option<
         ::std::vec::Vec<::std::string::String>,
     >,
     ///If true, receive {@link ResourceListChangedNotificationnotifications/resources/list_changed}.
-    #[serde(
-        rename = "resourcesListChanged",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub resources_list_changed: ::std::option::Option<bool>,
     ///If true, receive {@link ToolListChangedNotificationnotifications/tools/list_changed}.
-    #[serde(
-        rename = "toolsListChanged",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub tools_list_changed: ::std::option::Option<bool>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Sent by the server to acknowledge that a
 {@link SubscriptionsListenRequestsubscriptions/listen} subscription has been
@@ -3779,51 +3771,60 @@ NOT send any notification on the subscription before acknowledging it. On
 stdio, where every subscription shares one channel, this ordering is defined
 per subscription ID and not per channel: messages belonging to other
 subscriptions MAY be interleaved before it.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubscriptionsAcknowledgedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: SubscriptionsAcknowledgedNotificationMethod,
     pub params: SubscriptionsAcknowledgedNotificationParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubscriptionsAcknowledgedNotificationParams {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<NotificationMetaObject>,
     /**The subset of requested notification types the server agreed to honor.
 Only includes notification types the server actually supports; if the
 client requested an unsupported type (e.g., `promptsListChanged` when
 the server has no prompts), it is omitted from this set.*/
     pub notifications: SubscriptionFilter,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Sent from the client to open a long-lived channel for receiving notifications
 outside the context of a specific request. Replaces the previous HTTP GET
 endpoint and ensures consistent behavior between HTTP and STDIO.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubscriptionsListenRequest {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub method: SubscriptionsListenRequestMethod,
     pub params: SubscriptionsListenRequestParams,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubscriptionsListenRequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     /**The notifications the client opts in to on this stream. The server
 **MUST NOT** send notification types the client has not explicitly
 requested.*/
     pub notifications: SubscriptionFilter,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**The response to a {@link SubscriptionsListenRequestsubscriptions/listen}
 request, signalling that the subscription has ended gracefully (for example,
 during server shutdown). Because the listen stream is long-lived, this result
 is sent only when the server tears the subscription down; an abrupt transport
 close carries no response. The result body is otherwise empty.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubscriptionsListenResult {
-    #[serde(rename = "_meta")]
     pub meta: SubscriptionsListenResultMetaObject,
     /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -3832,12 +3833,14 @@ Servers implementing this protocol version MUST include this field.
 For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
-    #[serde(rename = "resultType")]
     pub result_type: SubscriptionsListenResultResultType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
 {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubscriptionsListenResultMetaObject {
     /**Identifies the server software producing the response. Servers SHOULD
 include this field on every response unless specifically configured not
@@ -3850,120 +3853,131 @@ The value is self-reported by the server and is not verified by the
 protocol. It is intended for display, logging, and debugging. Clients
 SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
 security decisions.*/
-    #[serde(
-        rename = "io.modelcontextprotocol/serverInfo",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub io_modelcontextprotocol_server_info: ::std::option::Option<Implementation>,
     /**Identifies the subscription stream this response closes, so the client can
 correlate it with the originating subscription — mirroring the same key on
 the stream's notifications. The value is the JSON-RPC ID of the
 `subscriptions/listen` request that opened the stream (and equals this
 response's `id`).*/
-    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
     pub io_modelcontextprotocol_subscription_id: RequestId,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
 request, sent when the server tears the subscription down gracefully.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubscriptionsListenResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonRpcVersion,
     pub result: SubscriptionsListenResult,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Text provided to or from an LLM.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TextContent {
     ///Optional annotations for the client.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<Annotations>,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The text content of the message.
     pub text: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TextContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`TextResourceContents`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TextResourceContents {
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The MIME type of this resource, if known.
-    #[serde(rename = "mimeType", skip_serializing_if = "::std::option::Option::is_none")]
     pub mime_type: ::std::option::Option<::std::string::String>,
     ///The text of the item. This must only be set if the item can actually be represented as text (not binary data).
     pub text: ::std::string::String,
     ///The URI of this resource.
     pub uri: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for multiple-selection enumeration with display titles for each option.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TitledMultiSelectEnumSchema {
     ///Optional default value.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///Optional description for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     pub items: TitledMultiSelectEnumSchemaItems,
     ///Maximum number of items to select.
-    #[serde(rename = "maxItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub max_items: ::std::option::Option<i64>,
     ///Minimum number of items to select.
-    #[serde(rename = "minItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub min_items: ::std::option::Option<i64>,
     ///Optional title for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TitledMultiSelectEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for array items with enum options and display labels.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TitledMultiSelectEnumSchemaItems {
-    #[serde(rename = "anyOf")]
-    pub any_of: ::serde_json::Value,
+    ///Array of enum options with values and display labels.
+    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+///`TitledMultiSelectEnumSchemaItemsAnyOfItem`
+#[derive(Clone, Debug, PartialEq)]
+pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    ///The constant enum value.
+    pub const_: ::std::string::String,
+    ///Display title for this option.
+    pub title: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for single-selection enumeration with display titles for each option.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TitledSingleSelectEnumSchema {
     ///Optional default value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
     ///Optional description for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     ///Array of enum options with values and display labels.
-    #[serde(rename = "oneOf")]
     pub one_of: ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
     ///Optional title for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TitledSingleSelectEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`TitledSingleSelectEnumSchemaOneOfItem`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     ///The enum value.
-    #[serde(rename = "const")]
     pub const_: ::std::string::String,
     ///Display label for this option.
     pub title: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Definition for a tool the client can call.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Tool {
     /**Optional additional tool information.
 
 Display name precedence order is: `title`, `annotations.title`, then `name`.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub annotations: ::std::option::Option<ToolAnnotations>,
     /**A human-readable description of the tool.
 
 This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     /**Optional set of sized icons that the client can display in a user interface.
 
@@ -3974,7 +3988,6 @@ Clients that support rendering icons MUST support at least the following MIME ty
 Clients that support rendering icons SHOULD also support:
 - `image/svg+xml` - SVG images (scalable but requires security precautions)
 - `image/webp` - WebP images (modern, efficient format)*/
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     /**A JSON Schema object defining the expected parameters for the tool.
 
@@ -3990,9 +4003,7 @@ the Streamable HTTP transport specification for the validity and
 extraction rules.
 
 Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.*/
-    #[serde(rename = "inputSchema")]
     pub input_schema: ObjectSchema,
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -4000,19 +4011,17 @@ Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.*/
 the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
 
 Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.*/
-    #[serde(
-        rename = "outputSchema",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub output_schema: ::std::option::Option<ObjectSchema>,
+    pub output_schema: ::std::option::Option<AnySchema>,
     /**Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 even by those unfamiliar with domain-specific terminology.
 
 If not provided, the name should be used for display (except for {@link Tool},
 where `annotations.title` should be given precedence over using `name`,
 if present).*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Additional properties describing a {@link Tool} to clients.
 
@@ -4022,7 +4031,7 @@ tool behavior (including descriptive properties like `title`).
 
 Clients should never make tool use decisions based on `ToolAnnotations`
 received from untrusted servers.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolAnnotations {
     /**If true, the tool may perform destructive updates to its environment.
 If false, the tool performs only additive updates.
@@ -4030,10 +4039,6 @@ If false, the tool performs only additive updates.
 (This property is meaningful only when `readOnlyHint == false`)
 
 Default: true*/
-    #[serde(
-        rename = "destructiveHint",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub destructive_hint: ::std::option::Option<bool>,
     /**If true, calling the tool repeatedly with the same arguments
 will have no additional effect on its environment.
@@ -4041,10 +4046,6 @@ will have no additional effect on its environment.
 (This property is meaningful only when `readOnlyHint == false`)
 
 Default: false*/
-    #[serde(
-        rename = "idempotentHint",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub idempotent_hint: ::std::option::Option<bool>,
     /**If true, this tool may interact with an "open world" of external
 entities. If false, the tool's domain of interaction is closed.
@@ -4052,32 +4053,28 @@ For example, the world of a web search tool is open, whereas that
 of a memory tool is not.
 
 Default: true*/
-    #[serde(
-        rename = "openWorldHint",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub open_world_hint: ::std::option::Option<bool>,
     /**If true, the tool does not modify its environment.
 
 Default: false*/
-    #[serde(
-        rename = "readOnlyHint",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub read_only_hint: ::std::option::Option<bool>,
     ///A human-readable title for the tool.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Controls tool selection behavior for sampling requests.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolChoice {
     /**Controls the tool use ability of the model:
 - `"auto"`: Model decides whether to use tools (default)
 - `"required"`: Model MUST use at least one tool before completing
 - `"none"`: Model MUST NOT use any tools*/
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<ToolChoiceMode>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Controls the tool use ability of the model:
 - `"auto"`: Model decides whether to use tools (default)
@@ -4142,15 +4139,17 @@ impl ::std::convert::TryFrom<::std::string::String> for ToolChoiceMode {
     }
 }
 ///An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolListChangedNotification {
     pub jsonrpc: JsonRpcVersion,
     pub method: ToolListChangedNotificationMethod,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The result of a tool use, provided by the user back to the assistant.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolResultContent {
     /**The unstructured result content of the tool use.
 
@@ -4161,31 +4160,26 @@ audio, resource links, and embedded resources.*/
 
 If true, the content typically describes the error that occurred.
 Default: false*/
-    #[serde(rename = "isError", skip_serializing_if = "::std::option::Option::is_none")]
     pub is_error: ::std::option::Option<bool>,
     /**Optional metadata about the tool result. Clients SHOULD preserve this field when
 including tool results in subsequent sampling requests to enable caching optimizations.*/
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     /**An optional structured result value.
 
 This can be any JSON value (object, array, string, number, boolean, or null).
 If the tool defined an {@link Tool.outputSchema}, this SHOULD conform to that schema.*/
-    #[serde(
-        rename = "structuredContent",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub structured_content: ::std::option::Option<::serde_json::Value>,
     /**The ID of the tool use this result corresponds to.
 
 This MUST match the ID from a previous {@link ToolUseContent}.*/
-    #[serde(rename = "toolUseId")]
     pub tool_use_id: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: ToolResultContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A request from the assistant to call a tool.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolUseContent {
     /**A unique identifier for this tool use.
 
@@ -4195,31 +4189,37 @@ This ID is used to match tool results to their corresponding tool uses.*/
     pub input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /**Optional metadata about the tool use. Clients SHOULD preserve this field when
 including tool uses in subsequent sampling requests to enable caching optimizations.*/
-    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<MetaObject>,
     ///The name of the tool to call.
     pub name: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: ToolUseContentType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /**Returned when the request's protocol version is unknown to the server or
 unsupported (e.g., a known experimental or draft version the server has
 chosen not to implement). For HTTP, the response status code MUST be
 `400 Bad Request`.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UnsupportedProtocolVersionError {
     pub error: UnsupportedProtocolVersionErrorError,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonRpcVersion,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`UnsupportedProtocolVersionErrorError`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UnsupportedProtocolVersionErrorError {
     pub code: UnsupportedProtocolVersionErrorErrorCode,
     pub data: UnsupportedProtocolVersionErrorErrorData,
     ///A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`UnsupportedProtocolVersionErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -4253,67 +4253,71 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorCode
     where
         D: ::serde::Deserializer<'de>,
     {
-        Self::try_from(<i64>::deserialize(deserializer)?)
+        Self::try_from(
+                <serde_support::Integer<
+                    i64,
+                > as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(|n| n.0)?,
+            )
             .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
     }
 }
 ///`UnsupportedProtocolVersionErrorErrorData`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UnsupportedProtocolVersionErrorErrorData {
     ///The protocol version that was requested by the client.
     pub requested: ::std::string::String,
     /**Protocol versions the server supports. The client should choose a
 mutually supported version from this list and retry.*/
     pub supported: ::std::vec::Vec<::std::string::String>,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for multiple-selection enumeration without display titles for options.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UntitledMultiSelectEnumSchema {
     ///Optional default value.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///Optional description for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     pub items: UntitledMultiSelectEnumSchemaItems,
     ///Maximum number of items to select.
-    #[serde(rename = "maxItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub max_items: ::std::option::Option<i64>,
     ///Minimum number of items to select.
-    #[serde(rename = "minItems", skip_serializing_if = "::std::option::Option::is_none")]
     pub min_items: ::std::option::Option<i64>,
     ///Optional title for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: UntitledMultiSelectEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for the array items.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UntitledMultiSelectEnumSchemaItems {
     ///Array of enum values to choose from.
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: UntitledMultiSelectEnumSchemaItemsType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Schema for single-selection enumeration without display titles for options.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UntitledSingleSelectEnumSchema {
     ///Optional default value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
     ///Optional description for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     ///Array of enum values to choose from.
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
     ///Optional title for the enum field.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: UntitledSingleSelectEnumSchemaType,
+    /// Properties the schema does not name, kept as received: the
+    /// schema admits them (forward compatibility).
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 /// Error types.
 pub mod error {
@@ -4355,6 +4359,7 @@ impl Annotations {
             audience: ::std::option::Option::None,
             last_modified: ::std::option::Option::None,
             priority: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4371,6 +4376,7 @@ impl AudioContent {
             meta: ::std::option::Option::None,
             mime_type: mime_type.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4381,6 +4387,7 @@ impl BaseMetadata {
         Self {
             name: name.into(),
             title: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4407,6 +4414,7 @@ impl BlobResourceContents {
             meta: ::std::option::Option::None,
             mime_type: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4419,6 +4427,7 @@ impl BooleanSchema {
             description: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4431,6 +4440,7 @@ impl CacheableResult {
             meta: ::std::option::Option::None,
             result_type: ::std::default::Default::default(),
             ttl_ms,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4443,6 +4453,7 @@ impl CallToolRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4459,6 +4470,7 @@ impl CallToolRequestParams {
             meta,
             name: name.into(),
             request_state: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4472,6 +4484,7 @@ impl CallToolResult {
             meta: ::std::option::Option::None,
             result_type: ::std::default::Default::default(),
             structured_content: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4483,6 +4496,7 @@ impl CallToolResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4494,6 +4508,7 @@ impl CancelledNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4505,6 +4520,7 @@ impl CancelledNotificationParams {
             meta: ::std::option::Option::None,
             reason: ::std::option::Option::None,
             request_id,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4518,6 +4534,7 @@ impl ClientCapabilities {
             extensions: ::std::option::Option::None,
             roots: ::std::option::Option::None,
             sampling: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4528,6 +4545,7 @@ impl ClientCapabilitiesElicitation {
         Self {
             form: ::std::option::Option::None,
             url: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4538,6 +4556,7 @@ impl ClientCapabilitiesSampling {
         Self {
             context: ::std::option::Option::None,
             tools: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4550,6 +4569,7 @@ impl CompleteRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4566,6 +4586,7 @@ impl CompleteRequestParams {
             context: ::std::option::Option::None,
             meta,
             ref_,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4579,6 +4600,7 @@ impl CompleteRequestParamsArgument {
         Self {
             name: name.into(),
             value: value.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4588,6 +4610,7 @@ impl CompleteRequestParamsContext {
     pub fn new() -> Self {
         Self {
             arguments: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4599,6 +4622,7 @@ impl CompleteResult {
             completion,
             meta: ::std::option::Option::None,
             result_type: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4610,6 +4634,7 @@ impl CompleteResultCompletion {
             has_more: ::std::option::Option::None,
             total: ::std::option::Option::None,
             values,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4621,6 +4646,7 @@ impl CompleteResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4631,6 +4657,7 @@ impl CreateMessageRequest {
         Self {
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4649,6 +4676,7 @@ impl CreateMessageRequestParams {
             temperature: ::std::option::Option::None,
             tool_choice: ::std::option::Option::None,
             tools: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4666,6 +4694,7 @@ impl CreateMessageResult {
             model: model.into(),
             role,
             stop_reason: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4678,6 +4707,7 @@ impl DiscoverRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4698,6 +4728,7 @@ impl DiscoverResult {
             result_type: ::std::default::Default::default(),
             supported_versions,
             ttl_ms,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4709,6 +4740,7 @@ impl DiscoverResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4719,6 +4751,7 @@ impl ElicitRequest {
         Self {
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4733,6 +4766,7 @@ impl ElicitRequestFormParams {
             message: message.into(),
             mode: ::std::option::Option::None,
             requested_schema,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4750,6 +4784,7 @@ impl ElicitRequestFormParamsRequestedSchema {
             required: ::std::option::Option::None,
             schema: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4764,6 +4799,7 @@ impl ElicitRequestUrlParams {
             message: message.into(),
             mode: ::std::default::Default::default(),
             url: url.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4774,6 +4810,7 @@ impl ElicitResult {
         Self {
             action,
             content: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4786,6 +4823,7 @@ impl EmbeddedResource {
             meta: ::std::option::Option::None,
             resource,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4800,6 +4838,7 @@ impl ErrorObject {
             code,
             data: ::std::option::Option::None,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4812,6 +4851,7 @@ impl GetPromptRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4828,6 +4868,7 @@ impl GetPromptRequestParams {
             meta,
             name: name.into(),
             request_state: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4840,6 +4881,7 @@ impl GetPromptResult {
             messages,
             meta: ::std::option::Option::None,
             result_type: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4851,6 +4893,7 @@ impl GetPromptResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4862,6 +4905,7 @@ impl HeaderMismatchError {
             error,
             id: ::std::option::Option::None,
             jsonrpc: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4876,6 +4920,7 @@ impl HeaderMismatchErrorError {
             code,
             data: ::std::option::Option::None,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4888,6 +4933,7 @@ impl Icon {
             sizes: ::std::option::Option::None,
             src: src.into(),
             theme: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4897,6 +4943,7 @@ impl Icons {
     pub fn new() -> Self {
         Self {
             icons: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4913,6 +4960,7 @@ impl ImageContent {
             meta: ::std::option::Option::None,
             mime_type: mime_type.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4930,6 +4978,7 @@ impl Implementation {
             title: ::std::option::Option::None,
             version: version.into(),
             website_url: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4942,6 +4991,7 @@ impl InputRequiredResult {
             meta: ::std::option::Option::None,
             request_state: ::std::option::Option::None,
             result_type: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4953,6 +5003,7 @@ impl InputResponseRequestParams {
             input_responses: ::std::option::Option::None,
             meta,
             request_state: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4967,6 +5018,7 @@ impl InternalError {
             code,
             data: ::std::option::Option::None,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4981,6 +5033,7 @@ impl InvalidParamsError {
             code,
             data: ::std::option::Option::None,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -4995,6 +5048,7 @@ impl InvalidRequestError {
             code,
             data: ::std::option::Option::None,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5006,6 +5060,7 @@ impl JsonrpcErrorResponse {
             error,
             id: ::std::option::Option::None,
             jsonrpc: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5017,6 +5072,7 @@ impl JsonrpcNotification {
             jsonrpc: ::std::default::Default::default(),
             method: method.into(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5032,6 +5088,7 @@ impl JsonrpcRequest {
             jsonrpc: ::std::default::Default::default(),
             method: method.into(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5043,6 +5100,7 @@ impl JsonrpcResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5060,6 +5118,7 @@ impl LegacyTitledEnumSchema {
             enum_names,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5072,6 +5131,7 @@ impl ListPromptsRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5090,6 +5150,7 @@ impl ListPromptsResult {
             prompts,
             result_type: ::std::default::Default::default(),
             ttl_ms,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5101,6 +5162,7 @@ impl ListPromptsResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5113,6 +5175,7 @@ impl ListResourceTemplatesRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5131,6 +5194,7 @@ impl ListResourceTemplatesResult {
             resource_templates,
             result_type: ::std::default::Default::default(),
             ttl_ms,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5142,6 +5206,7 @@ impl ListResourceTemplatesResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5154,6 +5219,7 @@ impl ListResourcesRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5172,6 +5238,7 @@ impl ListResourcesResult {
             resources,
             result_type: ::std::default::Default::default(),
             ttl_ms,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5183,6 +5250,7 @@ impl ListResourcesResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5193,6 +5261,7 @@ impl ListRootsRequest {
         Self {
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5202,6 +5271,7 @@ impl ListRootsRequestParams {
     pub fn new() -> Self {
         Self {
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5209,7 +5279,10 @@ impl ListRootsResult {
     ///From the required fields (`roots`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(roots: ::std::vec::Vec<Root>) -> Self {
-        Self { roots }
+        Self {
+            roots,
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl ListToolsRequest {
@@ -5221,6 +5294,7 @@ impl ListToolsRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5239,6 +5313,7 @@ impl ListToolsResult {
             result_type: ::std::default::Default::default(),
             tools,
             ttl_ms,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5250,6 +5325,7 @@ impl ListToolsResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5261,6 +5337,7 @@ impl LoggingMessageNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5273,6 +5350,7 @@ impl LoggingMessageNotificationParams {
             level,
             logger: ::std::option::Option::None,
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5287,6 +5365,7 @@ impl MethodNotFoundError {
             code,
             data: ::std::option::Option::None,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5298,6 +5377,7 @@ impl MissingRequiredClientCapabilityError {
             error,
             id: ::std::option::Option::None,
             jsonrpc: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5313,6 +5393,7 @@ impl MissingRequiredClientCapabilityErrorError {
             code,
             data,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5320,7 +5401,10 @@ impl MissingRequiredClientCapabilityErrorErrorData {
     ///From the required fields (`required_capabilities`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(required_capabilities: ClientCapabilities) -> Self {
-        Self { required_capabilities }
+        Self {
+            required_capabilities,
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl ModelHint {
@@ -5329,6 +5413,7 @@ impl ModelHint {
     pub fn new() -> Self {
         Self {
             name: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5341,6 +5426,7 @@ impl ModelPreferences {
             hints: ::std::option::Option::None,
             intelligence_priority: ::std::option::Option::None,
             speed_priority: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5351,6 +5437,7 @@ impl Notification {
         Self {
             method: method.into(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5360,6 +5447,7 @@ impl NotificationMetaObject {
     pub fn new() -> Self {
         Self {
             io_modelcontextprotocol_subscription_id: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5369,6 +5457,7 @@ impl NotificationParams {
     pub fn new() -> Self {
         Self {
             meta: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5383,6 +5472,7 @@ impl NumberSchema {
             minimum: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5399,6 +5489,7 @@ impl PaginatedRequest {
             jsonrpc: ::std::default::Default::default(),
             method: method.into(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5409,6 +5500,7 @@ impl PaginatedRequestParams {
         Self {
             cursor: ::std::option::Option::None,
             meta,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5420,6 +5512,7 @@ impl PaginatedResult {
             meta: ::std::option::Option::None,
             next_cursor: ::std::option::Option::None,
             result_type: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5434,6 +5527,7 @@ impl ParseError {
             code,
             data: ::std::option::Option::None,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5445,6 +5539,7 @@ impl ProgressNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5458,6 +5553,7 @@ impl ProgressNotificationParams {
             progress,
             progress_token,
             total: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5472,6 +5568,7 @@ impl Prompt {
             meta: ::std::option::Option::None,
             name: name.into(),
             title: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5484,6 +5581,7 @@ impl PromptArgument {
             name: name.into(),
             required: ::std::option::Option::None,
             title: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5495,6 +5593,7 @@ impl PromptListChangedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5502,7 +5601,11 @@ impl PromptMessage {
     ///From the required fields (`content`, `role`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(content: ContentBlock, role: Role) -> Self {
-        Self { content, role }
+        Self {
+            content,
+            role,
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl PromptReference {
@@ -5513,6 +5616,7 @@ impl PromptReference {
             name: name.into(),
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5525,6 +5629,7 @@ impl ReadResourceRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5540,23 +5645,21 @@ impl ReadResourceRequestParams {
             meta,
             request_state: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
 impl ReadResourceResult {
-    ///From the required fields (`cache_scope`, `contents`, `ttl_ms`); every optional field absent.
+    ///From the required fields (`contents`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-    pub fn new(
-        cache_scope: ReadResourceResultCacheScope,
-        contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
-        ttl_ms: u64,
-    ) -> Self {
+    pub fn new(contents: ::std::vec::Vec<ReadResourceResultContentsItem>) -> Self {
         Self {
-            cache_scope,
+            cache_scope: ::std::option::Option::None,
             contents,
             meta: ::std::option::Option::None,
             result_type: ::std::default::Default::default(),
-            ttl_ms,
+            ttl_ms: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5568,6 +5671,7 @@ impl ReadResourceResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5578,6 +5682,7 @@ impl Request {
         Self {
             method: method.into(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5597,6 +5702,7 @@ impl RequestMetaObject {
             io_modelcontextprotocol_protocol_version: io_modelcontextprotocol_protocol_version
                 .into(),
             progress_token: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5604,7 +5710,10 @@ impl RequestParams {
     ///From the required fields (`meta`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(meta: RequestMetaObject) -> Self {
-        Self { meta }
+        Self {
+            meta,
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl Resource {
@@ -5624,6 +5733,7 @@ impl Resource {
             size: ::std::option::Option::None,
             title: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5635,6 +5745,7 @@ impl ResourceContents {
             meta: ::std::option::Option::None,
             mime_type: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5656,6 +5767,7 @@ impl ResourceLink {
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5667,6 +5779,7 @@ impl ResourceListChangedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5677,7 +5790,11 @@ impl ResourceRequestParams {
         meta: RequestMetaObject,
         uri: impl ::std::convert::Into<::std::string::String>,
     ) -> Self {
-        Self { meta, uri: uri.into() }
+        Self {
+            meta,
+            uri: uri.into(),
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl ResourceTemplate {
@@ -5696,6 +5813,7 @@ impl ResourceTemplate {
             name: name.into(),
             title: ::std::option::Option::None,
             uri_template: uri_template.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5706,6 +5824,7 @@ impl ResourceTemplateReference {
         Self {
             type_: ::std::default::Default::default(),
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5717,6 +5836,7 @@ impl ResourceUpdatedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5727,6 +5847,7 @@ impl ResourceUpdatedNotificationParams {
         Self {
             meta: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5736,6 +5857,7 @@ impl ResultMetaObject {
     pub fn new() -> Self {
         Self {
             io_modelcontextprotocol_server_info: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5747,6 +5869,7 @@ impl Root {
             meta: ::std::option::Option::None,
             name: ::std::option::Option::None,
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5758,6 +5881,7 @@ impl SamplingMessage {
             content,
             meta: ::std::option::Option::None,
             role,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5773,6 +5897,7 @@ impl ServerCapabilities {
             prompts: ::std::option::Option::None,
             resources: ::std::option::Option::None,
             tools: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5782,6 +5907,7 @@ impl ServerCapabilitiesPrompts {
     pub fn new() -> Self {
         Self {
             list_changed: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5792,6 +5918,7 @@ impl ServerCapabilitiesResources {
         Self {
             list_changed: ::std::option::Option::None,
             subscribe: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5801,6 +5928,7 @@ impl ServerCapabilitiesTools {
     pub fn new() -> Self {
         Self {
             list_changed: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5816,6 +5944,7 @@ impl StringSchema {
             min_length: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5828,6 +5957,7 @@ impl SubscriptionFilter {
             resource_subscriptions: ::std::option::Option::None,
             resources_list_changed: ::std::option::Option::None,
             tools_list_changed: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5839,6 +5969,7 @@ impl SubscriptionsAcknowledgedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5849,6 +5980,7 @@ impl SubscriptionsAcknowledgedNotificationParams {
         Self {
             meta: ::std::option::Option::None,
             notifications,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5861,6 +5993,7 @@ impl SubscriptionsListenRequest {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5868,7 +6001,11 @@ impl SubscriptionsListenRequestParams {
     ///From the required fields (`meta`, `notifications`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
     pub fn new(meta: RequestMetaObject, notifications: SubscriptionFilter) -> Self {
-        Self { meta, notifications }
+        Self {
+            meta,
+            notifications,
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl SubscriptionsListenResult {
@@ -5878,6 +6015,7 @@ impl SubscriptionsListenResult {
         Self {
             meta,
             result_type: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5888,6 +6026,7 @@ impl SubscriptionsListenResultMetaObject {
         Self {
             io_modelcontextprotocol_server_info: ::std::option::Option::None,
             io_modelcontextprotocol_subscription_id,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5899,6 +6038,7 @@ impl SubscriptionsListenResultResponse {
             id,
             jsonrpc: ::std::default::Default::default(),
             result,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5911,6 +6051,7 @@ impl TextContent {
             meta: ::std::option::Option::None,
             text: text.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5926,6 +6067,7 @@ impl TextResourceContents {
             mime_type: ::std::option::Option::None,
             text: text.into(),
             uri: uri.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5941,14 +6083,34 @@ impl TitledMultiSelectEnumSchema {
             min_items: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
 impl TitledMultiSelectEnumSchemaItems {
     ///From the required fields (`any_of`); every optional field absent.
     #[allow(clippy::too_many_arguments, clippy::new_without_default)]
-    pub fn new(any_of: ::serde_json::Value) -> Self {
-        Self { any_of }
+    pub fn new(
+        any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+    ) -> Self {
+        Self {
+            any_of,
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
+impl TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    ///From the required fields (`const_`, `title`); every optional field absent.
+    #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+    pub fn new(
+        const_: impl ::std::convert::Into<::std::string::String>,
+        title: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            const_: const_.into(),
+            title: title.into(),
+            extra: ::std::default::Default::default(),
+        }
     }
 }
 impl TitledSingleSelectEnumSchema {
@@ -5961,6 +6123,7 @@ impl TitledSingleSelectEnumSchema {
             one_of,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5974,6 +6137,7 @@ impl TitledSingleSelectEnumSchemaOneOfItem {
         Self {
             const_: const_.into(),
             title: title.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -5993,6 +6157,7 @@ impl Tool {
             name: name.into(),
             output_schema: ::std::option::Option::None,
             title: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6006,6 +6171,7 @@ impl ToolAnnotations {
             open_world_hint: ::std::option::Option::None,
             read_only_hint: ::std::option::Option::None,
             title: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6015,6 +6181,7 @@ impl ToolChoice {
     pub fn new() -> Self {
         Self {
             mode: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6026,6 +6193,7 @@ impl ToolListChangedNotification {
             jsonrpc: ::std::default::Default::default(),
             method: ::std::default::Default::default(),
             params: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6043,6 +6211,7 @@ impl ToolResultContent {
             structured_content: ::std::option::Option::None,
             tool_use_id: tool_use_id.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6060,6 +6229,7 @@ impl ToolUseContent {
             meta: ::std::option::Option::None,
             name: name.into(),
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6071,6 +6241,7 @@ impl UnsupportedProtocolVersionError {
             error,
             id: ::std::option::Option::None,
             jsonrpc: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6086,6 +6257,7 @@ impl UnsupportedProtocolVersionErrorError {
             code,
             data,
             message: message.into(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6099,6 +6271,7 @@ impl UnsupportedProtocolVersionErrorErrorData {
         Self {
             requested: requested.into(),
             supported,
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6114,6 +6287,7 @@ impl UntitledMultiSelectEnumSchema {
             min_items: ::std::option::Option::None,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6124,6 +6298,7 @@ impl UntitledMultiSelectEnumSchemaItems {
         Self {
             enum_,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }
@@ -6137,7 +6312,14795 @@ impl UntitledSingleSelectEnumSchema {
             enum_,
             title: ::std::option::Option::None,
             type_: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
+    }
+}
+mod serde_support {
+    /// An object key read against a struct's fields: the index of
+    /// the field it names, or a key the struct does not name.
+    pub(super) enum FieldKey {
+        Known(usize),
+        Unknown(::std::string::String),
+    }
+    /// Reads a key against a struct's fields (the function gives the
+    /// index of the field a key names); only an unknown key is
+    /// allocated.
+    pub(super) struct FieldKeySeed<F>(pub(super) F);
+    impl<
+        'de,
+        F: Fn(&str) -> ::std::option::Option<usize>,
+    > ::serde::de::DeserializeSeed<'de> for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> ::std::result::Result<FieldKey, D::Error> {
+            deserializer.deserialize_identifier(self)
+        }
+    }
+    impl<'de, F: Fn(&str) -> ::std::option::Option<usize>> ::serde::de::Visitor<'de>
+    for FieldKeySeed<F> {
+        type Value = FieldKey;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an object key")
+        }
+        fn visit_str<E: ::serde::de::Error>(
+            self,
+            v: &str,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v.to_owned()),
+                },
+            )
+        }
+        fn visit_string<E: ::serde::de::Error>(
+            self,
+            v: ::std::string::String,
+        ) -> ::std::result::Result<FieldKey, E> {
+            Ok(
+                match (self.0)(&v) {
+                    Some(i) => FieldKey::Known(i),
+                    None => FieldKey::Unknown(v),
+                },
+            )
+        }
+        fn visit_bytes<E: ::serde::de::Error>(
+            self,
+            v: &[u8],
+        ) -> ::std::result::Result<FieldKey, E> {
+            match ::std::str::from_utf8(v) {
+                Ok(s) => self.visit_str(s),
+                Err(_) => Err(E::invalid_value(::serde::de::Unexpected::Bytes(v), &self)),
+            }
+        }
+    }
+    /// Reads a field's value into its slot; a second value for the
+    /// same key is an error, as with serde's derive.
+    pub(super) fn read<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::serde::Deserialize<'de>,
+    {
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        *slot = ::std::option::Option::Some(map.next_value()?);
+        Ok(())
+    }
+    /// [`read`] for an integer field.
+    pub(super) fn read_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<Integer<T>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.0);
+        Ok(())
+    }
+    /// [`read`] for an optional integer field (`null` is absent).
+    pub(super) fn read_optional_integer<'de, A, T>(
+        map: &mut A,
+        slot: &mut ::std::option::Option<::std::option::Option<T>>,
+        key: &'static str,
+    ) -> ::std::result::Result<(), A::Error>
+    where
+        A: ::serde::de::MapAccess<'de>,
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        let mut integer: ::std::option::Option<::std::option::Option<Integer<T>>> = ::std::option::Option::None;
+        if slot.is_some() {
+            return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+        }
+        read(map, &mut integer, key)?;
+        *slot = integer.map(|n| n.map(|n| n.0));
+        Ok(())
+    }
+    /// How many keys of a catch-all are written: a key that names a
+    /// field is the field's, written once.
+    pub(super) fn extra_len(
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> usize {
+        extra.keys().filter(|k| !fields.contains(&k.as_str())).count()
+    }
+    /// Writes the keys of a catch-all that name no field.
+    pub(super) fn write_extra<M: ::serde::ser::SerializeMap>(
+        map: &mut M,
+        extra: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        fields: &[&str],
+    ) -> ::std::result::Result<(), M::Error> {
+        for (key, value) in extra {
+            if !fields.contains(&key.as_str()) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        Ok(())
+    }
+    /// The value of a required field, or serde's `missing field`.
+    pub(super) fn required<T, E: ::serde::de::Error>(
+        slot: ::std::option::Option<T>,
+        key: &'static str,
+    ) -> ::std::result::Result<T, E> {
+        slot.ok_or_else(|| E::missing_field(key))
+    }
+    /// The value of an optional field: absent and `null` are `None`.
+    pub(super) fn optional<T>(
+        slot: ::std::option::Option<::std::option::Option<T>>,
+    ) -> ::std::option::Option<T> {
+        slot.flatten()
+    }
+    /// An integer: a JSON number without a fractional part, whether
+    /// written `60000` or `60000.0` (JSON Schema counts both as
+    /// integers). It is written back as an integer.
+    pub(super) struct Integer<T>(pub(super) T);
+    struct IntegerVisitor<T>(::std::marker::PhantomData<T>);
+    impl<'de, T> ::serde::Deserialize<'de> for Integer<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            deserializer.deserialize_any(IntegerVisitor(::std::marker::PhantomData))
+        }
+    }
+    impl<'de, T> ::serde::de::Visitor<'de> for IntegerVisitor<T>
+    where
+        T: ::std::convert::TryFrom<i64> + ::std::convert::TryFrom<u64>,
+    {
+        type Value = Integer<T>;
+        fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: ::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(::serde::de::Unexpected::Signed(v), &self))
+        }
+        fn visit_u64<E: ::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            T::try_from(v)
+                .map(Integer)
+                .map_err(|_| E::invalid_value(
+                    ::serde::de::Unexpected::Unsigned(v),
+                    &self,
+                ))
+        }
+        fn visit_f64<E: ::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> ::std::result::Result<Integer<T>, E> {
+            const I64_END: f64 = 9_223_372_036_854_775_808.0;
+            const U64_END: f64 = 18_446_744_073_709_551_616.0;
+            if v.fract() != 0.0 || !v.is_finite() {
+                Err(E::invalid_type(::serde::de::Unexpected::Float(v), &self))
+            } else if (0.0..U64_END).contains(&v) {
+                self.visit_u64(v as u64)
+            } else if (-I64_END..0.0).contains(&v) {
+                self.visit_i64(v as i64)
+            } else {
+                Err(E::invalid_value(::serde::de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+}
+impl Annotations {
+    ///The JSON keys of `Annotations`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["audience", "lastModified", "priority"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "audience" => ::std::option::Option::Some(0usize),
+            "lastModified" => ::std::option::Option::Some(1usize),
+            "priority" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Annotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.audience.is_some())
+            + usize::from(self.last_modified.is_some())
+            + usize::from(self.priority.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.audience.is_some() {
+            map.serialize_entry("audience", &self.audience)?;
+        }
+        if self.last_modified.is_some() {
+            map.serialize_entry("lastModified", &self.last_modified)?;
+        }
+        if self.priority.is_some() {
+            map.serialize_entry("priority", &self.priority)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Annotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Annotations;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Annotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Annotations, A::Error> {
+                let mut field_audience = ::std::option::Option::None;
+                let mut field_last_modified = ::std::option::Option::None;
+                let mut field_priority = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Annotations::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_audience,
+                                "audience",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_last_modified,
+                                "lastModified",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_priority,
+                                "priority",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Annotations {
+                    audience: serde_support::optional(field_audience),
+                    last_modified: serde_support::optional(field_last_modified),
+                    priority: serde_support::optional(field_priority),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl AudioContent {
+    ///The JSON keys of `AudioContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "data",
+        "_meta",
+        "mimeType",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "mimeType" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for AudioContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some()) + 1
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        map.serialize_entry("data", &self.data)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("mimeType", &self.mime_type)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for AudioContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AudioContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct AudioContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<AudioContent, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(AudioContent::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(AudioContent {
+                    annotations: serde_support::optional(field_annotations),
+                    data: serde_support::required(field_data, "data")?,
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::required(field_mime_type, "mimeType")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl BaseMetadata {
+    ///The JSON keys of `BaseMetadata`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["name", "title"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "name" => ::std::option::Option::Some(0usize),
+            "title" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for BaseMetadata {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.title.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("name", &self.name)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BaseMetadata;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BaseMetadata")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<BaseMetadata, A::Error> {
+                let mut field_name = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(BaseMetadata::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(BaseMetadata {
+                    name: serde_support::required(field_name, "name")?,
+                    title: serde_support::optional(field_title),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl BaseResult {
+    ///The JSON keys of `BaseResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "resultType"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "resultType" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for BaseResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("resultType", &self.result_type)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BaseResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BaseResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BaseResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<BaseResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(BaseResult::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(BaseResult {
+                    meta: serde_support::optional(field_meta),
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl BlobResourceContents {
+    ///The JSON keys of `BlobResourceContents`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["blob", "_meta", "mimeType", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "blob" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "mimeType" => ::std::option::Option::Some(2usize),
+            "uri" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for BlobResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("blob", &self.blob)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BlobResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BlobResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<BlobResourceContents, A::Error> {
+                let mut field_blob = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(BlobResourceContents::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_blob, "blob")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(BlobResourceContents {
+                    blob: serde_support::required(field_blob, "blob")?,
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl BooleanSchema {
+    ///The JSON keys of `BooleanSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "title" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for BooleanSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BooleanSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct BooleanSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<BooleanSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(BooleanSchema::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(BooleanSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CacheableResult {
+    ///The JSON keys of `CacheableResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "cacheScope",
+        "_meta",
+        "resultType",
+        "ttlMs",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cacheScope" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "resultType" => ::std::option::Option::Some(2usize),
+            "ttlMs" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CacheableResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("cacheScope", &self.cache_scope)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("resultType", &self.result_type)?;
+        map.serialize_entry("ttlMs", &self.ttl_ms)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CacheableResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CacheableResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CacheableResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CacheableResult, A::Error> {
+                let mut field_cache_scope = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut field_ttl_ms = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CacheableResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CacheableResult {
+                    cache_scope: serde_support::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    ttl_ms: serde_support::required(field_ttl_ms, "ttlMs")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolRequest {
+    ///The JSON keys of `CallToolRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolRequestParams {
+    ///The JSON keys of `CallToolRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "arguments",
+        "inputResponses",
+        "_meta",
+        "name",
+        "requestState",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "arguments" => ::std::option::Option::Some(0usize),
+            "inputResponses" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "name" => ::std::option::Option::Some(3usize),
+            "requestState" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.arguments.is_some())
+            + usize::from(self.input_responses.is_some()) + 1 + 1
+            + usize::from(self.request_state.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.arguments.is_some() {
+            map.serialize_entry("arguments", &self.arguments)?;
+        }
+        if self.input_responses.is_some() {
+            map.serialize_entry("inputResponses", &self.input_responses)?;
+        }
+        map.serialize_entry("_meta", &self.meta)?;
+        map.serialize_entry("name", &self.name)?;
+        if self.request_state.is_some() {
+            map.serialize_entry("requestState", &self.request_state)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolRequestParams, A::Error> {
+                let mut field_arguments = ::std::option::Option::None;
+                let mut field_input_responses = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_request_state = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_input_responses,
+                                "inputResponses",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_request_state,
+                                "requestState",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolRequestParams {
+                    arguments: serde_support::optional(field_arguments),
+                    input_responses: serde_support::optional(field_input_responses),
+                    meta: serde_support::required(field_meta, "_meta")?,
+                    name: serde_support::required(field_name, "name")?,
+                    request_state: serde_support::optional(field_request_state),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolResult {
+    ///The JSON keys of `CallToolResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "content",
+        "isError",
+        "_meta",
+        "resultType",
+        "structuredContent",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "content" => ::std::option::Option::Some(0usize),
+            "isError" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "resultType" => ::std::option::Option::Some(3usize),
+            "structuredContent" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.is_error.is_some())
+            + usize::from(self.meta.is_some()) + 1
+            + usize::from(self.structured_content.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("content", &self.content)?;
+        if self.is_error.is_some() {
+            map.serialize_entry("isError", &self.is_error)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("resultType", &self.result_type)?;
+        if self.structured_content.is_some() {
+            map.serialize_entry("structuredContent", &self.structured_content)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolResult, A::Error> {
+                let mut field_content = ::std::option::Option::None;
+                let mut field_is_error = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut field_structured_content = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_is_error,
+                                "isError",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_structured_content,
+                                "structuredContent",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolResult {
+                    content: serde_support::required(field_content, "content")?,
+                    is_error: serde_support::optional(field_is_error),
+                    meta: serde_support::optional(field_meta),
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    structured_content: serde_support::optional(
+                        field_structured_content,
+                    ),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CallToolResultResponse {
+    ///The JSON keys of `CallToolResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CallToolResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CallToolResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CallToolResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CallToolResultResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CallToolResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CancelledNotification {
+    ///The JSON keys of `CancelledNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CancelledNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelledNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CancelledNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CancelledNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CancelledNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CancelledNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CancelledNotificationParams {
+    ///The JSON keys of `CancelledNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "reason", "requestId"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "reason" => ::std::option::Option::Some(1usize),
+            "requestId" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CancelledNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.reason.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.reason.is_some() {
+            map.serialize_entry("reason", &self.reason)?;
+        }
+        map.serialize_entry("requestId", &self.request_id)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelledNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CancelledNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CancelledNotificationParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_reason = ::std::option::Option::None;
+                let mut field_request_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            CancelledNotificationParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_reason, "reason")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_request_id,
+                                "requestId",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CancelledNotificationParams {
+                    meta: serde_support::optional(field_meta),
+                    reason: serde_support::optional(field_reason),
+                    request_id: serde_support::required(field_request_id, "requestId")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilities {
+    ///The JSON keys of `ClientCapabilities`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "elicitation",
+        "experimental",
+        "extensions",
+        "roots",
+        "sampling",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "elicitation" => ::std::option::Option::Some(0usize),
+            "experimental" => ::std::option::Option::Some(1usize),
+            "extensions" => ::std::option::Option::Some(2usize),
+            "roots" => ::std::option::Option::Some(3usize),
+            "sampling" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilities {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.elicitation.is_some())
+            + usize::from(self.experimental.is_some())
+            + usize::from(self.extensions.is_some()) + usize::from(self.roots.is_some())
+            + usize::from(self.sampling.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.elicitation.is_some() {
+            map.serialize_entry("elicitation", &self.elicitation)?;
+        }
+        if self.experimental.is_some() {
+            map.serialize_entry("experimental", &self.experimental)?;
+        }
+        if self.extensions.is_some() {
+            map.serialize_entry("extensions", &self.extensions)?;
+        }
+        if self.roots.is_some() {
+            map.serialize_entry("roots", &self.roots)?;
+        }
+        if self.sampling.is_some() {
+            map.serialize_entry("sampling", &self.sampling)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilities")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ClientCapabilities, A::Error> {
+                let mut field_elicitation = ::std::option::Option::None;
+                let mut field_experimental = ::std::option::Option::None;
+                let mut field_extensions = ::std::option::Option::None;
+                let mut field_roots = ::std::option::Option::None;
+                let mut field_sampling = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ClientCapabilities::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_elicitation,
+                                "elicitation",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_experimental,
+                                "experimental",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_extensions,
+                                "extensions",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_roots, "roots")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_sampling,
+                                "sampling",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilities {
+                    elicitation: serde_support::optional(field_elicitation),
+                    experimental: serde_support::optional(field_experimental),
+                    extensions: serde_support::optional(field_extensions),
+                    roots: serde_support::optional(field_roots),
+                    sampling: serde_support::optional(field_sampling),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilitiesElicitation {
+    ///The JSON keys of `ClientCapabilitiesElicitation`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["form", "url"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "form" => ::std::option::Option::Some(0usize),
+            "url" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilitiesElicitation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.form.is_some()) + usize::from(self.url.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.form.is_some() {
+            map.serialize_entry("form", &self.form)?;
+        }
+        if self.url.is_some() {
+            map.serialize_entry("url", &self.url)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesElicitation;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilitiesElicitation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ClientCapabilitiesElicitation, A::Error> {
+                let mut field_form = ::std::option::Option::None;
+                let mut field_url = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ClientCapabilitiesElicitation::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_form, "form")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_url, "url")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilitiesElicitation {
+                    form: serde_support::optional(field_form),
+                    url: serde_support::optional(field_url),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ClientCapabilitiesSampling {
+    ///The JSON keys of `ClientCapabilitiesSampling`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["context", "tools"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "context" => ::std::option::Option::Some(0usize),
+            "tools" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ClientCapabilitiesSampling {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.context.is_some())
+            + usize::from(self.tools.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.context.is_some() {
+            map.serialize_entry("context", &self.context)?;
+        }
+        if self.tools.is_some() {
+            map.serialize_entry("tools", &self.tools)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesSampling;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ClientCapabilitiesSampling")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ClientCapabilitiesSampling, A::Error> {
+                let mut field_context = ::std::option::Option::None;
+                let mut field_tools = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ClientCapabilitiesSampling::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_context, "context")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_tools, "tools")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilitiesSampling {
+                    context: serde_support::optional(field_context),
+                    tools: serde_support::optional(field_tools),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteRequest {
+    ///The JSON keys of `CompleteRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CompleteRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteRequestParams {
+    ///The JSON keys of `CompleteRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["argument", "context", "_meta", "ref"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "argument" => ::std::option::Option::Some(0usize),
+            "context" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "ref" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.context.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("argument", &self.argument)?;
+        if self.context.is_some() {
+            map.serialize_entry("context", &self.context)?;
+        }
+        map.serialize_entry("_meta", &self.meta)?;
+        map.serialize_entry("ref", &self.ref_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteRequestParams, A::Error> {
+                let mut field_argument = ::std::option::Option::None;
+                let mut field_context = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_ref_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CompleteRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_argument,
+                                "argument",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_context, "context")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_ref_, "ref")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteRequestParams {
+                    argument: serde_support::required(field_argument, "argument")?,
+                    context: serde_support::optional(field_context),
+                    meta: serde_support::required(field_meta, "_meta")?,
+                    ref_: serde_support::required(field_ref_, "ref")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteRequestParamsArgument {
+    ///The JSON keys of `CompleteRequestParamsArgument`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["name", "value"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "name" => ::std::option::Option::Some(0usize),
+            "value" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteRequestParamsArgument {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("value", &self.value)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsArgument;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteRequestParamsArgument")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteRequestParamsArgument, A::Error> {
+                let mut field_name = ::std::option::Option::None;
+                let mut field_value = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            CompleteRequestParamsArgument::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_value, "value")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteRequestParamsArgument {
+                    name: serde_support::required(field_name, "name")?,
+                    value: serde_support::required(field_value, "value")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteRequestParamsContext {
+    ///The JSON keys of `CompleteRequestParamsContext`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["arguments"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "arguments" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteRequestParamsContext {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.arguments.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.arguments.is_some() {
+            map.serialize_entry("arguments", &self.arguments)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsContext;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteRequestParamsContext")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteRequestParamsContext, A::Error> {
+                let mut field_arguments = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            CompleteRequestParamsContext::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteRequestParamsContext {
+                    arguments: serde_support::optional(field_arguments),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteResult {
+    ///The JSON keys of `CompleteResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["completion", "_meta", "resultType"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "completion" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "resultType" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("completion", &self.completion)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("resultType", &self.result_type)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteResult, A::Error> {
+                let mut field_completion = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CompleteResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_completion,
+                                "completion",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteResult {
+                    completion: serde_support::required(field_completion, "completion")?,
+                    meta: serde_support::optional(field_meta),
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteResultCompletion {
+    ///The JSON keys of `CompleteResultCompletion`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["hasMore", "total", "values"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "hasMore" => ::std::option::Option::Some(0usize),
+            "total" => ::std::option::Option::Some(1usize),
+            "values" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteResultCompletion {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.has_more.is_some())
+            + usize::from(self.total.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.has_more.is_some() {
+            map.serialize_entry("hasMore", &self.has_more)?;
+        }
+        if self.total.is_some() {
+            map.serialize_entry("total", &self.total)?;
+        }
+        map.serialize_entry("values", &self.values)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResultCompletion;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteResultCompletion")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteResultCompletion, A::Error> {
+                let mut field_has_more = ::std::option::Option::None;
+                let mut field_total = ::std::option::Option::None;
+                let mut field_values = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CompleteResultCompletion::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_has_more,
+                                "hasMore",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_total,
+                                "total",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_values, "values")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteResultCompletion {
+                    has_more: serde_support::optional(field_has_more),
+                    total: serde_support::optional(field_total),
+                    values: serde_support::required(field_values, "values")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CompleteResultResponse {
+    ///The JSON keys of `CompleteResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CompleteResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CompleteResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CompleteResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CompleteResultResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CompleteResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CreateMessageRequest {
+    ///The JSON keys of `CreateMessageRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "method" => ::std::option::Option::Some(0usize),
+            "params" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CreateMessageRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CreateMessageRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CreateMessageRequest, A::Error> {
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CreateMessageRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CreateMessageRequest {
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CreateMessageRequestParams {
+    ///The JSON keys of `CreateMessageRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "includeContext",
+        "maxTokens",
+        "messages",
+        "metadata",
+        "modelPreferences",
+        "stopSequences",
+        "systemPrompt",
+        "temperature",
+        "toolChoice",
+        "tools",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "includeContext" => ::std::option::Option::Some(0usize),
+            "maxTokens" => ::std::option::Option::Some(1usize),
+            "messages" => ::std::option::Option::Some(2usize),
+            "metadata" => ::std::option::Option::Some(3usize),
+            "modelPreferences" => ::std::option::Option::Some(4usize),
+            "stopSequences" => ::std::option::Option::Some(5usize),
+            "systemPrompt" => ::std::option::Option::Some(6usize),
+            "temperature" => ::std::option::Option::Some(7usize),
+            "toolChoice" => ::std::option::Option::Some(8usize),
+            "tools" => ::std::option::Option::Some(9usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CreateMessageRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.include_context.is_some()) + 1 + 1
+            + usize::from(self.metadata.is_some())
+            + usize::from(self.model_preferences.is_some())
+            + usize::from(self.stop_sequences.is_some())
+            + usize::from(self.system_prompt.is_some())
+            + usize::from(self.temperature.is_some())
+            + usize::from(self.tool_choice.is_some()) + usize::from(self.tools.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.include_context.is_some() {
+            map.serialize_entry("includeContext", &self.include_context)?;
+        }
+        map.serialize_entry("maxTokens", &self.max_tokens)?;
+        map.serialize_entry("messages", &self.messages)?;
+        if self.metadata.is_some() {
+            map.serialize_entry("metadata", &self.metadata)?;
+        }
+        if self.model_preferences.is_some() {
+            map.serialize_entry("modelPreferences", &self.model_preferences)?;
+        }
+        if self.stop_sequences.is_some() {
+            map.serialize_entry("stopSequences", &self.stop_sequences)?;
+        }
+        if self.system_prompt.is_some() {
+            map.serialize_entry("systemPrompt", &self.system_prompt)?;
+        }
+        if self.temperature.is_some() {
+            map.serialize_entry("temperature", &self.temperature)?;
+        }
+        if self.tool_choice.is_some() {
+            map.serialize_entry("toolChoice", &self.tool_choice)?;
+        }
+        if self.tools.is_some() {
+            map.serialize_entry("tools", &self.tools)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CreateMessageRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CreateMessageRequestParams, A::Error> {
+                let mut field_include_context = ::std::option::Option::None;
+                let mut field_max_tokens = ::std::option::Option::None;
+                let mut field_messages = ::std::option::Option::None;
+                let mut field_metadata = ::std::option::Option::None;
+                let mut field_model_preferences = ::std::option::Option::None;
+                let mut field_stop_sequences = ::std::option::Option::None;
+                let mut field_system_prompt = ::std::option::Option::None;
+                let mut field_temperature = ::std::option::Option::None;
+                let mut field_tool_choice = ::std::option::Option::None;
+                let mut field_tools = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CreateMessageRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_include_context,
+                                "includeContext",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_max_tokens,
+                                "maxTokens",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_messages,
+                                "messages",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_metadata,
+                                "metadata",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_model_preferences,
+                                "modelPreferences",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_stop_sequences,
+                                "stopSequences",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_system_prompt,
+                                "systemPrompt",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_temperature,
+                                "temperature",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(8usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_tool_choice,
+                                "toolChoice",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(9usize) => {
+                            serde_support::read(&mut map, &mut field_tools, "tools")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CreateMessageRequestParams {
+                    include_context: serde_support::optional(field_include_context),
+                    max_tokens: serde_support::required(field_max_tokens, "maxTokens")?,
+                    messages: serde_support::required(field_messages, "messages")?,
+                    metadata: serde_support::optional(field_metadata),
+                    model_preferences: serde_support::optional(field_model_preferences),
+                    stop_sequences: serde_support::optional(field_stop_sequences),
+                    system_prompt: serde_support::optional(field_system_prompt),
+                    temperature: serde_support::optional(field_temperature),
+                    tool_choice: serde_support::optional(field_tool_choice),
+                    tools: serde_support::optional(field_tools),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl CreateMessageResult {
+    ///The JSON keys of `CreateMessageResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "content",
+        "_meta",
+        "model",
+        "role",
+        "stopReason",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "content" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "model" => ::std::option::Option::Some(2usize),
+            "role" => ::std::option::Option::Some(3usize),
+            "stopReason" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for CreateMessageResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some()) + 1 + 1
+            + usize::from(self.stop_reason.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("content", &self.content)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("model", &self.model)?;
+        map.serialize_entry("role", &self.role)?;
+        if self.stop_reason.is_some() {
+            map.serialize_entry("stopReason", &self.stop_reason)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct CreateMessageResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<CreateMessageResult, A::Error> {
+                let mut field_content = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_model = ::std::option::Option::None;
+                let mut field_role = ::std::option::Option::None;
+                let mut field_stop_reason = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(CreateMessageResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_model, "model")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_role, "role")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_stop_reason,
+                                "stopReason",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(CreateMessageResult {
+                    content: serde_support::required(field_content, "content")?,
+                    meta: serde_support::optional(field_meta),
+                    model: serde_support::required(field_model, "model")?,
+                    role: serde_support::required(field_role, "role")?,
+                    stop_reason: serde_support::optional(field_stop_reason),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl DiscoverRequest {
+    ///The JSON keys of `DiscoverRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for DiscoverRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for DiscoverRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DiscoverRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DiscoverRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<DiscoverRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(DiscoverRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(DiscoverRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl DiscoverResult {
+    ///The JSON keys of `DiscoverResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "cacheScope",
+        "capabilities",
+        "instructions",
+        "_meta",
+        "resultType",
+        "supportedVersions",
+        "ttlMs",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cacheScope" => ::std::option::Option::Some(0usize),
+            "capabilities" => ::std::option::Option::Some(1usize),
+            "instructions" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            "resultType" => ::std::option::Option::Some(4usize),
+            "supportedVersions" => ::std::option::Option::Some(5usize),
+            "ttlMs" => ::std::option::Option::Some(6usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for DiscoverResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.instructions.is_some())
+            + usize::from(self.meta.is_some()) + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("cacheScope", &self.cache_scope)?;
+        map.serialize_entry("capabilities", &self.capabilities)?;
+        if self.instructions.is_some() {
+            map.serialize_entry("instructions", &self.instructions)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("resultType", &self.result_type)?;
+        map.serialize_entry("supportedVersions", &self.supported_versions)?;
+        map.serialize_entry("ttlMs", &self.ttl_ms)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for DiscoverResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DiscoverResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DiscoverResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<DiscoverResult, A::Error> {
+                let mut field_cache_scope = ::std::option::Option::None;
+                let mut field_capabilities = ::std::option::Option::None;
+                let mut field_instructions = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut field_supported_versions = ::std::option::Option::None;
+                let mut field_ttl_ms = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(DiscoverResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_capabilities,
+                                "capabilities",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_instructions,
+                                "instructions",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_supported_versions,
+                                "supportedVersions",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(DiscoverResult {
+                    cache_scope: serde_support::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
+                    capabilities: serde_support::required(
+                        field_capabilities,
+                        "capabilities",
+                    )?,
+                    instructions: serde_support::optional(field_instructions),
+                    meta: serde_support::optional(field_meta),
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    supported_versions: serde_support::required(
+                        field_supported_versions,
+                        "supportedVersions",
+                    )?,
+                    ttl_ms: serde_support::required(field_ttl_ms, "ttlMs")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl DiscoverResultResponse {
+    ///The JSON keys of `DiscoverResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for DiscoverResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for DiscoverResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DiscoverResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct DiscoverResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<DiscoverResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(DiscoverResultResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(DiscoverResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequest {
+    ///The JSON keys of `ElicitRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "method" => ::std::option::Option::Some(0usize),
+            "params" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitRequest, A::Error> {
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ElicitRequest::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequest {
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestFormParams {
+    ///The JSON keys of `ElicitRequestFormParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["message", "mode", "requestedSchema"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "message" => ::std::option::Option::Some(0usize),
+            "mode" => ::std::option::Option::Some(1usize),
+            "requestedSchema" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestFormParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.mode.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("message", &self.message)?;
+        if self.mode.is_some() {
+            map.serialize_entry("mode", &self.mode)?;
+        }
+        map.serialize_entry("requestedSchema", &self.requested_schema)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestFormParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitRequestFormParams, A::Error> {
+                let mut field_message = ::std::option::Option::None;
+                let mut field_mode = ::std::option::Option::None;
+                let mut field_requested_schema = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ElicitRequestFormParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_mode, "mode")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_requested_schema,
+                                "requestedSchema",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestFormParams {
+                    message: serde_support::required(field_message, "message")?,
+                    mode: serde_support::optional(field_mode),
+                    requested_schema: serde_support::required(
+                        field_requested_schema,
+                        "requestedSchema",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestFormParamsRequestedSchema {
+    ///The JSON keys of `ElicitRequestFormParamsRequestedSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "properties",
+        "required",
+        "$schema",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "properties" => ::std::option::Option::Some(0usize),
+            "required" => ::std::option::Option::Some(1usize),
+            "$schema" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.required.is_some())
+            + usize::from(self.schema.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("properties", &self.properties)?;
+        if self.required.is_some() {
+            map.serialize_entry("required", &self.required)?;
+        }
+        if self.schema.is_some() {
+            map.serialize_entry("$schema", &self.schema)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParamsRequestedSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestFormParamsRequestedSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                ElicitRequestFormParamsRequestedSchema,
+                A::Error,
+            > {
+                let mut field_properties = ::std::option::Option::None;
+                let mut field_required = ::std::option::Option::None;
+                let mut field_schema = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ElicitRequestFormParamsRequestedSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_properties,
+                                "properties",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_schema, "$schema")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestFormParamsRequestedSchema {
+                    properties: serde_support::required(field_properties, "properties")?,
+                    required: serde_support::optional(field_required),
+                    schema: serde_support::optional(field_schema),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitRequestUrlParams {
+    ///The JSON keys of `ElicitRequestUrlParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["message", "mode", "url"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "message" => ::std::option::Option::Some(0usize),
+            "mode" => ::std::option::Option::Some(1usize),
+            "url" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitRequestUrlParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("message", &self.message)?;
+        map.serialize_entry("mode", &self.mode)?;
+        map.serialize_entry("url", &self.url)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestUrlParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitRequestUrlParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitRequestUrlParams, A::Error> {
+                let mut field_message = ::std::option::Option::None;
+                let mut field_mode = ::std::option::Option::None;
+                let mut field_url = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ElicitRequestUrlParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_mode, "mode")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_url, "url")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitRequestUrlParams {
+                    message: serde_support::required(field_message, "message")?,
+                    mode: serde_support::required(field_mode, "mode")?,
+                    url: serde_support::required(field_url, "url")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ElicitResult {
+    ///The JSON keys of `ElicitResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["action", "content"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "action" => ::std::option::Option::Some(0usize),
+            "content" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ElicitResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.content.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("action", &self.action)?;
+        if self.content.is_some() {
+            map.serialize_entry("content", &self.content)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ElicitResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ElicitResult, A::Error> {
+                let mut field_action = ::std::option::Option::None;
+                let mut field_content = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ElicitResult::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_action, "action")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ElicitResult {
+                    action: serde_support::required(field_action, "action")?,
+                    content: serde_support::optional(field_content),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl EmbeddedResource {
+    ///The JSON keys of `EmbeddedResource`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "_meta",
+        "resource",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "resource" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for EmbeddedResource {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("resource", &self.resource)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = EmbeddedResource;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct EmbeddedResource")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<EmbeddedResource, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_resource = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(EmbeddedResource::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_resource,
+                                "resource",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(EmbeddedResource {
+                    annotations: serde_support::optional(field_annotations),
+                    meta: serde_support::optional(field_meta),
+                    resource: serde_support::required(field_resource, "resource")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ErrorObject {
+    ///The JSON keys of `ErrorObject`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ErrorObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.data.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        if self.data.is_some() {
+            map.serialize_entry("data", &self.data)?;
+        }
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ErrorObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ErrorObject;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ErrorObject")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ErrorObject, A::Error> {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ErrorObject::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ErrorObject {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::optional(field_data),
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetPromptRequest {
+    ///The JSON keys of `GetPromptRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetPromptRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetPromptRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetPromptRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetPromptRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetPromptRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetPromptRequestParams {
+    ///The JSON keys of `GetPromptRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "arguments",
+        "inputResponses",
+        "_meta",
+        "name",
+        "requestState",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "arguments" => ::std::option::Option::Some(0usize),
+            "inputResponses" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "name" => ::std::option::Option::Some(3usize),
+            "requestState" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetPromptRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.arguments.is_some())
+            + usize::from(self.input_responses.is_some()) + 1 + 1
+            + usize::from(self.request_state.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.arguments.is_some() {
+            map.serialize_entry("arguments", &self.arguments)?;
+        }
+        if self.input_responses.is_some() {
+            map.serialize_entry("inputResponses", &self.input_responses)?;
+        }
+        map.serialize_entry("_meta", &self.meta)?;
+        map.serialize_entry("name", &self.name)?;
+        if self.request_state.is_some() {
+            map.serialize_entry("requestState", &self.request_state)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetPromptRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetPromptRequestParams, A::Error> {
+                let mut field_arguments = ::std::option::Option::None;
+                let mut field_input_responses = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_request_state = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetPromptRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_input_responses,
+                                "inputResponses",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_request_state,
+                                "requestState",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetPromptRequestParams {
+                    arguments: serde_support::optional(field_arguments),
+                    input_responses: serde_support::optional(field_input_responses),
+                    meta: serde_support::required(field_meta, "_meta")?,
+                    name: serde_support::required(field_name, "name")?,
+                    request_state: serde_support::optional(field_request_state),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetPromptResult {
+    ///The JSON keys of `GetPromptResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "description",
+        "messages",
+        "_meta",
+        "resultType",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "description" => ::std::option::Option::Some(0usize),
+            "messages" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "resultType" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetPromptResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.description.is_some()) + 1
+            + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("messages", &self.messages)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("resultType", &self.result_type)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetPromptResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetPromptResult, A::Error> {
+                let mut field_description = ::std::option::Option::None;
+                let mut field_messages = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetPromptResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_messages,
+                                "messages",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetPromptResult {
+                    description: serde_support::optional(field_description),
+                    messages: serde_support::required(field_messages, "messages")?,
+                    meta: serde_support::optional(field_meta),
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl GetPromptResultResponse {
+    ///The JSON keys of `GetPromptResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for GetPromptResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct GetPromptResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<GetPromptResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(GetPromptResultResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(GetPromptResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl HeaderMismatchError {
+    ///The JSON keys of `HeaderMismatchError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["error", "id", "jsonrpc"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "error" => ::std::option::Option::Some(0usize),
+            "id" => ::std::option::Option::Some(1usize),
+            "jsonrpc" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for HeaderMismatchError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.id.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("error", &self.error)?;
+        if self.id.is_some() {
+            map.serialize_entry("id", &self.id)?;
+        }
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for HeaderMismatchError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = HeaderMismatchError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct HeaderMismatchError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<HeaderMismatchError, A::Error> {
+                let mut field_error = ::std::option::Option::None;
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(HeaderMismatchError::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_error, "error")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(HeaderMismatchError {
+                    error: serde_support::required(field_error, "error")?,
+                    id: serde_support::optional(field_id),
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl HeaderMismatchErrorError {
+    ///The JSON keys of `HeaderMismatchErrorError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for HeaderMismatchErrorError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.data.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        if self.data.is_some() {
+            map.serialize_entry("data", &self.data)?;
+        }
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = HeaderMismatchErrorError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct HeaderMismatchErrorError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<HeaderMismatchErrorError, A::Error> {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(HeaderMismatchErrorError::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_code, "code")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(HeaderMismatchErrorError {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::optional(field_data),
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Icon {
+    ///The JSON keys of `Icon`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["mimeType", "sizes", "src", "theme"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "mimeType" => ::std::option::Option::Some(0usize),
+            "sizes" => ::std::option::Option::Some(1usize),
+            "src" => ::std::option::Option::Some(2usize),
+            "theme" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Icon {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.mime_type.is_some())
+            + usize::from(self.sizes.is_some()) + 1 + usize::from(self.theme.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        if self.sizes.is_some() {
+            map.serialize_entry("sizes", &self.sizes)?;
+        }
+        map.serialize_entry("src", &self.src)?;
+        if self.theme.is_some() {
+            map.serialize_entry("theme", &self.theme)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Icon {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Icon;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Icon")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Icon, A::Error> {
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_sizes = ::std::option::Option::None;
+                let mut field_src = ::std::option::Option::None;
+                let mut field_theme = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Icon::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_sizes, "sizes")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_src, "src")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_theme, "theme")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Icon {
+                    mime_type: serde_support::optional(field_mime_type),
+                    sizes: serde_support::optional(field_sizes),
+                    src: serde_support::required(field_src, "src")?,
+                    theme: serde_support::optional(field_theme),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Icons {
+    ///The JSON keys of `Icons`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["icons"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "icons" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Icons {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.icons.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Icons {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Icons;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Icons")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Icons, A::Error> {
+                let mut field_icons = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Icons::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Icons {
+                    icons: serde_support::optional(field_icons),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ImageContent {
+    ///The JSON keys of `ImageContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "data",
+        "_meta",
+        "mimeType",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "mimeType" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ImageContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some()) + 1
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        map.serialize_entry("data", &self.data)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("mimeType", &self.mime_type)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ImageContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ImageContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ImageContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ImageContent, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ImageContent::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ImageContent {
+                    annotations: serde_support::optional(field_annotations),
+                    data: serde_support::required(field_data, "data")?,
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::required(field_mime_type, "mimeType")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Implementation {
+    ///The JSON keys of `Implementation`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "description",
+        "icons",
+        "name",
+        "title",
+        "version",
+        "websiteUrl",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "description" => ::std::option::Option::Some(0usize),
+            "icons" => ::std::option::Option::Some(1usize),
+            "name" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            "version" => ::std::option::Option::Some(4usize),
+            "websiteUrl" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Implementation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.description.is_some())
+            + usize::from(self.icons.is_some()) + 1 + usize::from(self.title.is_some())
+            + 1 + usize::from(self.website_url.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("version", &self.version)?;
+        if self.website_url.is_some() {
+            map.serialize_entry("websiteUrl", &self.website_url)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Implementation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Implementation;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Implementation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Implementation, A::Error> {
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_version = ::std::option::Option::None;
+                let mut field_website_url = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(Implementation::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_version, "version")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_website_url,
+                                "websiteUrl",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Implementation {
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    name: serde_support::required(field_name, "name")?,
+                    title: serde_support::optional(field_title),
+                    version: serde_support::required(field_version, "version")?,
+                    website_url: serde_support::optional(field_website_url),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InputRequiredResult {
+    ///The JSON keys of `InputRequiredResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "inputRequests",
+        "_meta",
+        "requestState",
+        "resultType",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "inputRequests" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "requestState" => ::std::option::Option::Some(2usize),
+            "resultType" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InputRequiredResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.input_requests.is_some())
+            + usize::from(self.meta.is_some())
+            + usize::from(self.request_state.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.input_requests.is_some() {
+            map.serialize_entry("inputRequests", &self.input_requests)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.request_state.is_some() {
+            map.serialize_entry("requestState", &self.request_state)?;
+        }
+        map.serialize_entry("resultType", &self.result_type)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InputRequiredResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InputRequiredResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InputRequiredResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InputRequiredResult, A::Error> {
+                let mut field_input_requests = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_request_state = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(InputRequiredResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_input_requests,
+                                "inputRequests",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_request_state,
+                                "requestState",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InputRequiredResult {
+                    input_requests: serde_support::optional(field_input_requests),
+                    meta: serde_support::optional(field_meta),
+                    request_state: serde_support::optional(field_request_state),
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InputResponseRequestParams {
+    ///The JSON keys of `InputResponseRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "inputResponses",
+        "_meta",
+        "requestState",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "inputResponses" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "requestState" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InputResponseRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.input_responses.is_some()) + 1
+            + usize::from(self.request_state.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.input_responses.is_some() {
+            map.serialize_entry("inputResponses", &self.input_responses)?;
+        }
+        map.serialize_entry("_meta", &self.meta)?;
+        if self.request_state.is_some() {
+            map.serialize_entry("requestState", &self.request_state)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InputResponseRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InputResponseRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InputResponseRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InputResponseRequestParams, A::Error> {
+                let mut field_input_responses = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_request_state = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(InputResponseRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_input_responses,
+                                "inputResponses",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_request_state,
+                                "requestState",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InputResponseRequestParams {
+                    input_responses: serde_support::optional(field_input_responses),
+                    meta: serde_support::required(field_meta, "_meta")?,
+                    request_state: serde_support::optional(field_request_state),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InternalError {
+    ///The JSON keys of `InternalError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InternalError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.data.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        if self.data.is_some() {
+            map.serialize_entry("data", &self.data)?;
+        }
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InternalError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InternalError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InternalError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InternalError, A::Error> {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(InternalError::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InternalError {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::optional(field_data),
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InvalidParamsError {
+    ///The JSON keys of `InvalidParamsError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InvalidParamsError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.data.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        if self.data.is_some() {
+            map.serialize_entry("data", &self.data)?;
+        }
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InvalidParamsError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InvalidParamsError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InvalidParamsError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InvalidParamsError, A::Error> {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(InvalidParamsError::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InvalidParamsError {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::optional(field_data),
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl InvalidRequestError {
+    ///The JSON keys of `InvalidRequestError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for InvalidRequestError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.data.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        if self.data.is_some() {
+            map.serialize_entry("data", &self.data)?;
+        }
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InvalidRequestError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InvalidRequestError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct InvalidRequestError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<InvalidRequestError, A::Error> {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(InvalidRequestError::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(InvalidRequestError {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::optional(field_data),
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl JsonrpcErrorResponse {
+    ///The JSON keys of `JsonrpcErrorResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["error", "id", "jsonrpc"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "error" => ::std::option::Option::Some(0usize),
+            "id" => ::std::option::Option::Some(1usize),
+            "jsonrpc" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for JsonrpcErrorResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.id.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("error", &self.error)?;
+        if self.id.is_some() {
+            map.serialize_entry("id", &self.id)?;
+        }
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JsonrpcErrorResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JsonrpcErrorResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct JsonrpcErrorResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<JsonrpcErrorResponse, A::Error> {
+                let mut field_error = ::std::option::Option::None;
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(JsonrpcErrorResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_error, "error")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(JsonrpcErrorResponse {
+                    error: serde_support::required(field_error, "error")?,
+                    id: serde_support::optional(field_id),
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl JsonrpcNotification {
+    ///The JSON keys of `JsonrpcNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for JsonrpcNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JsonrpcNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JsonrpcNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct JsonrpcNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<JsonrpcNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(JsonrpcNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(JsonrpcNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl JsonrpcRequest {
+    ///The JSON keys of `JsonrpcRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for JsonrpcRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JsonrpcRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JsonrpcRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct JsonrpcRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<JsonrpcRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(JsonrpcRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(JsonrpcRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl JsonrpcResultResponse {
+    ///The JSON keys of `JsonrpcResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for JsonrpcResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JsonrpcResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JsonrpcResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct JsonrpcResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<JsonrpcResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(JsonrpcResultResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(JsonrpcResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl LegacyTitledEnumSchema {
+    ///The JSON keys of `LegacyTitledEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "enum",
+        "enumNames",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "enum" => ::std::option::Option::Some(2usize),
+            "enumNames" => ::std::option::Option::Some(3usize),
+            "title" => ::std::option::Option::Some(4usize),
+            "type" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for LegacyTitledEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1 + 1
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("enum", &self.enum_)?;
+        map.serialize_entry("enumNames", &self.enum_names)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LegacyTitledEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LegacyTitledEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<LegacyTitledEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_enum_ = ::std::option::Option::None;
+                let mut field_enum_names = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(LegacyTitledEnumSchema::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_enum_, "enum")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_enum_names,
+                                "enumNames",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(LegacyTitledEnumSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    enum_: serde_support::required(field_enum_, "enum")?,
+                    enum_names: serde_support::required(field_enum_names, "enumNames")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListPromptsRequest {
+    ///The JSON keys of `ListPromptsRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListPromptsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListPromptsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListPromptsRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListPromptsRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListPromptsRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListPromptsResult {
+    ///The JSON keys of `ListPromptsResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "cacheScope",
+        "_meta",
+        "nextCursor",
+        "prompts",
+        "resultType",
+        "ttlMs",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cacheScope" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "nextCursor" => ::std::option::Option::Some(2usize),
+            "prompts" => ::std::option::Option::Some(3usize),
+            "resultType" => ::std::option::Option::Some(4usize),
+            "ttlMs" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListPromptsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("cacheScope", &self.cache_scope)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("prompts", &self.prompts)?;
+        map.serialize_entry("resultType", &self.result_type)?;
+        map.serialize_entry("ttlMs", &self.ttl_ms)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListPromptsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListPromptsResult, A::Error> {
+                let mut field_cache_scope = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_prompts = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut field_ttl_ms = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListPromptsResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_prompts, "prompts")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListPromptsResult {
+                    cache_scope: serde_support::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    prompts: serde_support::required(field_prompts, "prompts")?,
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    ttl_ms: serde_support::required(field_ttl_ms, "ttlMs")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListPromptsResultResponse {
+    ///The JSON keys of `ListPromptsResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListPromptsResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListPromptsResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListPromptsResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListPromptsResultResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListPromptsResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListResourceTemplatesRequest {
+    ///The JSON keys of `ListResourceTemplatesRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListResourceTemplatesRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListResourceTemplatesRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListResourceTemplatesRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ListResourceTemplatesRequest::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListResourceTemplatesRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListResourceTemplatesResult {
+    ///The JSON keys of `ListResourceTemplatesResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "cacheScope",
+        "_meta",
+        "nextCursor",
+        "resourceTemplates",
+        "resultType",
+        "ttlMs",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cacheScope" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "nextCursor" => ::std::option::Option::Some(2usize),
+            "resourceTemplates" => ::std::option::Option::Some(3usize),
+            "resultType" => ::std::option::Option::Some(4usize),
+            "ttlMs" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListResourceTemplatesResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("cacheScope", &self.cache_scope)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("resourceTemplates", &self.resource_templates)?;
+        map.serialize_entry("resultType", &self.result_type)?;
+        map.serialize_entry("ttlMs", &self.ttl_ms)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListResourceTemplatesResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListResourceTemplatesResult, A::Error> {
+                let mut field_cache_scope = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_resource_templates = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut field_ttl_ms = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ListResourceTemplatesResult::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_resource_templates,
+                                "resourceTemplates",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListResourceTemplatesResult {
+                    cache_scope: serde_support::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    resource_templates: serde_support::required(
+                        field_resource_templates,
+                        "resourceTemplates",
+                    )?,
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    ttl_ms: serde_support::required(field_ttl_ms, "ttlMs")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListResourceTemplatesResultResponse {
+    ///The JSON keys of `ListResourceTemplatesResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListResourceTemplatesResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListResourceTemplatesResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListResourceTemplatesResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ListResourceTemplatesResultResponse::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListResourceTemplatesResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListResourcesRequest {
+    ///The JSON keys of `ListResourcesRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListResourcesRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListResourcesRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListResourcesRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListResourcesRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListResourcesRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListResourcesResult {
+    ///The JSON keys of `ListResourcesResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "cacheScope",
+        "_meta",
+        "nextCursor",
+        "resources",
+        "resultType",
+        "ttlMs",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cacheScope" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "nextCursor" => ::std::option::Option::Some(2usize),
+            "resources" => ::std::option::Option::Some(3usize),
+            "resultType" => ::std::option::Option::Some(4usize),
+            "ttlMs" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListResourcesResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("cacheScope", &self.cache_scope)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("resources", &self.resources)?;
+        map.serialize_entry("resultType", &self.result_type)?;
+        map.serialize_entry("ttlMs", &self.ttl_ms)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListResourcesResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListResourcesResult, A::Error> {
+                let mut field_cache_scope = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_resources = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut field_ttl_ms = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListResourcesResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_resources,
+                                "resources",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListResourcesResult {
+                    cache_scope: serde_support::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    resources: serde_support::required(field_resources, "resources")?,
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    ttl_ms: serde_support::required(field_ttl_ms, "ttlMs")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListResourcesResultResponse {
+    ///The JSON keys of `ListResourcesResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListResourcesResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListResourcesResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListResourcesResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ListResourcesResultResponse::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListResourcesResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListRootsRequest {
+    ///The JSON keys of `ListRootsRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "method" => ::std::option::Option::Some(0usize),
+            "params" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListRootsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListRootsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListRootsRequest, A::Error> {
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListRootsRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListRootsRequest {
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListRootsRequestParams {
+    ///The JSON keys of `ListRootsRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListRootsRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListRootsRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListRootsRequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListRootsRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListRootsRequestParams {
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListRootsResult {
+    ///The JSON keys of `ListRootsResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["roots"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "roots" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListRootsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("roots", &self.roots)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListRootsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListRootsResult, A::Error> {
+                let mut field_roots = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListRootsResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_roots, "roots")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListRootsResult {
+                    roots: serde_support::required(field_roots, "roots")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListToolsRequest {
+    ///The JSON keys of `ListToolsRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListToolsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListToolsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListToolsRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListToolsRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListToolsRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListToolsResult {
+    ///The JSON keys of `ListToolsResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "cacheScope",
+        "_meta",
+        "nextCursor",
+        "resultType",
+        "tools",
+        "ttlMs",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cacheScope" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "nextCursor" => ::std::option::Option::Some(2usize),
+            "resultType" => ::std::option::Option::Some(3usize),
+            "tools" => ::std::option::Option::Some(4usize),
+            "ttlMs" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListToolsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("cacheScope", &self.cache_scope)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("resultType", &self.result_type)?;
+        map.serialize_entry("tools", &self.tools)?;
+        map.serialize_entry("ttlMs", &self.ttl_ms)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListToolsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListToolsResult, A::Error> {
+                let mut field_cache_scope = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut field_tools = ::std::option::Option::None;
+                let mut field_ttl_ms = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListToolsResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_tools, "tools")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListToolsResult {
+                    cache_scope: serde_support::required(
+                        field_cache_scope,
+                        "cacheScope",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    tools: serde_support::required(field_tools, "tools")?,
+                    ttl_ms: serde_support::required(field_ttl_ms, "ttlMs")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ListToolsResultResponse {
+    ///The JSON keys of `ListToolsResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ListToolsResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ListToolsResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ListToolsResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ListToolsResultResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ListToolsResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl LoggingMessageNotification {
+    ///The JSON keys of `LoggingMessageNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for LoggingMessageNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoggingMessageNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LoggingMessageNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<LoggingMessageNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(LoggingMessageNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(LoggingMessageNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl LoggingMessageNotificationParams {
+    ///The JSON keys of `LoggingMessageNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["data", "level", "logger", "_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "data" => ::std::option::Option::Some(0usize),
+            "level" => ::std::option::Option::Some(1usize),
+            "logger" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for LoggingMessageNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.logger.is_some())
+            + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("data", &self.data)?;
+        map.serialize_entry("level", &self.level)?;
+        if self.logger.is_some() {
+            map.serialize_entry("logger", &self.logger)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoggingMessageNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct LoggingMessageNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<LoggingMessageNotificationParams, A::Error> {
+                let mut field_data = ::std::option::Option::None;
+                let mut field_level = ::std::option::Option::None;
+                let mut field_logger = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            LoggingMessageNotificationParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_level, "level")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_logger, "logger")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(LoggingMessageNotificationParams {
+                    data: serde_support::required(field_data, "data")?,
+                    level: serde_support::required(field_level, "level")?,
+                    logger: serde_support::optional(field_logger),
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl MethodNotFoundError {
+    ///The JSON keys of `MethodNotFoundError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for MethodNotFoundError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.data.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        if self.data.is_some() {
+            map.serialize_entry("data", &self.data)?;
+        }
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MethodNotFoundError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MethodNotFoundError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MethodNotFoundError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<MethodNotFoundError, A::Error> {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(MethodNotFoundError::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(MethodNotFoundError {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::optional(field_data),
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl MissingRequiredClientCapabilityError {
+    ///The JSON keys of `MissingRequiredClientCapabilityError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["error", "id", "jsonrpc"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "error" => ::std::option::Option::Some(0usize),
+            "id" => ::std::option::Option::Some(1usize),
+            "jsonrpc" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for MissingRequiredClientCapabilityError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.id.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("error", &self.error)?;
+        if self.id.is_some() {
+            map.serialize_entry("id", &self.id)?;
+        }
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MissingRequiredClientCapabilityError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MissingRequiredClientCapabilityError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<MissingRequiredClientCapabilityError, A::Error> {
+                let mut field_error = ::std::option::Option::None;
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            MissingRequiredClientCapabilityError::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_error, "error")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(MissingRequiredClientCapabilityError {
+                    error: serde_support::required(field_error, "error")?,
+                    id: serde_support::optional(field_id),
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl MissingRequiredClientCapabilityErrorError {
+    ///The JSON keys of `MissingRequiredClientCapabilityErrorError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for MissingRequiredClientCapabilityErrorError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        map.serialize_entry("data", &self.data)?;
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MissingRequiredClientCapabilityErrorError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MissingRequiredClientCapabilityErrorError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                MissingRequiredClientCapabilityErrorError,
+                A::Error,
+            > {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            MissingRequiredClientCapabilityErrorError::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_code, "code")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(MissingRequiredClientCapabilityErrorError {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::required(field_data, "data")?,
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl MissingRequiredClientCapabilityErrorErrorData {
+    ///The JSON keys of `MissingRequiredClientCapabilityErrorErrorData`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["requiredCapabilities"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "requiredCapabilities" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for MissingRequiredClientCapabilityErrorErrorData {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("requiredCapabilities", &self.required_capabilities)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErrorData {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MissingRequiredClientCapabilityErrorErrorData;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct MissingRequiredClientCapabilityErrorErrorData")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                MissingRequiredClientCapabilityErrorErrorData,
+                A::Error,
+            > {
+                let mut field_required_capabilities = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            MissingRequiredClientCapabilityErrorErrorData::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_required_capabilities,
+                                "requiredCapabilities",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(MissingRequiredClientCapabilityErrorErrorData {
+                    required_capabilities: serde_support::required(
+                        field_required_capabilities,
+                        "requiredCapabilities",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ModelHint {
+    ///The JSON keys of `ModelHint`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["name"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "name" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ModelHint {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.name.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.name.is_some() {
+            map.serialize_entry("name", &self.name)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ModelHint {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ModelHint;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ModelHint")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ModelHint, A::Error> {
+                let mut field_name = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ModelHint::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ModelHint {
+                    name: serde_support::optional(field_name),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ModelPreferences {
+    ///The JSON keys of `ModelPreferences`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "costPriority",
+        "hints",
+        "intelligencePriority",
+        "speedPriority",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "costPriority" => ::std::option::Option::Some(0usize),
+            "hints" => ::std::option::Option::Some(1usize),
+            "intelligencePriority" => ::std::option::Option::Some(2usize),
+            "speedPriority" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ModelPreferences {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.cost_priority.is_some())
+            + usize::from(self.hints.is_some())
+            + usize::from(self.intelligence_priority.is_some())
+            + usize::from(self.speed_priority.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.cost_priority.is_some() {
+            map.serialize_entry("costPriority", &self.cost_priority)?;
+        }
+        if self.hints.is_some() {
+            map.serialize_entry("hints", &self.hints)?;
+        }
+        if self.intelligence_priority.is_some() {
+            map.serialize_entry("intelligencePriority", &self.intelligence_priority)?;
+        }
+        if self.speed_priority.is_some() {
+            map.serialize_entry("speedPriority", &self.speed_priority)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ModelPreferences;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ModelPreferences")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ModelPreferences, A::Error> {
+                let mut field_cost_priority = ::std::option::Option::None;
+                let mut field_hints = ::std::option::Option::None;
+                let mut field_intelligence_priority = ::std::option::Option::None;
+                let mut field_speed_priority = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ModelPreferences::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_cost_priority,
+                                "costPriority",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_hints, "hints")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_intelligence_priority,
+                                "intelligencePriority",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_speed_priority,
+                                "speedPriority",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ModelPreferences {
+                    cost_priority: serde_support::optional(field_cost_priority),
+                    hints: serde_support::optional(field_hints),
+                    intelligence_priority: serde_support::optional(
+                        field_intelligence_priority,
+                    ),
+                    speed_priority: serde_support::optional(field_speed_priority),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Notification {
+    ///The JSON keys of `Notification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "method" => ::std::option::Option::Some(0usize),
+            "params" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Notification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Notification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Notification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Notification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Notification, A::Error> {
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Notification::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Notification {
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl NotificationMetaObject {
+    ///The JSON keys of `NotificationMetaObject`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "io.modelcontextprotocol/subscriptionId",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "io.modelcontextprotocol/subscriptionId" => {
+                ::std::option::Option::Some(0usize)
+            }
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for NotificationMetaObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.io_modelcontextprotocol_subscription_id.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.io_modelcontextprotocol_subscription_id.is_some() {
+            map.serialize_entry(
+                "io.modelcontextprotocol/subscriptionId",
+                &self.io_modelcontextprotocol_subscription_id,
+            )?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NotificationMetaObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NotificationMetaObject;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NotificationMetaObject")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<NotificationMetaObject, A::Error> {
+                let mut field_io_modelcontextprotocol_subscription_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(NotificationMetaObject::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_io_modelcontextprotocol_subscription_id,
+                                "io.modelcontextprotocol/subscriptionId",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(NotificationMetaObject {
+                    io_modelcontextprotocol_subscription_id: serde_support::optional(
+                        field_io_modelcontextprotocol_subscription_id,
+                    ),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl NotificationParams {
+    ///The JSON keys of `NotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for NotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<NotificationParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(NotificationParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(NotificationParams {
+                    meta: serde_support::optional(field_meta),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl NumberSchema {
+    ///The JSON keys of `NumberSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "maximum",
+        "minimum",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "maximum" => ::std::option::Option::Some(2usize),
+            "minimum" => ::std::option::Option::Some(3usize),
+            "title" => ::std::option::Option::Some(4usize),
+            "type" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for NumberSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.maximum.is_some() {
+            map.serialize_entry("maximum", &self.maximum)?;
+        }
+        if self.minimum.is_some() {
+            map.serialize_entry("minimum", &self.minimum)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NumberSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NumberSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct NumberSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<NumberSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_maximum = ::std::option::Option::None;
+                let mut field_minimum = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(NumberSchema::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_maximum, "maximum")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_minimum, "minimum")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(NumberSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    maximum: serde_support::optional(field_maximum),
+                    minimum: serde_support::optional(field_minimum),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PaginatedRequest {
+    ///The JSON keys of `PaginatedRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PaginatedRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PaginatedRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PaginatedRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PaginatedRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PaginatedRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PaginatedRequestParams {
+    ///The JSON keys of `PaginatedRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["cursor", "_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cursor" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PaginatedRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.cursor.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.cursor.is_some() {
+            map.serialize_entry("cursor", &self.cursor)?;
+        }
+        map.serialize_entry("_meta", &self.meta)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PaginatedRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PaginatedRequestParams, A::Error> {
+                let mut field_cursor = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PaginatedRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_cursor, "cursor")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PaginatedRequestParams {
+                    cursor: serde_support::optional(field_cursor),
+                    meta: serde_support::required(field_meta, "_meta")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PaginatedResult {
+    ///The JSON keys of `PaginatedResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "nextCursor", "resultType"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "nextCursor" => ::std::option::Option::Some(1usize),
+            "resultType" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PaginatedResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.next_cursor.is_some() {
+            map.serialize_entry("nextCursor", &self.next_cursor)?;
+        }
+        map.serialize_entry("resultType", &self.result_type)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PaginatedResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PaginatedResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_next_cursor = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PaginatedResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_next_cursor,
+                                "nextCursor",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PaginatedResult {
+                    meta: serde_support::optional(field_meta),
+                    next_cursor: serde_support::optional(field_next_cursor),
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ParseError {
+    ///The JSON keys of `ParseError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ParseError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.data.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        if self.data.is_some() {
+            map.serialize_entry("data", &self.data)?;
+        }
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ParseError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ParseError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ParseError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ParseError, A::Error> {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ParseError::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read_integer(
+                                &mut map,
+                                &mut field_code,
+                                "code",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ParseError {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::optional(field_data),
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ProgressNotification {
+    ///The JSON keys of `ProgressNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ProgressNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ProgressNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ProgressNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ProgressNotification::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ProgressNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ProgressNotificationParams {
+    ///The JSON keys of `ProgressNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "message",
+        "_meta",
+        "progress",
+        "progressToken",
+        "total",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "message" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "progress" => ::std::option::Option::Some(2usize),
+            "progressToken" => ::std::option::Option::Some(3usize),
+            "total" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ProgressNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.message.is_some())
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + usize::from(self.total.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.message.is_some() {
+            map.serialize_entry("message", &self.message)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("progress", &self.progress)?;
+        map.serialize_entry("progressToken", &self.progress_token)?;
+        if self.total.is_some() {
+            map.serialize_entry("total", &self.total)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ProgressNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ProgressNotificationParams, A::Error> {
+                let mut field_message = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_progress = ::std::option::Option::None;
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut field_total = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ProgressNotificationParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress,
+                                "progress",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_total, "total")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ProgressNotificationParams {
+                    message: serde_support::optional(field_message),
+                    meta: serde_support::optional(field_meta),
+                    progress: serde_support::required(field_progress, "progress")?,
+                    progress_token: serde_support::required(
+                        field_progress_token,
+                        "progressToken",
+                    )?,
+                    total: serde_support::optional(field_total),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Prompt {
+    ///The JSON keys of `Prompt`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "arguments",
+        "description",
+        "icons",
+        "_meta",
+        "name",
+        "title",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "arguments" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "icons" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            "name" => ::std::option::Option::Some(4usize),
+            "title" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Prompt {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.arguments.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.meta.is_some()) + 1 + usize::from(self.title.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.arguments.is_some() {
+            map.serialize_entry("arguments", &self.arguments)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Prompt {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Prompt;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Prompt")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Prompt, A::Error> {
+                let mut field_arguments = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Prompt::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_arguments,
+                                "arguments",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Prompt {
+                    arguments: serde_support::optional(field_arguments),
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::required(field_name, "name")?,
+                    title: serde_support::optional(field_title),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PromptArgument {
+    ///The JSON keys of `PromptArgument`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "description",
+        "name",
+        "required",
+        "title",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "description" => ::std::option::Option::Some(0usize),
+            "name" => ::std::option::Option::Some(1usize),
+            "required" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PromptArgument {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.description.is_some()) + 1
+            + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.required.is_some() {
+            map.serialize_entry("required", &self.required)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptArgument;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PromptArgument")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PromptArgument, A::Error> {
+                let mut field_description = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_required = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PromptArgument::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_required,
+                                "required",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PromptArgument {
+                    description: serde_support::optional(field_description),
+                    name: serde_support::required(field_name, "name")?,
+                    required: serde_support::optional(field_required),
+                    title: serde_support::optional(field_title),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PromptListChangedNotification {
+    ///The JSON keys of `PromptListChangedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PromptListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PromptListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PromptListChangedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            PromptListChangedNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PromptListChangedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PromptMessage {
+    ///The JSON keys of `PromptMessage`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["content", "role"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "content" => ::std::option::Option::Some(0usize),
+            "role" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PromptMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("content", &self.content)?;
+        map.serialize_entry("role", &self.role)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PromptMessage")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PromptMessage, A::Error> {
+                let mut field_content = ::std::option::Option::None;
+                let mut field_role = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(PromptMessage::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_role, "role")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PromptMessage {
+                    content: serde_support::required(field_content, "content")?,
+                    role: serde_support::required(field_role, "role")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl PromptReference {
+    ///The JSON keys of `PromptReference`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["name", "title", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "name" => ::std::option::Option::Some(0usize),
+            "title" => ::std::option::Option::Some(1usize),
+            "type" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for PromptReference {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("name", &self.name)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptReference {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptReference;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct PromptReference")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<PromptReference, A::Error> {
+                let mut field_name = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(PromptReference::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(PromptReference {
+                    name: serde_support::required(field_name, "name")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ReadResourceRequest {
+    ///The JSON keys of `ReadResourceRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ReadResourceRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ReadResourceRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ReadResourceRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ReadResourceRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ReadResourceRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ReadResourceRequestParams {
+    ///The JSON keys of `ReadResourceRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "inputResponses",
+        "_meta",
+        "requestState",
+        "uri",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "inputResponses" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "requestState" => ::std::option::Option::Some(2usize),
+            "uri" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ReadResourceRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.input_responses.is_some()) + 1
+            + usize::from(self.request_state.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.input_responses.is_some() {
+            map.serialize_entry("inputResponses", &self.input_responses)?;
+        }
+        map.serialize_entry("_meta", &self.meta)?;
+        if self.request_state.is_some() {
+            map.serialize_entry("requestState", &self.request_state)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ReadResourceRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ReadResourceRequestParams, A::Error> {
+                let mut field_input_responses = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_request_state = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ReadResourceRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_input_responses,
+                                "inputResponses",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_request_state,
+                                "requestState",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ReadResourceRequestParams {
+                    input_responses: serde_support::optional(field_input_responses),
+                    meta: serde_support::required(field_meta, "_meta")?,
+                    request_state: serde_support::optional(field_request_state),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ReadResourceResult {
+    ///The JSON keys of `ReadResourceResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "cacheScope",
+        "contents",
+        "_meta",
+        "resultType",
+        "ttlMs",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "cacheScope" => ::std::option::Option::Some(0usize),
+            "contents" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "resultType" => ::std::option::Option::Some(3usize),
+            "ttlMs" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ReadResourceResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.cache_scope.is_some()) + 1
+            + usize::from(self.meta.is_some()) + 1 + usize::from(self.ttl_ms.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.cache_scope.is_some() {
+            map.serialize_entry("cacheScope", &self.cache_scope)?;
+        }
+        map.serialize_entry("contents", &self.contents)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("resultType", &self.result_type)?;
+        if self.ttl_ms.is_some() {
+            map.serialize_entry("ttlMs", &self.ttl_ms)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ReadResourceResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ReadResourceResult, A::Error> {
+                let mut field_cache_scope = ::std::option::Option::None;
+                let mut field_contents = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut field_ttl_ms = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ReadResourceResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_cache_scope,
+                                "cacheScope",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_contents,
+                                "contents",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_ttl_ms,
+                                "ttlMs",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ReadResourceResult {
+                    cache_scope: serde_support::optional(field_cache_scope),
+                    contents: serde_support::required(field_contents, "contents")?,
+                    meta: serde_support::optional(field_meta),
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    ttl_ms: serde_support::optional(field_ttl_ms),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ReadResourceResultResponse {
+    ///The JSON keys of `ReadResourceResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ReadResourceResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ReadResourceResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ReadResourceResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ReadResourceResultResponse::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ReadResourceResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Request {
+    ///The JSON keys of `Request`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "method" => ::std::option::Option::Some(0usize),
+            "params" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Request {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Request {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Request;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Request")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Request, A::Error> {
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Request::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Request {
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl RequestMetaObject {
+    ///The JSON keys of `RequestMetaObject`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "io.modelcontextprotocol/clientCapabilities",
+        "io.modelcontextprotocol/clientInfo",
+        "io.modelcontextprotocol/logLevel",
+        "io.modelcontextprotocol/protocolVersion",
+        "progressToken",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "io.modelcontextprotocol/clientCapabilities" => {
+                ::std::option::Option::Some(0usize)
+            }
+            "io.modelcontextprotocol/clientInfo" => ::std::option::Option::Some(1usize),
+            "io.modelcontextprotocol/logLevel" => ::std::option::Option::Some(2usize),
+            "io.modelcontextprotocol/protocolVersion" => {
+                ::std::option::Option::Some(3usize)
+            }
+            "progressToken" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for RequestMetaObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.io_modelcontextprotocol_client_info.is_some())
+            + usize::from(self.io_modelcontextprotocol_log_level.is_some()) + 1
+            + usize::from(self.progress_token.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry(
+            "io.modelcontextprotocol/clientCapabilities",
+            &self.io_modelcontextprotocol_client_capabilities,
+        )?;
+        if self.io_modelcontextprotocol_client_info.is_some() {
+            map.serialize_entry(
+                "io.modelcontextprotocol/clientInfo",
+                &self.io_modelcontextprotocol_client_info,
+            )?;
+        }
+        if self.io_modelcontextprotocol_log_level.is_some() {
+            map.serialize_entry(
+                "io.modelcontextprotocol/logLevel",
+                &self.io_modelcontextprotocol_log_level,
+            )?;
+        }
+        map.serialize_entry(
+            "io.modelcontextprotocol/protocolVersion",
+            &self.io_modelcontextprotocol_protocol_version,
+        )?;
+        if self.progress_token.is_some() {
+            map.serialize_entry("progressToken", &self.progress_token)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestMetaObject;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct RequestMetaObject")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<RequestMetaObject, A::Error> {
+                let mut field_io_modelcontextprotocol_client_capabilities = ::std::option::Option::None;
+                let mut field_io_modelcontextprotocol_client_info = ::std::option::Option::None;
+                let mut field_io_modelcontextprotocol_log_level = ::std::option::Option::None;
+                let mut field_io_modelcontextprotocol_protocol_version = ::std::option::Option::None;
+                let mut field_progress_token = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(RequestMetaObject::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_io_modelcontextprotocol_client_capabilities,
+                                "io.modelcontextprotocol/clientCapabilities",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_io_modelcontextprotocol_client_info,
+                                "io.modelcontextprotocol/clientInfo",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_io_modelcontextprotocol_log_level,
+                                "io.modelcontextprotocol/logLevel",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_io_modelcontextprotocol_protocol_version,
+                                "io.modelcontextprotocol/protocolVersion",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_progress_token,
+                                "progressToken",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(RequestMetaObject {
+                    io_modelcontextprotocol_client_capabilities: serde_support::required(
+                        field_io_modelcontextprotocol_client_capabilities,
+                        "io.modelcontextprotocol/clientCapabilities",
+                    )?,
+                    io_modelcontextprotocol_client_info: serde_support::optional(
+                        field_io_modelcontextprotocol_client_info,
+                    ),
+                    io_modelcontextprotocol_log_level: serde_support::optional(
+                        field_io_modelcontextprotocol_log_level,
+                    ),
+                    io_modelcontextprotocol_protocol_version: serde_support::required(
+                        field_io_modelcontextprotocol_protocol_version,
+                        "io.modelcontextprotocol/protocolVersion",
+                    )?,
+                    progress_token: serde_support::optional(field_progress_token),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl RequestParams {
+    ///The JSON keys of `RequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for RequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("_meta", &self.meta)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct RequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<RequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(RequestParams::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(RequestParams {
+                    meta: serde_support::required(field_meta, "_meta")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Resource {
+    ///The JSON keys of `Resource`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "description",
+        "icons",
+        "_meta",
+        "mimeType",
+        "name",
+        "size",
+        "title",
+        "uri",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "icons" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            "mimeType" => ::std::option::Option::Some(4usize),
+            "name" => ::std::option::Option::Some(5usize),
+            "size" => ::std::option::Option::Some(6usize),
+            "title" => ::std::option::Option::Some(7usize),
+            "uri" => ::std::option::Option::Some(8usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Resource {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.meta.is_some()) + usize::from(self.mime_type.is_some())
+            + 1 + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.size.is_some() {
+            map.serialize_entry("size", &self.size)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Resource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Resource;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Resource")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Resource, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_size = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Resource::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_size,
+                                "size",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(8usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Resource {
+                    annotations: serde_support::optional(field_annotations),
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    name: serde_support::required(field_name, "name")?,
+                    size: serde_support::optional(field_size),
+                    title: serde_support::optional(field_title),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceContents {
+    ///The JSON keys of `ResourceContents`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "mimeType", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "mimeType" => ::std::option::Option::Some(1usize),
+            "uri" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceContents, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ResourceContents::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceContents {
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceLink {
+    ///The JSON keys of `ResourceLink`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "description",
+        "icons",
+        "_meta",
+        "mimeType",
+        "name",
+        "size",
+        "title",
+        "type",
+        "uri",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "icons" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            "mimeType" => ::std::option::Option::Some(4usize),
+            "name" => ::std::option::Option::Some(5usize),
+            "size" => ::std::option::Option::Some(6usize),
+            "title" => ::std::option::Option::Some(7usize),
+            "type" => ::std::option::Option::Some(8usize),
+            "uri" => ::std::option::Option::Some(9usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceLink {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.meta.is_some()) + usize::from(self.mime_type.is_some())
+            + 1 + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
+            + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.size.is_some() {
+            map.serialize_entry("size", &self.size)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceLink {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceLink;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceLink")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceLink, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_size = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ResourceLink::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_size,
+                                "size",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(8usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(9usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceLink {
+                    annotations: serde_support::optional(field_annotations),
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    name: serde_support::required(field_name, "name")?,
+                    size: serde_support::optional(field_size),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceListChangedNotification {
+    ///The JSON keys of `ResourceListChangedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceListChangedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ResourceListChangedNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceListChangedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceRequestParams {
+    ///The JSON keys of `ResourceRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "uri" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("_meta", &self.meta)?;
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceRequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ResourceRequestParams::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceRequestParams {
+                    meta: serde_support::required(field_meta, "_meta")?,
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceTemplate {
+    ///The JSON keys of `ResourceTemplate`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "description",
+        "icons",
+        "_meta",
+        "mimeType",
+        "name",
+        "title",
+        "uriTemplate",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "icons" => ::std::option::Option::Some(2usize),
+            "_meta" => ::std::option::Option::Some(3usize),
+            "mimeType" => ::std::option::Option::Some(4usize),
+            "name" => ::std::option::Option::Some(5usize),
+            "title" => ::std::option::Option::Some(6usize),
+            "uriTemplate" => ::std::option::Option::Some(7usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceTemplate {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.meta.is_some()) + usize::from(self.mime_type.is_some())
+            + 1 + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("uriTemplate", &self.uri_template)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceTemplate;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceTemplate")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceTemplate, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_uri_template = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ResourceTemplate::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_uri_template,
+                                "uriTemplate",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceTemplate {
+                    annotations: serde_support::optional(field_annotations),
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    name: serde_support::required(field_name, "name")?,
+                    title: serde_support::optional(field_title),
+                    uri_template: serde_support::required(
+                        field_uri_template,
+                        "uriTemplate",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceTemplateReference {
+    ///The JSON keys of `ResourceTemplateReference`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["type", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "type" => ::std::option::Option::Some(0usize),
+            "uri" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceTemplateReference {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("type", &self.type_)?;
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceTemplateReference;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceTemplateReference")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceTemplateReference, A::Error> {
+                let mut field_type_ = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ResourceTemplateReference::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceTemplateReference {
+                    type_: serde_support::required(field_type_, "type")?,
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceUpdatedNotification {
+    ///The JSON keys of `ResourceUpdatedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceUpdatedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceUpdatedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceUpdatedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceUpdatedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ResourceUpdatedNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceUpdatedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResourceUpdatedNotificationParams {
+    ///The JSON keys of `ResourceUpdatedNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "uri" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResourceUpdatedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceUpdatedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResourceUpdatedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResourceUpdatedNotificationParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ResourceUpdatedNotificationParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResourceUpdatedNotificationParams {
+                    meta: serde_support::optional(field_meta),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ResultMetaObject {
+    ///The JSON keys of `ResultMetaObject`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["io.modelcontextprotocol/serverInfo"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "io.modelcontextprotocol/serverInfo" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ResultMetaObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.io_modelcontextprotocol_server_info.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.io_modelcontextprotocol_server_info.is_some() {
+            map.serialize_entry(
+                "io.modelcontextprotocol/serverInfo",
+                &self.io_modelcontextprotocol_server_info,
+            )?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResultMetaObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResultMetaObject;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ResultMetaObject")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ResultMetaObject, A::Error> {
+                let mut field_io_modelcontextprotocol_server_info = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ResultMetaObject::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_io_modelcontextprotocol_server_info,
+                                "io.modelcontextprotocol/serverInfo",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ResultMetaObject {
+                    io_modelcontextprotocol_server_info: serde_support::optional(
+                        field_io_modelcontextprotocol_server_info,
+                    ),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Root {
+    ///The JSON keys of `Root`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "name", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "name" => ::std::option::Option::Some(1usize),
+            "uri" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Root {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + usize::from(self.name.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.name.is_some() {
+            map.serialize_entry("name", &self.name)?;
+        }
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Root {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Root;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Root")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Root, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Root::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Root {
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::optional(field_name),
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SamplingMessage {
+    ///The JSON keys of `SamplingMessage`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["content", "_meta", "role"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "content" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "role" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SamplingMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("content", &self.content)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("role", &self.role)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SamplingMessage;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SamplingMessage")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SamplingMessage, A::Error> {
+                let mut field_content = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_role = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SamplingMessage::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_role, "role")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SamplingMessage {
+                    content: serde_support::required(field_content, "content")?,
+                    meta: serde_support::optional(field_meta),
+                    role: serde_support::required(field_role, "role")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilities {
+    ///The JSON keys of `ServerCapabilities`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "completions",
+        "experimental",
+        "extensions",
+        "logging",
+        "prompts",
+        "resources",
+        "tools",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "completions" => ::std::option::Option::Some(0usize),
+            "experimental" => ::std::option::Option::Some(1usize),
+            "extensions" => ::std::option::Option::Some(2usize),
+            "logging" => ::std::option::Option::Some(3usize),
+            "prompts" => ::std::option::Option::Some(4usize),
+            "resources" => ::std::option::Option::Some(5usize),
+            "tools" => ::std::option::Option::Some(6usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilities {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.completions.is_some())
+            + usize::from(self.experimental.is_some())
+            + usize::from(self.extensions.is_some())
+            + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
+            + usize::from(self.resources.is_some()) + usize::from(self.tools.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.completions.is_some() {
+            map.serialize_entry("completions", &self.completions)?;
+        }
+        if self.experimental.is_some() {
+            map.serialize_entry("experimental", &self.experimental)?;
+        }
+        if self.extensions.is_some() {
+            map.serialize_entry("extensions", &self.extensions)?;
+        }
+        if self.logging.is_some() {
+            map.serialize_entry("logging", &self.logging)?;
+        }
+        if self.prompts.is_some() {
+            map.serialize_entry("prompts", &self.prompts)?;
+        }
+        if self.resources.is_some() {
+            map.serialize_entry("resources", &self.resources)?;
+        }
+        if self.tools.is_some() {
+            map.serialize_entry("tools", &self.tools)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilities")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilities, A::Error> {
+                let mut field_completions = ::std::option::Option::None;
+                let mut field_experimental = ::std::option::Option::None;
+                let mut field_extensions = ::std::option::Option::None;
+                let mut field_logging = ::std::option::Option::None;
+                let mut field_prompts = ::std::option::Option::None;
+                let mut field_resources = ::std::option::Option::None;
+                let mut field_tools = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ServerCapabilities::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_completions,
+                                "completions",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_experimental,
+                                "experimental",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_extensions,
+                                "extensions",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_logging, "logging")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_prompts, "prompts")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_resources,
+                                "resources",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_tools, "tools")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilities {
+                    completions: serde_support::optional(field_completions),
+                    experimental: serde_support::optional(field_experimental),
+                    extensions: serde_support::optional(field_extensions),
+                    logging: serde_support::optional(field_logging),
+                    prompts: serde_support::optional(field_prompts),
+                    resources: serde_support::optional(field_resources),
+                    tools: serde_support::optional(field_tools),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilitiesPrompts {
+    ///The JSON keys of `ServerCapabilitiesPrompts`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["listChanged"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "listChanged" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesPrompts {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.list_changed.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.list_changed.is_some() {
+            map.serialize_entry("listChanged", &self.list_changed)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesPrompts;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilitiesPrompts")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilitiesPrompts, A::Error> {
+                let mut field_list_changed = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ServerCapabilitiesPrompts::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilitiesPrompts {
+                    list_changed: serde_support::optional(field_list_changed),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilitiesResources {
+    ///The JSON keys of `ServerCapabilitiesResources`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["listChanged", "subscribe"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "listChanged" => ::std::option::Option::Some(0usize),
+            "subscribe" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesResources {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.list_changed.is_some())
+            + usize::from(self.subscribe.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.list_changed.is_some() {
+            map.serialize_entry("listChanged", &self.list_changed)?;
+        }
+        if self.subscribe.is_some() {
+            map.serialize_entry("subscribe", &self.subscribe)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesResources;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilitiesResources")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilitiesResources, A::Error> {
+                let mut field_list_changed = ::std::option::Option::None;
+                let mut field_subscribe = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ServerCapabilitiesResources::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_subscribe,
+                                "subscribe",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilitiesResources {
+                    list_changed: serde_support::optional(field_list_changed),
+                    subscribe: serde_support::optional(field_subscribe),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ServerCapabilitiesTools {
+    ///The JSON keys of `ServerCapabilitiesTools`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["listChanged"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "listChanged" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ServerCapabilitiesTools {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.list_changed.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.list_changed.is_some() {
+            map.serialize_entry("listChanged", &self.list_changed)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTools;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTools")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ServerCapabilitiesTools, A::Error> {
+                let mut field_list_changed = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ServerCapabilitiesTools::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_list_changed,
+                                "listChanged",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ServerCapabilitiesTools {
+                    list_changed: serde_support::optional(field_list_changed),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl StringSchema {
+    ///The JSON keys of `StringSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "format",
+        "maxLength",
+        "minLength",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "format" => ::std::option::Option::Some(2usize),
+            "maxLength" => ::std::option::Option::Some(3usize),
+            "minLength" => ::std::option::Option::Some(4usize),
+            "title" => ::std::option::Option::Some(5usize),
+            "type" => ::std::option::Option::Some(6usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for StringSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
+            + usize::from(self.min_length.is_some()) + usize::from(self.title.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.format.is_some() {
+            map.serialize_entry("format", &self.format)?;
+        }
+        if self.max_length.is_some() {
+            map.serialize_entry("maxLength", &self.max_length)?;
+        }
+        if self.min_length.is_some() {
+            map.serialize_entry("minLength", &self.min_length)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for StringSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = StringSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct StringSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<StringSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_format = ::std::option::Option::None;
+                let mut field_max_length = ::std::option::Option::None;
+                let mut field_min_length = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(StringSchema::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_format, "format")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_max_length,
+                                "maxLength",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_min_length,
+                                "minLength",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(StringSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    format: serde_support::optional(field_format),
+                    max_length: serde_support::optional(field_max_length),
+                    min_length: serde_support::optional(field_min_length),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscriptionFilter {
+    ///The JSON keys of `SubscriptionFilter`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "promptsListChanged",
+        "resourceSubscriptions",
+        "resourcesListChanged",
+        "toolsListChanged",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "promptsListChanged" => ::std::option::Option::Some(0usize),
+            "resourceSubscriptions" => ::std::option::Option::Some(1usize),
+            "resourcesListChanged" => ::std::option::Option::Some(2usize),
+            "toolsListChanged" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscriptionFilter {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.prompts_list_changed.is_some())
+            + usize::from(self.resource_subscriptions.is_some())
+            + usize::from(self.resources_list_changed.is_some())
+            + usize::from(self.tools_list_changed.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.prompts_list_changed.is_some() {
+            map.serialize_entry("promptsListChanged", &self.prompts_list_changed)?;
+        }
+        if self.resource_subscriptions.is_some() {
+            map.serialize_entry("resourceSubscriptions", &self.resource_subscriptions)?;
+        }
+        if self.resources_list_changed.is_some() {
+            map.serialize_entry("resourcesListChanged", &self.resources_list_changed)?;
+        }
+        if self.tools_list_changed.is_some() {
+            map.serialize_entry("toolsListChanged", &self.tools_list_changed)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionFilter {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionFilter;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscriptionFilter")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SubscriptionFilter, A::Error> {
+                let mut field_prompts_list_changed = ::std::option::Option::None;
+                let mut field_resource_subscriptions = ::std::option::Option::None;
+                let mut field_resources_list_changed = ::std::option::Option::None;
+                let mut field_tools_list_changed = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SubscriptionFilter::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_prompts_list_changed,
+                                "promptsListChanged",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_resource_subscriptions,
+                                "resourceSubscriptions",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_resources_list_changed,
+                                "resourcesListChanged",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_tools_list_changed,
+                                "toolsListChanged",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscriptionFilter {
+                    prompts_list_changed: serde_support::optional(
+                        field_prompts_list_changed,
+                    ),
+                    resource_subscriptions: serde_support::optional(
+                        field_resource_subscriptions,
+                    ),
+                    resources_list_changed: serde_support::optional(
+                        field_resources_list_changed,
+                    ),
+                    tools_list_changed: serde_support::optional(
+                        field_tools_list_changed,
+                    ),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscriptionsAcknowledgedNotification {
+    ///The JSON keys of `SubscriptionsAcknowledgedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscriptionsAcknowledgedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsAcknowledgedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscriptionsAcknowledgedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SubscriptionsAcknowledgedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            SubscriptionsAcknowledgedNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscriptionsAcknowledgedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscriptionsAcknowledgedNotificationParams {
+    ///The JSON keys of `SubscriptionsAcknowledgedNotificationParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "notifications"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "notifications" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscriptionsAcknowledgedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("notifications", &self.notifications)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsAcknowledgedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscriptionsAcknowledgedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                SubscriptionsAcknowledgedNotificationParams,
+                A::Error,
+            > {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_notifications = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            SubscriptionsAcknowledgedNotificationParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_notifications,
+                                "notifications",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscriptionsAcknowledgedNotificationParams {
+                    meta: serde_support::optional(field_meta),
+                    notifications: serde_support::required(
+                        field_notifications,
+                        "notifications",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscriptionsListenRequest {
+    ///The JSON keys of `SubscriptionsListenRequest`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "method" => ::std::option::Option::Some(2usize),
+            "params" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscriptionsListenRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        map.serialize_entry("params", &self.params)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsListenRequest;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscriptionsListenRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SubscriptionsListenRequest, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SubscriptionsListenRequest::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscriptionsListenRequest {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::required(field_params, "params")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscriptionsListenRequestParams {
+    ///The JSON keys of `SubscriptionsListenRequestParams`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "notifications"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "notifications" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscriptionsListenRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("_meta", &self.meta)?;
+        map.serialize_entry("notifications", &self.notifications)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsListenRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscriptionsListenRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SubscriptionsListenRequestParams, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_notifications = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            SubscriptionsListenRequestParams::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_notifications,
+                                "notifications",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscriptionsListenRequestParams {
+                    meta: serde_support::required(field_meta, "_meta")?,
+                    notifications: serde_support::required(
+                        field_notifications,
+                        "notifications",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscriptionsListenResult {
+    ///The JSON keys of `SubscriptionsListenResult`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "resultType"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "resultType" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscriptionsListenResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("_meta", &self.meta)?;
+        map.serialize_entry("resultType", &self.result_type)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsListenResult;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscriptionsListenResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SubscriptionsListenResult, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_result_type = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(SubscriptionsListenResult::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_result_type,
+                                "resultType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscriptionsListenResult {
+                    meta: serde_support::required(field_meta, "_meta")?,
+                    result_type: serde_support::required(
+                        field_result_type,
+                        "resultType",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscriptionsListenResultMetaObject {
+    ///The JSON keys of `SubscriptionsListenResultMetaObject`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "io.modelcontextprotocol/serverInfo",
+        "io.modelcontextprotocol/subscriptionId",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "io.modelcontextprotocol/serverInfo" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/subscriptionId" => {
+                ::std::option::Option::Some(1usize)
+            }
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscriptionsListenResultMetaObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.io_modelcontextprotocol_server_info.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.io_modelcontextprotocol_server_info.is_some() {
+            map.serialize_entry(
+                "io.modelcontextprotocol/serverInfo",
+                &self.io_modelcontextprotocol_server_info,
+            )?;
+        }
+        map.serialize_entry(
+            "io.modelcontextprotocol/subscriptionId",
+            &self.io_modelcontextprotocol_subscription_id,
+        )?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultMetaObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsListenResultMetaObject;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscriptionsListenResultMetaObject")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SubscriptionsListenResultMetaObject, A::Error> {
+                let mut field_io_modelcontextprotocol_server_info = ::std::option::Option::None;
+                let mut field_io_modelcontextprotocol_subscription_id = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            SubscriptionsListenResultMetaObject::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_io_modelcontextprotocol_server_info,
+                                "io.modelcontextprotocol/serverInfo",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_io_modelcontextprotocol_subscription_id,
+                                "io.modelcontextprotocol/subscriptionId",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscriptionsListenResultMetaObject {
+                    io_modelcontextprotocol_server_info: serde_support::optional(
+                        field_io_modelcontextprotocol_server_info,
+                    ),
+                    io_modelcontextprotocol_subscription_id: serde_support::required(
+                        field_io_modelcontextprotocol_subscription_id,
+                        "io.modelcontextprotocol/subscriptionId",
+                    )?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl SubscriptionsListenResultResponse {
+    ///The JSON keys of `SubscriptionsListenResultResponse`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "jsonrpc", "result"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "jsonrpc" => ::std::option::Option::Some(1usize),
+            "result" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for SubscriptionsListenResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("result", &self.result)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsListenResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct SubscriptionsListenResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<SubscriptionsListenResultResponse, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_result = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            SubscriptionsListenResultResponse::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_result, "result")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(SubscriptionsListenResultResponse {
+                    id: serde_support::required(field_id, "id")?,
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    result: serde_support::required(field_result, "result")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TextContent {
+    ///The JSON keys of `TextContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["annotations", "_meta", "text", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "_meta" => ::std::option::Option::Some(1usize),
+            "text" => ::std::option::Option::Some(2usize),
+            "type" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TextContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("text", &self.text)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TextContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TextContent, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_text = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(TextContent::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_text, "text")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TextContent {
+                    annotations: serde_support::optional(field_annotations),
+                    meta: serde_support::optional(field_meta),
+                    text: serde_support::required(field_text, "text")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TextResourceContents {
+    ///The JSON keys of `TextResourceContents`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["_meta", "mimeType", "text", "uri"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "_meta" => ::std::option::Option::Some(0usize),
+            "mimeType" => ::std::option::Option::Some(1usize),
+            "text" => ::std::option::Option::Some(2usize),
+            "uri" => ::std::option::Option::Some(3usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TextResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.mime_type.is_some() {
+            map.serialize_entry("mimeType", &self.mime_type)?;
+        }
+        map.serialize_entry("text", &self.text)?;
+        map.serialize_entry("uri", &self.uri)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TextResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TextResourceContents, A::Error> {
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_mime_type = ::std::option::Option::None;
+                let mut field_text = ::std::option::Option::None;
+                let mut field_uri = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(TextResourceContents::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_mime_type,
+                                "mimeType",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_text, "text")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_uri, "uri")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TextResourceContents {
+                    meta: serde_support::optional(field_meta),
+                    mime_type: serde_support::optional(field_mime_type),
+                    text: serde_support::required(field_text, "text")?,
+                    uri: serde_support::required(field_uri, "uri")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledMultiSelectEnumSchema {
+    ///The JSON keys of `TitledMultiSelectEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "items",
+        "maxItems",
+        "minItems",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "items" => ::std::option::Option::Some(2usize),
+            "maxItems" => ::std::option::Option::Some(3usize),
+            "minItems" => ::std::option::Option::Some(4usize),
+            "title" => ::std::option::Option::Some(5usize),
+            "type" => ::std::option::Option::Some(6usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledMultiSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1
+            + usize::from(self.max_items.is_some())
+            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("items", &self.items)?;
+        if self.max_items.is_some() {
+            map.serialize_entry("maxItems", &self.max_items)?;
+        }
+        if self.min_items.is_some() {
+            map.serialize_entry("minItems", &self.min_items)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TitledMultiSelectEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_items = ::std::option::Option::None;
+                let mut field_max_items = ::std::option::Option::None;
+                let mut field_min_items = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledMultiSelectEnumSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_items, "items")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_max_items,
+                                "maxItems",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_min_items,
+                                "minItems",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledMultiSelectEnumSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    items: serde_support::required(field_items, "items")?,
+                    max_items: serde_support::optional(field_max_items),
+                    min_items: serde_support::optional(field_min_items),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledMultiSelectEnumSchemaItems {
+    ///The JSON keys of `TitledMultiSelectEnumSchemaItems`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["anyOf"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "anyOf" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledMultiSelectEnumSchemaItems {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("anyOf", &self.any_of)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchemaItems;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchemaItems")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
+                let mut field_any_of = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledMultiSelectEnumSchemaItems::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_any_of, "anyOf")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledMultiSelectEnumSchemaItems {
+                    any_of: serde_support::required(field_any_of, "anyOf")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    ///The JSON keys of `TitledMultiSelectEnumSchemaItemsAnyOfItem`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["const", "title"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "const" => ::std::option::Option::Some(0usize),
+            "title" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("const", &self.const_)?;
+        map.serialize_entry("title", &self.title)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchemaItemsAnyOfItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchemaItemsAnyOfItem")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                TitledMultiSelectEnumSchemaItemsAnyOfItem,
+                A::Error,
+            > {
+                let mut field_const_ = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledMultiSelectEnumSchemaItemsAnyOfItem::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_const_, "const")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledMultiSelectEnumSchemaItemsAnyOfItem {
+                    const_: serde_support::required(field_const_, "const")?,
+                    title: serde_support::required(field_title, "title")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledSingleSelectEnumSchema {
+    ///The JSON keys of `TitledSingleSelectEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "oneOf",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "oneOf" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledSingleSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("oneOf", &self.one_of)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledSingleSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledSingleSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TitledSingleSelectEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_one_of = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledSingleSelectEnumSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_one_of, "oneOf")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledSingleSelectEnumSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    one_of: serde_support::required(field_one_of, "oneOf")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl TitledSingleSelectEnumSchemaOneOfItem {
+    ///The JSON keys of `TitledSingleSelectEnumSchemaOneOfItem`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["const", "title"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "const" => ::std::option::Option::Some(0usize),
+            "title" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("const", &self.const_)?;
+        map.serialize_entry("title", &self.title)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledSingleSelectEnumSchemaOneOfItem;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct TitledSingleSelectEnumSchemaOneOfItem")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<TitledSingleSelectEnumSchemaOneOfItem, A::Error> {
+                let mut field_const_ = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            TitledSingleSelectEnumSchemaOneOfItem::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_const_, "const")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(TitledSingleSelectEnumSchemaOneOfItem {
+                    const_: serde_support::required(field_const_, "const")?,
+                    title: serde_support::required(field_title, "title")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl Tool {
+    ///The JSON keys of `Tool`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "annotations",
+        "description",
+        "icons",
+        "inputSchema",
+        "_meta",
+        "name",
+        "outputSchema",
+        "title",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "annotations" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "icons" => ::std::option::Option::Some(2usize),
+            "inputSchema" => ::std::option::Option::Some(3usize),
+            "_meta" => ::std::option::Option::Some(4usize),
+            "name" => ::std::option::Option::Some(5usize),
+            "outputSchema" => ::std::option::Option::Some(6usize),
+            "title" => ::std::option::Option::Some(7usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for Tool {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + 1 + usize::from(self.meta.is_some()) + 1
+            + usize::from(self.output_schema.is_some())
+            + usize::from(self.title.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.annotations.is_some() {
+            map.serialize_entry("annotations", &self.annotations)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        if self.icons.is_some() {
+            map.serialize_entry("icons", &self.icons)?;
+        }
+        map.serialize_entry("inputSchema", &self.input_schema)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        if self.output_schema.is_some() {
+            map.serialize_entry("outputSchema", &self.output_schema)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Tool {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Tool;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct Tool")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<Tool, A::Error> {
+                let mut field_annotations = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_icons = ::std::option::Option::None;
+                let mut field_input_schema = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_output_schema = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(Tool::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_annotations,
+                                "annotations",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_icons, "icons")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_input_schema,
+                                "inputSchema",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_output_schema,
+                                "outputSchema",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(7usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(Tool {
+                    annotations: serde_support::optional(field_annotations),
+                    description: serde_support::optional(field_description),
+                    icons: serde_support::optional(field_icons),
+                    input_schema: serde_support::required(
+                        field_input_schema,
+                        "inputSchema",
+                    )?,
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::required(field_name, "name")?,
+                    output_schema: serde_support::optional(field_output_schema),
+                    title: serde_support::optional(field_title),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolAnnotations {
+    ///The JSON keys of `ToolAnnotations`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+        "readOnlyHint",
+        "title",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "destructiveHint" => ::std::option::Option::Some(0usize),
+            "idempotentHint" => ::std::option::Option::Some(1usize),
+            "openWorldHint" => ::std::option::Option::Some(2usize),
+            "readOnlyHint" => ::std::option::Option::Some(3usize),
+            "title" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolAnnotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.destructive_hint.is_some())
+            + usize::from(self.idempotent_hint.is_some())
+            + usize::from(self.open_world_hint.is_some())
+            + usize::from(self.read_only_hint.is_some())
+            + usize::from(self.title.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.destructive_hint.is_some() {
+            map.serialize_entry("destructiveHint", &self.destructive_hint)?;
+        }
+        if self.idempotent_hint.is_some() {
+            map.serialize_entry("idempotentHint", &self.idempotent_hint)?;
+        }
+        if self.open_world_hint.is_some() {
+            map.serialize_entry("openWorldHint", &self.open_world_hint)?;
+        }
+        if self.read_only_hint.is_some() {
+            map.serialize_entry("readOnlyHint", &self.read_only_hint)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolAnnotations;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolAnnotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolAnnotations, A::Error> {
+                let mut field_destructive_hint = ::std::option::Option::None;
+                let mut field_idempotent_hint = ::std::option::Option::None;
+                let mut field_open_world_hint = ::std::option::Option::None;
+                let mut field_read_only_hint = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ToolAnnotations::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_destructive_hint,
+                                "destructiveHint",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_idempotent_hint,
+                                "idempotentHint",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_open_world_hint,
+                                "openWorldHint",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_read_only_hint,
+                                "readOnlyHint",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolAnnotations {
+                    destructive_hint: serde_support::optional(field_destructive_hint),
+                    idempotent_hint: serde_support::optional(field_idempotent_hint),
+                    open_world_hint: serde_support::optional(field_open_world_hint),
+                    read_only_hint: serde_support::optional(field_read_only_hint),
+                    title: serde_support::optional(field_title),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolChoice {
+    ///The JSON keys of `ToolChoice`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["mode"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "mode" => ::std::option::Option::Some(0usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolChoice {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.mode.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.mode.is_some() {
+            map.serialize_entry("mode", &self.mode)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolChoice {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolChoice;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolChoice")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolChoice, A::Error> {
+                let mut field_mode = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(serde_support::FieldKeySeed(ToolChoice::json_key))?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_mode, "mode")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolChoice {
+                    mode: serde_support::optional(field_mode),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolListChangedNotification {
+    ///The JSON keys of `ToolListChangedNotification`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["jsonrpc", "method", "params"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "jsonrpc" => ::std::option::Option::Some(0usize),
+            "method" => ::std::option::Option::Some(1usize),
+            "params" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.params.is_some())
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        map.serialize_entry("method", &self.method)?;
+        if self.params.is_some() {
+            map.serialize_entry("params", &self.params)?;
+        }
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolListChangedNotification, A::Error> {
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut field_method = ::std::option::Option::None;
+                let mut field_params = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            ToolListChangedNotification::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_method, "method")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_params, "params")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolListChangedNotification {
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    method: serde_support::required(field_method, "method")?,
+                    params: serde_support::optional(field_params),
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolResultContent {
+    ///The JSON keys of `ToolResultContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "content",
+        "isError",
+        "_meta",
+        "structuredContent",
+        "toolUseId",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "content" => ::std::option::Option::Some(0usize),
+            "isError" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "structuredContent" => ::std::option::Option::Some(3usize),
+            "toolUseId" => ::std::option::Option::Some(4usize),
+            "type" => ::std::option::Option::Some(5usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolResultContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.is_error.is_some())
+            + usize::from(self.meta.is_some())
+            + usize::from(self.structured_content.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("content", &self.content)?;
+        if self.is_error.is_some() {
+            map.serialize_entry("isError", &self.is_error)?;
+        }
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        if self.structured_content.is_some() {
+            map.serialize_entry("structuredContent", &self.structured_content)?;
+        }
+        map.serialize_entry("toolUseId", &self.tool_use_id)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolResultContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolResultContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolResultContent, A::Error> {
+                let mut field_content = ::std::option::Option::None;
+                let mut field_is_error = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_structured_content = ::std::option::Option::None;
+                let mut field_tool_use_id = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ToolResultContent::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_content, "content")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_is_error,
+                                "isError",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_structured_content,
+                                "structuredContent",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_tool_use_id,
+                                "toolUseId",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolResultContent {
+                    content: serde_support::required(field_content, "content")?,
+                    is_error: serde_support::optional(field_is_error),
+                    meta: serde_support::optional(field_meta),
+                    structured_content: serde_support::optional(
+                        field_structured_content,
+                    ),
+                    tool_use_id: serde_support::required(
+                        field_tool_use_id,
+                        "toolUseId",
+                    )?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl ToolUseContent {
+    ///The JSON keys of `ToolUseContent`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["id", "input", "_meta", "name", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "id" => ::std::option::Option::Some(0usize),
+            "input" => ::std::option::Option::Some(1usize),
+            "_meta" => ::std::option::Option::Some(2usize),
+            "name" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for ToolUseContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + usize::from(self.meta.is_some()) + 1 + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("input", &self.input)?;
+        if self.meta.is_some() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolUseContent;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct ToolUseContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<ToolUseContent, A::Error> {
+                let mut field_id = ::std::option::Option::None;
+                let mut field_input = ::std::option::Option::None;
+                let mut field_meta = ::std::option::Option::None;
+                let mut field_name = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(ToolUseContent::json_key),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_input, "input")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_meta, "_meta")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_name, "name")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ToolUseContent {
+                    id: serde_support::required(field_id, "id")?,
+                    input: serde_support::required(field_input, "input")?,
+                    meta: serde_support::optional(field_meta),
+                    name: serde_support::required(field_name, "name")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UnsupportedProtocolVersionError {
+    ///The JSON keys of `UnsupportedProtocolVersionError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["error", "id", "jsonrpc"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "error" => ::std::option::Option::Some(0usize),
+            "id" => ::std::option::Option::Some(1usize),
+            "jsonrpc" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UnsupportedProtocolVersionError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + usize::from(self.id.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("error", &self.error)?;
+        if self.id.is_some() {
+            map.serialize_entry("id", &self.id)?;
+        }
+        map.serialize_entry("jsonrpc", &self.jsonrpc)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsupportedProtocolVersionError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UnsupportedProtocolVersionError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UnsupportedProtocolVersionError, A::Error> {
+                let mut field_error = ::std::option::Option::None;
+                let mut field_id = ::std::option::Option::None;
+                let mut field_jsonrpc = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UnsupportedProtocolVersionError::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_error, "error")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_id, "id")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_jsonrpc, "jsonrpc")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UnsupportedProtocolVersionError {
+                    error: serde_support::required(field_error, "error")?,
+                    id: serde_support::optional(field_id),
+                    jsonrpc: serde_support::required(field_jsonrpc, "jsonrpc")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UnsupportedProtocolVersionErrorError {
+    ///The JSON keys of `UnsupportedProtocolVersionErrorError`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["code", "data", "message"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "code" => ::std::option::Option::Some(0usize),
+            "data" => ::std::option::Option::Some(1usize),
+            "message" => ::std::option::Option::Some(2usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UnsupportedProtocolVersionErrorError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("code", &self.code)?;
+        map.serialize_entry("data", &self.data)?;
+        map.serialize_entry("message", &self.message)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsupportedProtocolVersionErrorError;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UnsupportedProtocolVersionErrorError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UnsupportedProtocolVersionErrorError, A::Error> {
+                let mut field_code = ::std::option::Option::None;
+                let mut field_data = ::std::option::Option::None;
+                let mut field_message = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UnsupportedProtocolVersionErrorError::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_code, "code")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_data, "data")?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_message, "message")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UnsupportedProtocolVersionErrorError {
+                    code: serde_support::required(field_code, "code")?,
+                    data: serde_support::required(field_data, "data")?,
+                    message: serde_support::required(field_message, "message")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UnsupportedProtocolVersionErrorErrorData {
+    ///The JSON keys of `UnsupportedProtocolVersionErrorErrorData`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["requested", "supported"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "requested" => ::std::option::Option::Some(0usize),
+            "supported" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UnsupportedProtocolVersionErrorErrorData {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("requested", &self.requested)?;
+        map.serialize_entry("supported", &self.supported)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorData {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsupportedProtocolVersionErrorErrorData;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UnsupportedProtocolVersionErrorErrorData")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<
+                UnsupportedProtocolVersionErrorErrorData,
+                A::Error,
+            > {
+                let mut field_requested = ::std::option::Option::None;
+                let mut field_supported = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UnsupportedProtocolVersionErrorErrorData::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_requested,
+                                "requested",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_supported,
+                                "supported",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UnsupportedProtocolVersionErrorErrorData {
+                    requested: serde_support::required(field_requested, "requested")?,
+                    supported: serde_support::required(field_supported, "supported")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UntitledMultiSelectEnumSchema {
+    ///The JSON keys of `UntitledMultiSelectEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "items",
+        "maxItems",
+        "minItems",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "items" => ::std::option::Option::Some(2usize),
+            "maxItems" => ::std::option::Option::Some(3usize),
+            "minItems" => ::std::option::Option::Some(4usize),
+            "title" => ::std::option::Option::Some(5usize),
+            "type" => ::std::option::Option::Some(6usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1
+            + usize::from(self.max_items.is_some())
+            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
+            + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("items", &self.items)?;
+        if self.max_items.is_some() {
+            map.serialize_entry("maxItems", &self.max_items)?;
+        }
+        if self.min_items.is_some() {
+            map.serialize_entry("minItems", &self.min_items)?;
+        }
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledMultiSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UntitledMultiSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UntitledMultiSelectEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_items = ::std::option::Option::None;
+                let mut field_max_items = ::std::option::Option::None;
+                let mut field_min_items = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UntitledMultiSelectEnumSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_items, "items")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_max_items,
+                                "maxItems",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read_optional_integer(
+                                &mut map,
+                                &mut field_min_items,
+                                "minItems",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(5usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(6usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UntitledMultiSelectEnumSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    items: serde_support::required(field_items, "items")?,
+                    max_items: serde_support::optional(field_max_items),
+                    min_items: serde_support::optional(field_min_items),
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UntitledMultiSelectEnumSchemaItems {
+    ///The JSON keys of `UntitledMultiSelectEnumSchemaItems`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &["enum", "type"];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "enum" => ::std::option::Option::Some(0usize),
+            "type" => ::std::option::Option::Some(1usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UntitledMultiSelectEnumSchemaItems {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + 1 + 1 + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        map.serialize_entry("enum", &self.enum_)?;
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledMultiSelectEnumSchemaItems;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UntitledMultiSelectEnumSchemaItems")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
+                let mut field_enum_ = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UntitledMultiSelectEnumSchemaItems::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_enum_, "enum")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UntitledMultiSelectEnumSchemaItems {
+                    enum_: serde_support::required(field_enum_, "enum")?,
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+impl UntitledSingleSelectEnumSchema {
+    ///The JSON keys of `UntitledSingleSelectEnumSchema`'s fields, in field order.
+    const JSON_KEYS: &'static [&'static str] = &[
+        "default",
+        "description",
+        "enum",
+        "title",
+        "type",
+    ];
+    /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
+    /// search on every key read).
+    fn json_key(key: &str) -> ::std::option::Option<usize> {
+        match key {
+            "default" => ::std::option::Option::Some(0usize),
+            "description" => ::std::option::Option::Some(1usize),
+            "enum" => ::std::option::Option::Some(2usize),
+            "title" => ::std::option::Option::Some(3usize),
+            "type" => ::std::option::Option::Some(4usize),
+            _ => ::std::option::Option::None,
+        }
+    }
+}
+impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let len = 0 + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1
+            + usize::from(self.title.is_some()) + 1
+            + serde_support::extra_len(&self.extra, Self::JSON_KEYS);
+        let mut map = serializer.serialize_map(::std::option::Option::Some(len))?;
+        if self.default.is_some() {
+            map.serialize_entry("default", &self.default)?;
+        }
+        if self.description.is_some() {
+            map.serialize_entry("description", &self.description)?;
+        }
+        map.serialize_entry("enum", &self.enum_)?;
+        if self.title.is_some() {
+            map.serialize_entry("title", &self.title)?;
+        }
+        map.serialize_entry("type", &self.type_)?;
+        serde_support::write_extra(&mut map, &self.extra, Self::JSON_KEYS)?;
+        map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledSingleSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> ::std::fmt::Result {
+                f.write_str("struct UntitledSingleSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::std::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
+                let mut field_default = ::std::option::Option::None;
+                let mut field_description = ::std::option::Option::None;
+                let mut field_enum_ = ::std::option::Option::None;
+                let mut field_title = ::std::option::Option::None;
+                let mut field_type_ = ::std::option::Option::None;
+                let mut extra = ::serde_json::Map::new();
+                while let ::std::option::Option::Some(key) = map
+                    .next_key_seed(
+                        serde_support::FieldKeySeed(
+                            UntitledSingleSelectEnumSchema::json_key,
+                        ),
+                    )?
+                {
+                    match key {
+                        serde_support::FieldKey::Known(0usize) => {
+                            serde_support::read(&mut map, &mut field_default, "default")?
+                        }
+                        serde_support::FieldKey::Known(1usize) => {
+                            serde_support::read(
+                                &mut map,
+                                &mut field_description,
+                                "description",
+                            )?
+                        }
+                        serde_support::FieldKey::Known(2usize) => {
+                            serde_support::read(&mut map, &mut field_enum_, "enum")?
+                        }
+                        serde_support::FieldKey::Known(3usize) => {
+                            serde_support::read(&mut map, &mut field_title, "title")?
+                        }
+                        serde_support::FieldKey::Known(4usize) => {
+                            serde_support::read(&mut map, &mut field_type_, "type")?
+                        }
+                        serde_support::FieldKey::Known(_) => {
+                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        }
+                        serde_support::FieldKey::Unknown(key) => {
+                            extra.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(UntitledSingleSelectEnumSchema {
+                    default: serde_support::optional(field_default),
+                    description: serde_support::optional(field_description),
+                    enum_: serde_support::required(field_enum_, "enum")?,
+                    title: serde_support::optional(field_title),
+                    type_: serde_support::required(field_type_, "type")?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 use super::methods;
@@ -7700,6 +22663,48 @@ impl<'de> ::serde::Deserialize<'de> for ObjectSchema {
         Self::new(map).map_err(::serde::de::Error::custom)
     }
 }
+/// A JSON Schema kept exactly as given, for a value of any type
+/// (2026-07-28's tool `outputSchema`): every keyword, in the order
+/// given.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(transparent)]
+pub struct AnySchema(::serde_json::Map<::std::string::String, ::serde_json::Value>);
+impl AnySchema {
+    /// Wraps a JSON object.
+    pub fn new(
+        map: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ) -> Self {
+        Self(map)
+    }
+    /// The schema's keywords.
+    pub fn as_map(
+        &self,
+    ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        &self.0
+    }
+    /// Gives back the schema's keywords.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0
+    }
+}
+impl ::std::convert::From<ObjectSchema> for AnySchema {
+    fn from(schema: ObjectSchema) -> Self {
+        Self(schema.0)
+    }
+}
+impl ::std::convert::TryFrom<::serde_json::Value> for AnySchema {
+    type Error = error::ConversionError;
+    fn try_from(value: ::serde_json::Value) -> ::std::result::Result<Self, Self::Error> {
+        match value {
+            ::serde_json::Value::Object(map) => Ok(Self(map)),
+            other => {
+                Err(format!("a tool schema must be a JSON object, found {other}").into())
+            }
+        }
+    }
+}
 /// A request type: its method name, params and result, written once.
 pub trait McpRequest: ::serde::Serialize + ::serde::de::DeserializeOwned {
     /// The wire name of the method.
@@ -7945,6 +22950,7 @@ impl ClientNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
             },
@@ -8253,6 +23259,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ListResources => {
@@ -8261,6 +23268,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ListResourceTemplates => {
@@ -8269,6 +23277,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ReadResource => {
@@ -8277,6 +23286,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::SubscriptionsListen => {
@@ -8285,6 +23295,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ListPrompts => {
@@ -8293,6 +23304,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::GetPrompt => {
@@ -8301,6 +23313,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::ListTools => {
@@ -8309,6 +23322,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::CallTool => {
@@ -8317,6 +23331,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ClientRequestMethod::Complete => {
@@ -8325,6 +23340,7 @@ impl ClientRequest {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
             },
@@ -8687,18 +23703,21 @@ impl InputRequest {
                     Self::CreateMessage(CreateMessageRequest {
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 InputRequestMethod::ListRoots => {
                     Self::ListRoots(ListRootsRequest {
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 InputRequestMethod::Elicit => {
                     Self::Elicit(ElicitRequest {
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
             },
@@ -9085,6 +24104,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::Progress => {
@@ -9092,6 +24112,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::ResourceListChanged => {
@@ -9099,6 +24120,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::SubscriptionsAcknowledged => {
@@ -9106,6 +24128,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::ResourceUpdated => {
@@ -9113,6 +24136,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::PromptListChanged => {
@@ -9120,6 +24144,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::ToolListChanged => {
@@ -9127,6 +24152,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: optional_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
                 ServerNotificationMethod::LoggingMessage => {
@@ -9134,6 +24160,7 @@ impl ServerNotification {
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
                         params: required_params(params)?,
+                        extra: ::std::default::Default::default(),
                     })
                 }
             },

@@ -133,11 +133,12 @@ impl Context {
                 // The progress token stays valid for the task's lifetime.
                 Some(token) => {
                     let params = crate::schema::ProgressNotificationParams {
-                        progress_token: token,
-                        progress: crate::session::number(progress)?,
                         total: total.map(crate::session::number).transpose()?,
                         message,
-                        meta: None,
+                        ..crate::schema::ProgressNotificationParams::new(
+                            crate::session::number(progress)?,
+                            token,
+                        )
                     };
                     self.peer
                         .notify::<crate::schema::ProgressNotification>(params)
@@ -193,6 +194,7 @@ impl Context {
         }
         params.task = Some(crate::schema::TaskMetadata {
             ttl: ttl.map(millis),
+            ..crate::schema::TaskMetadata::new()
         });
         let raw = self
             .peer
@@ -224,6 +226,7 @@ impl Context {
         }
         let task = Some(crate::schema::TaskMetadata {
             ttl: ttl.map(millis),
+            ..crate::schema::TaskMetadata::new()
         });
         match &mut params {
             ElicitRequestParams::Form(f) => f.task = task,
@@ -242,9 +245,7 @@ impl Context {
 
     /// `tasks/get` on the client.
     pub async fn client_task(&self, task_id: &str) -> Result<crate::schema::GetTaskResult> {
-        let params = crate::schema::GetTaskRequestParams {
-            task_id: task_id.to_string(),
-        };
+        let params = crate::schema::GetTaskRequestParams::new(task_id);
         self.peer
             .request::<crate::schema::GetTaskRequest>(params, RequestOptions::default())
             .await
@@ -256,9 +257,7 @@ impl Context {
         &self,
         task_id: &str,
     ) -> Result<T> {
-        let params = crate::schema::GetTaskPayloadRequestParams {
-            task_id: task_id.to_string(),
-        };
+        let params = crate::schema::GetTaskPayloadRequestParams::new(task_id);
         let method = <crate::schema::GetTaskPayloadRequest as McpRequest>::METHOD;
         let raw = self
             .peer
@@ -275,6 +274,7 @@ impl Context {
         let params = cursor.map(|cursor| crate::schema::PaginatedRequestParams {
             cursor: Some(cursor),
             meta: None,
+            ..crate::schema::PaginatedRequestParams::new()
         });
         self.peer
             .request::<crate::schema::ListTasksRequest>(params, RequestOptions::default())
@@ -286,9 +286,7 @@ impl Context {
         &self,
         task_id: &str,
     ) -> Result<crate::schema::CancelTaskResult> {
-        let params = crate::schema::CancelTaskRequestParams {
-            task_id: task_id.to_string(),
-        };
+        let params = crate::schema::CancelTaskRequestParams::new(task_id);
         self.peer
             .request::<crate::schema::CancelTaskRequest>(params, RequestOptions::default())
             .await
@@ -297,9 +295,7 @@ impl Context {
     /// Tells the client that the out-of-band step of URL-mode elicitation
     /// `elicitation_id` is finished (`notifications/elicitation/complete`).
     pub async fn notify_elicitation_complete(&self, elicitation_id: &str) -> Result<()> {
-        let params = crate::schema::ElicitationCompleteNotificationParams {
-            elicitation_id: elicitation_id.to_string(),
-        };
+        let params = crate::schema::ElicitationCompleteNotificationParams::new(elicitation_id);
         self.peer
             .notify::<crate::schema::ElicitationCompleteNotification>(params)
             .await
@@ -324,10 +320,8 @@ impl Context {
             return Ok(());
         }
         let params = LoggingMessageNotificationParams {
-            level,
             logger: logger.map(str::to_string),
-            data,
-            meta: None,
+            ..LoggingMessageNotificationParams::new(data, level)
         };
         self.peer()
             .notify::<LoggingMessageNotification>(params)

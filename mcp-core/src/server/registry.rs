@@ -442,10 +442,7 @@ impl Server {
             if !session.is_subscribed(uri) {
                 continue;
             }
-            let params = ResourceUpdatedNotificationParams {
-                uri: uri.to_string(),
-                meta: None,
-            };
+            let params = ResourceUpdatedNotificationParams::new(uri);
             if session
                 .peer
                 .notify::<ResourceUpdatedNotification>(params)
@@ -484,13 +481,16 @@ impl Server {
         ServerCapabilities {
             tools: offers.tools.then_some(ServerCapabilitiesTools {
                 list_changed: Some(true),
+                ..ServerCapabilitiesTools::new()
             }),
             resources: offers.resources.then_some(ServerCapabilitiesResources {
                 list_changed: Some(true),
                 subscribe: Some(true),
+                ..ServerCapabilitiesResources::new()
             }),
             prompts: offers.prompts.then_some(ServerCapabilitiesPrompts {
                 list_changed: Some(true),
+                ..ServerCapabilitiesPrompts::new()
             }),
             logging: Some(Map::new()),
             completions: self.inner.completion.is_some().then(Map::new),
@@ -502,9 +502,13 @@ impl Server {
                 requests: Some(ServerCapabilitiesTasksRequests {
                     tools: Some(ServerCapabilitiesTasksRequestsTools {
                         call: Some(Map::new()),
+                        ..ServerCapabilitiesTasksRequestsTools::new()
                     }),
+                    ..ServerCapabilitiesTasksRequests::new()
                 }),
+                ..ServerCapabilitiesTasks::new()
             }),
+            ..ServerCapabilities::new()
         }
     }
 
@@ -547,6 +551,7 @@ impl ServerHandler for Server {
             prompts_list_changed: offers.prompts.then_some(true),
             resources_list_changed: offers.resources.then_some(true),
             resource_subscriptions: offers.resources.then(Vec::new),
+            ..SubscriptionFilter::new()
         };
         subscriptions::listen(&self.inner.bus, &offered, params, &cx).await
     }

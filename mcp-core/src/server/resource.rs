@@ -60,17 +60,7 @@ impl ResourceDef {
         Fut: Future<Output = Result<ReadResourceResult, RpcError>> + Send + 'static,
     {
         Self {
-            resource: Resource {
-                uri: uri.into(),
-                name: name.into(),
-                annotations: None,
-                description: None,
-                icons: None,
-                meta: None,
-                mime_type: None,
-                size: None,
-                title: None,
-            },
+            resource: Resource::new(name, uri),
             read: Arc::new(move |uri, cx| Box::pin(read(uri, cx))),
         }
     }
@@ -134,16 +124,7 @@ impl ResourceTemplateDef {
         let matcher =
             UriTemplate::parse(&uri_template).map_err(|e| Error::InvalidArgument(e.to_string()))?;
         Ok(Self {
-            template: ResourceTemplate {
-                uri_template,
-                name: name.into(),
-                annotations: None,
-                description: None,
-                icons: None,
-                meta: None,
-                mime_type: None,
-                title: None,
-            },
+            template: ResourceTemplate::new(name, uri_template),
             matcher,
             read: Arc::new(move |uri, vars, cx| Box::pin(read(uri, vars, cx))),
         })
@@ -193,14 +174,7 @@ impl PromptDef {
         Fut: Future<Output = Result<GetPromptResult, RpcError>> + Send + 'static,
     {
         Self {
-            prompt: Prompt {
-                name: name.into(),
-                arguments: None,
-                description: None,
-                icons: None,
-                meta: None,
-                title: None,
-            },
+            prompt: Prompt::new(name),
             get: Arc::new(move |args, cx| Box::pin(get(args, cx))),
         }
     }
@@ -231,11 +205,10 @@ impl PromptDef {
             .arguments
             .get_or_insert_with(Vec::new)
             .push(PromptArgument {
-                name: name.into(),
                 // An empty description is no description.
                 description: Some(description.into()).filter(|d: &String| !d.is_empty()),
                 required: Some(required),
-                title: None,
+                ..PromptArgument::new(name)
             });
         self
     }

@@ -334,10 +334,7 @@ fn initialize(
         ));
     }
     Ok(InitializeResult {
-        capabilities: info.capabilities,
         instructions: info.instructions,
-        protocol_version: version.as_str().to_string(),
-        server_info: info.implementation,
-        meta: None,
+        ..InitializeResult::new(info.capabilities, version.as_str(), info.implementation)
     })
 }

@@ -86,6 +86,7 @@ pub(crate) async fn listen(
     let ack = SubscriptionsAcknowledgedNotificationParams {
         meta: Some(NotificationMetaObject {
             io_modelcontextprotocol_subscription_id: Some(id.clone()),
+            ..NotificationMetaObject::new()
         }),
         ..SubscriptionsAcknowledgedNotificationParams::new(filter.clone())
     };
@@ -102,10 +103,7 @@ pub(crate) async fn listen(
         }
     }
     Ok(SubscriptionsListenResult::new(
-        SubscriptionsListenResultMetaObject {
-            io_modelcontextprotocol_server_info: None,
-            io_modelcontextprotocol_subscription_id: id,
-        },
+        SubscriptionsListenResultMetaObject::new(id),
     ))
 }
 
@@ -125,6 +123,7 @@ fn honoured(asked: &SubscriptionFilter, offered: &SubscriptionFilter) -> Subscri
             (Some(uris), Some(_)) => Some(uris.clone()),
             _ => None,
         },
+        ..SubscriptionFilter::new()
     }
 }
 
@@ -136,6 +135,7 @@ async fn forward(
 ) -> Result<(), RpcError> {
     let params = || NotificationParams {
         meta: Some(meta(id)),
+        ..NotificationParams::new()
     };
     match change {
         Change::ToolsListChanged if filter.tools_list_changed == Some(true) => {

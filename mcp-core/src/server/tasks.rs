@@ -75,7 +75,7 @@ pub(crate) async fn start(
         }
     });
     notify(manager, &cx.session.peer, task.clone()).await;
-    Ok(CreateTaskResult { task, meta: None })
+    Ok(CreateTaskResult::new(task))
 }
 
 pub(crate) use crate::tasks::notify;
@@ -117,8 +117,7 @@ pub(crate) fn list(
 ) -> Result<ListTasksResult, RpcError> {
     let (tasks, next_cursor) = manager.list(&cx.session.id, cursor, page)?;
     Ok(ListTasksResult {
-        tasks,
         next_cursor,
-        meta: None,
+        ..ListTasksResult::new(tasks)
     })
 }

@@ -260,17 +260,7 @@ impl ToolDef {
             .map_err(|e| Error::InvalidArgument(format!("input schema of tool `{name}`: {e}")))?;
         let handler: Handler = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
         Ok(Self {
-            tool: Arc::new(Tool {
-                name,
-                input_schema,
-                annotations: None,
-                description: None,
-                execution: None,
-                icons: None,
-                meta: None,
-                output_schema: None,
-                title: None,
-            }),
+            tool: Arc::new(Tool::new(input_schema, name)),
             validator: Arc::new(validator),
             handler,
         })
@@ -309,6 +299,7 @@ impl ToolDef {
     pub fn task_support(mut self, support: crate::schema::ToolExecutionTaskSupport) -> Self {
         Arc::make_mut(&mut self.tool).execution = Some(crate::schema::ToolExecution {
             task_support: Some(support),
+            ..crate::schema::ToolExecution::new()
         });
         self
     }
@@ -327,7 +318,7 @@ impl ToolDef {
         let schema = ObjectSchema::try_from(schema).map_err(|e| {
             Error::InvalidArgument(format!("output schema of tool `{}`: {e}", self.tool.name))
         })?;
-        Arc::make_mut(&mut self.tool).output_schema = Some(schema);
+        Arc::make_mut(&mut self.tool).output_schema = Some(schema.into());
         Ok(self)
     }
 

@@ -60,11 +60,9 @@ impl RequestContext {
             return Ok(());
         };
         let params = ProgressNotificationParams {
-            progress_token: token,
-            progress: number(progress)?,
             total: total.map(number).transpose()?,
             message,
-            meta: None,
+            ..ProgressNotificationParams::new(number(progress)?, token)
         };
         self.peer.notify::<ProgressNotification>(params).await
     }

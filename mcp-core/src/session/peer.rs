@@ -295,6 +295,7 @@ impl PendingGuard<'_> {
             request_id: Some(id),
             reason: Some(reason),
             meta: None,
+            ..CancelledNotificationParams::new()
         };
         if let Ok(text) = encode_notification(
             <CancelledNotification as McpNotification>::METHOD,

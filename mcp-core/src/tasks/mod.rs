@@ -165,13 +165,9 @@ impl TaskManager {
         let task_id: String = id.iter().map(|b| format!("{b:02x}")).collect();
         let now = time::rfc3339(SystemTime::now());
         let task = Task {
-            task_id: task_id.clone(),
-            status: TaskStatus::Working,
-            status_message: None,
-            created_at: now.clone(),
-            last_updated_at: now,
             ttl: Some(millis(ttl)),
             poll_interval: Some(millis(self.config.poll_interval)),
+            ..Task::new(now.clone(), now, TaskStatus::Working, task_id.clone())
         };
         store
             .insert(TaskRecord {
@@ -450,13 +446,8 @@ mod tests {
     fn expired_tasks_are_gone() {
         let store = InMemoryTaskStore::new(2);
         let task = Task {
-            task_id: "t".into(),
-            status: TaskStatus::Working,
-            status_message: None,
-            created_at: String::new(),
-            last_updated_at: String::new(),
             ttl: Some(0),
-            poll_interval: None,
+            ..Task::new(String::new(), String::new(), TaskStatus::Working, "t")
         };
         store
             .insert(TaskRecord {
@@ -474,15 +465,7 @@ mod tests {
     fn a_full_store_refuses_when_nothing_is_terminal() {
         let store = InMemoryTaskStore::new(1);
         let record = |id: &str| TaskRecord {
-            task: Task {
-                task_id: id.into(),
-                status: TaskStatus::Working,
-                status_message: None,
-                created_at: String::new(),
-                last_updated_at: String::new(),
-                ttl: None,
-                poll_interval: None,
-            },
+            task: Task::new(String::new(), String::new(), TaskStatus::Working, id),
             owner: "o".into(),
             outcome: None,
             expires_at: None,

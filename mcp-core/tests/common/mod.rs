@@ -81,26 +81,9 @@ pub(crate) fn test_server() -> Server {
                 "test_sampling",
                 "Asks the client's model",
                 |a: SamplingArgs, cx| async move {
-                    let params = CreateMessageRequestParams {
-                        max_tokens: 100,
-                        messages: vec![SamplingMessage {
-                            role: Role::User,
-                            content: SamplingMessageContent::TextContent(TextContent::new(
+                    let params = CreateMessageRequestParams::new(100, vec![SamplingMessage::new(SamplingMessageContent::TextContent(TextContent::new(
                                 a.prompt,
-                            )),
-                            meta: None,
-                        }],
-                        include_context: None,
-                        meta: None,
-                        metadata: None,
-                        model_preferences: None,
-                        stop_sequences: None,
-                        system_prompt: None,
-                        task: None,
-                        temperature: None,
-                        tool_choice: None,
-                        tools: None,
-                    };
+                            )), Role::User)]);
                     let result = cx
                         .create_message(params)
                         .await

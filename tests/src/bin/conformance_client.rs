@@ -193,17 +193,9 @@ async fn run_auth(builder: ClientBuilder, scenario: &str, url: &str) -> Result<(
 /// with that default (SEP-1034).
 fn accept_with_defaults(params: ElicitRequestParams) -> Result<ElicitResult, RpcError> {
     let ElicitRequestParams::Form(form) = params else {
-        return Ok(ElicitResult {
-            action: ElicitResultAction::Decline,
-            content: None,
-            meta: None,
-        });
+        return Ok(ElicitResult::new(ElicitResultAction::Decline));
     };
-    let mut result = ElicitResult {
-        action: ElicitResultAction::Accept,
-        content: None,
-        meta: None,
-    };
+    let mut result = ElicitResult::new(ElicitResultAction::Accept);
     let content = result.content.get_or_insert_with(Default::default);
     for (name, schema) in &form.requested_schema.properties {
         let value = match schema {

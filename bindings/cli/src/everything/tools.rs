@@ -288,24 +288,13 @@ async fn with_progress(cx: Context) -> CallToolResult {
 }
 
 async fn sampling(args: SamplingArgs, cx: Context) -> Result<String, String> {
-    let params = CreateMessageRequestParams {
-        max_tokens: 100,
-        messages: vec![SamplingMessage {
-            role: Role::User,
-            content: SamplingMessageContent::TextContent(TextContent::new(args.prompt)),
-            meta: None,
-        }],
-        include_context: None,
-        meta: None,
-        metadata: None,
-        model_preferences: None,
-        stop_sequences: None,
-        system_prompt: None,
-        task: None,
-        temperature: None,
-        tool_choice: None,
-        tools: None,
-    };
+    let params = CreateMessageRequestParams::new(
+        100,
+        vec![SamplingMessage::new(
+            SamplingMessageContent::TextContent(TextContent::new(args.prompt)),
+            Role::User,
+        )],
+    );
     let result = cx
         .create_message(params)
         .await
