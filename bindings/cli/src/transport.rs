@@ -49,6 +49,7 @@ pub struct ConnectOptions {
 /// Connects to `target` and initializes the session.
 pub async fn connect(target: &Target, options: ConnectOptions) -> Result<Client, CliError> {
     let builder = Client::builder("mcp-cli", env!("CARGO_PKG_VERSION"))
+        .negotiation(mcp_core::client::Negotiation::Legacy)
         .session_config(SessionConfig::default().request_timeout(options.timeout));
     let builder = if options.quiet {
         builder
