@@ -3,11 +3,6 @@
 //! ([`Guarded`]); and for a POST, media types, body size and UTF-8
 //! ([`PostBody`]). A rejection is an HTTP error with a JSON-RPC error body.
 
-#![allow(
-    clippy::result_large_err,
-    reason = "a rejection is the HTTP response itself, returned at once"
-)]
-
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -30,7 +25,7 @@ pub(super) enum Rejection {
     /// 403: Host or Origin not allowed, or a session of another subject.
     Forbidden(String),
     /// 401/403 from the protected resource, as it wrote them.
-    Auth(Response),
+    Auth(Box<Response>),
     /// 405: not POST, GET or DELETE.
     MethodNotAllowed,
     /// 405: GET or DELETE where there are no sessions.
@@ -68,7 +63,7 @@ impl IntoResponse for Rejection {
             Self::Forbidden(why) => {
                 http_error(S::FORBIDDEN, C::SERVER_ERROR, format!("Forbidden: {why}"))
             }
-            Self::Auth(response) => response,
+            Self::Auth(response) => *response,
             Self::MethodNotAllowed => {
                 let mut response = http_error(
                     S::METHOD_NOT_ALLOWED,
@@ -151,7 +146,7 @@ impl FromRequestParts<Arc<State>> for Guarded {
                 resource
                     .authenticate(&parts.headers)
                     .await
-                    .map_err(|rejection| Rejection::Auth(rejection.into_response()))?,
+                    .map_err(|rejection| Rejection::Auth(Box::new(rejection.into_response())))?,
             ),
         };
         Ok(Self { identity })
