@@ -337,7 +337,7 @@ impl Conn {
         method: &str,
         params: Option<&serde_json::value::RawValue>,
     ) -> Option<Vec<(String, String)>> {
-        let version = crate::request_meta::claimed_version(params)?;
+        let version = claimed_version(params)?;
         let mut headers = vec![
             (VERSION_HEADER.to_string(), version),
             (
@@ -442,6 +442,23 @@ impl Conn {
             *lock(&self.session_id) = Some(id.to_string());
         }
     }
+}
+
+/// The revision a request's `_meta` names, if any: a 2026-07-28 request
+/// carries it, a session's request does not.
+fn claimed_version(params: Option<&serde_json::value::RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<&'a serde_json::value::RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Claim {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+        version: Option<String>,
+    }
+    let Params { meta } = serde_json::from_str(params?.get()).ok()?;
+    serde_json::from_str::<Claim>(meta?.get()).ok()?.version
 }
 
 /// What the transport needs to know of a request it sends.
