@@ -17,6 +17,7 @@ import dataclasses
 import datetime
 import decimal
 import enum
+import functools
 import inspect
 import pathlib
 import re
@@ -24,10 +25,20 @@ import typing
 import uuid
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ._constraints import (
+    NO_DEFAULT,
+    ConstraintError,
+    apply_metadata,
+    field_default,
+    is_field_info,
+    needs_pydantic,
+    unwrap,
+)
 from .types import CallToolResult, ContentBlock, Model
 
 __all__ = [
     "SchemaError",
+    "ArgumentError",
     "Converter",
     "schema_for",
     "converter_for",
@@ -56,25 +67,15 @@ def _identity(value: Any) -> Any:
 
 def _strip_annotated(tp: Any) -> Tuple[Any, Optional[str]]:
     """The type inside ``Annotated`` (and ``Required``/``NotRequired``), and
-    a description found in its metadata."""
-    description = None
-    while True:
-        origin = typing.get_origin(tp)
-        if origin is typing.Annotated:
-            args = typing.get_args(tp)
-            for meta in args[1:]:
-                if isinstance(meta, str):
-                    description = meta
-                else:
-                    text = getattr(meta, "description", None)
-                    if isinstance(text, str):
-                        description = text
-            tp = args[0]
-            continue
-        if origin is not None and getattr(origin, "_name", None) in ("Required", "NotRequired"):
-            tp = typing.get_args(tp)[0]
-            continue
-        return tp, description
+    the description its metadata gives."""
+    inner, metadata = unwrap(tp)
+    if not metadata:
+        return inner, None
+    try:
+        description = apply_metadata({}, metadata).get("description")
+    except ConstraintError:
+        description = None
+    return inner, description if isinstance(description, str) else None
 
 
 def _is_typeddict(tp: Any) -> bool:
@@ -115,11 +116,13 @@ def _class_doc(cls: type) -> Optional[str]:
 
 
 class _Defs:
-    """The ``$defs`` being collected for one schema."""
+    """The ``$defs`` being collected for one schema; ``mode`` is pydantic's
+    (``"validation"`` for input, ``"serialization"`` for output)."""
 
-    def __init__(self) -> None:
+    def __init__(self, mode: str = "validation") -> None:
         self.defs: Dict[str, Any] = {}
         self.names: Dict[Any, str] = {}
+        self.mode = mode
 
     def name_for(self, cls: type) -> Tuple[str, bool]:
         """The definition name of ``cls``, and whether it is new."""
@@ -155,11 +158,13 @@ def _object_hints(cls: type) -> Dict[str, Any]:
 
 
 def _schema(tp: Any, defs: _Defs) -> Dict[str, Any]:
-    tp, description = _strip_annotated(tp)
+    tp, metadata = unwrap(tp)
     schema = _schema_of(tp, defs)
-    if description:
-        schema = dict(schema)
-        schema["description"] = description
+    if metadata:
+        try:
+            schema = apply_metadata(schema, metadata)
+        except ConstraintError as e:
+            raise SchemaError(str(e)) from None
     return schema
 
 
@@ -224,7 +229,7 @@ def _schema_of(tp: Any, defs: _Defs) -> Dict[str, Any]:
     if _is_pydantic(tp):
         name, new = defs.name_for(tp)
         if new:
-            schema = dict(tp.model_json_schema(ref_template="#/$defs/{model}"))
+            schema = dict(tp.model_json_schema(ref_template="#/$defs/{model}", mode=defs.mode))
             for sub, sub_schema in schema.pop("$defs", {}).items():
                 defs.defs.setdefault(sub, sub_schema)
             defs.defs[name] = schema
@@ -260,9 +265,16 @@ def _record_schema(tp: type, defs: _Defs) -> Dict[str, Any]:
         for f in dataclasses.fields(tp):
             if not f.init:
                 continue
-            prop = _schema(hints.get(f.name, Any), defs)
-            if f.default is not dataclasses.MISSING:
-                default = _json_default(f.default)
+            hint = hints.get(f.name, Any)
+            field_default_value: Any = f.default
+            if is_field_info(f.default):  # a pydantic dataclass's `x: int = Field(...)`
+                hint = typing.Annotated[hint, f.default]
+                field_default_value = field_default(f.default)
+                if field_default_value is NO_DEFAULT:
+                    field_default_value = dataclasses.MISSING
+            prop = _schema(hint, defs)
+            if field_default_value is not dataclasses.MISSING:
+                default = _json_default(field_default_value)
                 if default is not _NO_DEFAULT:
                     prop = dict(prop)
                     prop["default"] = default
@@ -288,9 +300,10 @@ def _json_default(value: Any) -> Any:
         return _NO_DEFAULT
 
 
-def schema_for(tp: Any) -> Dict[str, Any]:
-    """The JSON Schema of a type hint (with its ``$defs``)."""
-    defs = _Defs()
+def schema_for(tp: Any, mode: str = "validation") -> Dict[str, Any]:
+    """The JSON Schema of a type hint (with its ``$defs``); ``mode``
+    ``"serialization"`` describes values a handler returns."""
+    defs = _Defs(mode)
     schema = dict(_schema(tp, defs))
     if defs.defs:
         schema["$defs"] = defs.defs
@@ -328,7 +341,11 @@ def _matches(tp: Any) -> Callable[[Any], bool]:
 
 def converter_for(tp: Any) -> Converter:
     """A function turning a JSON value (already validated against
-    :func:`schema_for` ``(tp)``) into a value of type ``tp``."""
+    :func:`schema_for` ``(tp)``) into a value of type ``tp``. Metadata
+    only pydantic can enforce (validators, ``strict``, …) makes it a
+    pydantic ``TypeAdapter``'s validation."""
+    if needs_pydantic(unwrap(tp)[1]):
+        return _pydantic_converter(tp)
     tp, _ = _strip_annotated(tp)
     if tp is float:
         return lambda v: float(v) if isinstance(v, int) and not isinstance(v, bool) else v
@@ -397,6 +414,15 @@ def converter_for(tp: Any) -> Converter:
     return _identity
 
 
+def _pydantic_converter(tp: Any) -> Converter:
+    residual = needs_pydantic(unwrap(tp)[1])
+    try:
+        from pydantic import TypeAdapter
+    except ImportError:
+        raise SchemaError(f"{residual[0]!r} can only be enforced with pydantic, which is not installed") from None
+    return TypeAdapter(tp).validate_python
+
+
 def _dataclass_converter(cls: type) -> Converter:
     fields: Optional[Dict[str, Converter]] = None
 
@@ -436,7 +462,7 @@ def to_jsonable(value: Any) -> Any:
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     dump = getattr(value, "model_dump", None)
     if callable(dump):
-        return dump(mode="json")
+        return dump(mode="json", by_alias=True)
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
@@ -558,6 +584,9 @@ class Param:
     required: bool
     default: Any
     description: Optional[str]
+    #: Makes the value of an omitted argument, when Python's default would
+    #: not do (a ``Field(...)`` as the default).
+    fill: Optional[Callable[[], Any]] = None
 
 
 @dataclasses.dataclass
@@ -572,6 +601,9 @@ class FunctionSpec:
     is_async: bool
     description: Optional[str]
     return_annotation: Any
+
+    def __post_init__(self) -> None:
+        self.fills = [p for p in self.params if p.fill is not None]
 
     def input_schema(self) -> Dict[str, Any]:
         """The JSON Schema of the parameters, as an object."""
@@ -602,10 +634,56 @@ class FunctionSpec:
     def bind(self, arguments: Mapping[str, Any], context: Any) -> Dict[str, Any]:
         """The keyword arguments for a call with JSON ``arguments``
         (unknown names are dropped)."""
-        kwargs = {p.name: p.convert(arguments[p.name]) for p in self.params if p.name in arguments}
+        try:
+            kwargs = {p.name: p.convert(arguments[p.name]) for p in self.params if p.name in arguments}
+        except Exception as e:  # noqa: BLE001 - found again below, to say which argument
+            raise self._argument_error(arguments, e) from None
+        for p in self.fills:
+            if p.name not in arguments:
+                kwargs[p.name] = p.fill()  # type: ignore[misc]
         if self.context_param is not None:
             kwargs[self.context_param] = context
         return kwargs
+
+
+    def _argument_error(self, arguments: Mapping[str, Any], error: Exception) -> "ArgumentError":
+        for p in self.params:
+            if p.name in arguments:
+                try:
+                    p.convert(arguments[p.name])
+                except Exception as e:  # noqa: BLE001 - any failure is the argument's
+                    return ArgumentError(p.name, e)
+        return ArgumentError(None, error)
+
+
+class ArgumentError(ValueError):
+    """An argument the schema accepted but its type's conversion refused
+    (a pydantic validator, a model's own checks); the message names it
+    (``/name: problem``), as the engine's schema errors do."""
+
+    def __init__(self, name: Optional[str], error: Exception) -> None:
+        self.name = name
+        self.error = error
+        super().__init__("; ".join(_problems(name, error)))
+
+
+def _problems(name: Optional[str], error: Exception) -> List[str]:
+    """One line per problem, each ``/path: message`` (pydantic's
+    ``ValidationError`` lists several, with their locations)."""
+    prefix = f"/{name}" if name else ""
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        try:
+            found = [
+                f"{prefix}{''.join('/' + str(part) for part in e.get('loc', ()))}: {e.get('msg', '')}"
+                for e in errors()
+            ]
+        except Exception:  # noqa: BLE001 - not pydantic's: use the message
+            found = []
+        if found:
+            return found
+    message = str(error) or type(error).__name__
+    return [f"{prefix}: {message}" if prefix else message]
 
 
 def _name_of(fn: Any) -> str:
@@ -647,14 +725,22 @@ def inspect_function(fn: Callable[..., Any], context_type: type) -> FunctionSpec
             continue
         if isinstance(bare, str):
             raise SchemaError(f"{_name_of(fn)}: cannot resolve the annotation {bare!r} of {name!r}")
+        default, fill = p.default, None
+        if is_field_info(default):  # `x: int = Field(ge=0, description=...)`
+            field = default
+            annotation = typing.Annotated[Any if annotation is inspect.Parameter.empty else annotation, field]
+            default = inspect.Parameter.empty if field.is_required() else field.default
+            if not field.is_required():
+                fill = functools.partial(field_default, field)
         params.append(
             Param(
                 name=name,
                 annotation=annotation,
                 convert=converter_for(annotation),
-                required=p.default is inspect.Parameter.empty,
-                default=p.default,
+                required=default is inspect.Parameter.empty and fill is None,
+                default=default,
                 description=docs.get(name),
+                fill=fill,
             )
         )
     return FunctionSpec(
@@ -750,8 +836,8 @@ def output_spec(return_annotation: Any, structured: Optional[bool]) -> OutputSpe
             )
         return OutputSpec(None, False)
     if _is_object_type(return_annotation):
-        return OutputSpec(_inline(schema_for(return_annotation)), False)
-    inner = schema_for(return_annotation)
+        return OutputSpec(_inline(schema_for(return_annotation, "serialization")), False)
+    inner = schema_for(return_annotation, "serialization")
     defs = inner.pop("$defs", None)
     schema: Dict[str, Any] = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
     if defs:

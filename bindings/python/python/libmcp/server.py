@@ -28,6 +28,7 @@ from . import _libmcp
 from ._invoke import Failure, Invoker, LoopThread
 from ._pending import Pending
 from ._schema import (
+    ArgumentError,
     FunctionSpec,
     OutputSpec,
     SchemaError,
@@ -587,18 +588,25 @@ class Server:
         spec = inspect_function(fn, Context)
         out = output_spec(spec.return_annotation, structured_output)
         schema = spec.input_schema()
+        tool_name = name or _name(fn)
         call = spec.fn
         bind = spec.bind
         wants_context = spec.context_param is not None
 
         def run(args: Mapping[str, Any], core: Any) -> Any:
-            return call(**bind(args, Context(core) if wants_context else None))
+            try:
+                kwargs = bind(args, Context(core) if wants_context else None)
+            except ArgumentError as e:
+                # Worded like the engine's schema errors (isError, so the
+                # model can correct its call); the function is not called.
+                raise ToolError(f"Invalid arguments for tool `{tool_name}`: {e}") from None
+            return call(**kwargs)
 
         invoker = Invoker(run, spec.is_async, self._loop.get, lambda _a, v: _tool_result(v, out), _tool_failure)
         if isinstance(annotations, ToolAnnotations):
             annotations = annotations.to_dict()
         self._core.add_tool(
-            name or _name(fn),
+            tool_name,
             schema,
             invoker,
             description=description if description is not None else spec.description,
