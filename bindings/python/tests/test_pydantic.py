@@ -5,7 +5,6 @@ an optional dependency."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 from typing import Annotated, Any, Dict, Iterator, List, Optional
 
@@ -13,7 +12,8 @@ import pytest
 
 import libmcp
 from conftest import PYTHON, child_env
-from libmcp._schema import SchemaError, inspect_function, schema_for
+from libmcp._functions import inspect_function
+from libmcp._schema import SchemaError, schema_for
 
 pydantic = pytest.importorskip("pydantic")
 annotated_types = pytest.importorskip("annotated_types")

@@ -17,10 +17,8 @@ import dataclasses
 import datetime
 import decimal
 import enum
-import functools
 import inspect
 import pathlib
-import re
 import typing
 import uuid
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -34,19 +32,15 @@ from ._constraints import (
     needs_pydantic,
     unwrap,
 )
+from ._docstrings import parse_docstring
 from .types import CallToolResult, ContentBlock, Model
 
 __all__ = [
     "SchemaError",
-    "ArgumentError",
     "Converter",
     "schema_for",
     "converter_for",
     "to_jsonable",
-    "parse_docstring",
-    "FunctionSpec",
-    "Param",
-    "inspect_function",
     "OutputSpec",
     "output_spec",
 ]
@@ -470,287 +464,6 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
         return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON-serializable")
-
-
-# --- docstrings ---------------------------------------------------------------
-
-_GOOGLE_SECTION = re.compile(
-    r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|"
-    r"Returns?|Yields?|Raises|Examples?|Notes?|Attributes|See Also|Warnings?|Todo|References)\s*:\s*$"
-)
-_NUMPY_RULE = re.compile(r"^-{3,}\s*$")
-_PARAM_SECTIONS = {"args", "arguments", "parameters", "params", "keyword args", "keyword arguments", "other parameters"}
-_GOOGLE_ENTRY = re.compile(r"^(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
-_NUMPY_ENTRY = re.compile(r"^(\*{0,2}\w+)\s*(:.*)?$")
-_SPHINX_PARAM = re.compile(r"^:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
-_SPHINX_FIELD = re.compile(r"^:\w+")
-
-
-def parse_docstring(doc: Optional[str]) -> Tuple[Optional[str], Dict[str, str]]:
-    """Splits a docstring (Google, NumPy or Sphinx style) into the
-    description (the text before any section) and the parameters'
-    descriptions."""
-    if not doc:
-        return None, {}
-    lines = inspect.cleandoc(doc).splitlines()
-    description: List[str] = []
-    params: Dict[str, str] = {}
-    i = 0
-    in_description = True
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        google = _GOOGLE_SECTION.match(stripped)
-        numpy = i + 1 < len(lines) and _NUMPY_RULE.match(lines[i + 1].strip()) and stripped
-        sphinx = _SPHINX_FIELD.match(stripped)
-        if google or numpy:
-            in_description = False
-            title = (google.group(1) if google else stripped).lower()
-            i += 1 if google else 2
-            body: List[str] = []
-            while i < len(lines):
-                nxt = lines[i]
-                if nxt.strip() and not nxt.startswith((" ", "\t")) and (
-                    _GOOGLE_SECTION.match(nxt.strip())
-                    or (i + 1 < len(lines) and _NUMPY_RULE.match(lines[i + 1].strip()))
-                    or _SPHINX_FIELD.match(nxt.strip())
-                ):
-                    break
-                if google and nxt.strip() and not nxt.startswith((" ", "\t")):
-                    break
-                body.append(nxt)
-                i += 1
-            if title in _PARAM_SECTIONS:
-                params.update(_section_params(body, numpy_style=not google))
-            continue
-        if sphinx:
-            in_description = False
-            match = _SPHINX_PARAM.match(stripped)
-            i += 1
-            text = [match.group(2)] if match else []
-            while i < len(lines) and lines[i].startswith((" ", "\t")) and lines[i].strip():
-                text.append(lines[i].strip())
-                i += 1
-            if match:
-                params[match.group(1)] = " ".join(t for t in text if t)
-            continue
-        if in_description:
-            description.append(line)
-        i += 1
-    summary = "\n".join(description).strip()
-    return (summary or None), params
-
-
-def _section_params(body: List[str], numpy_style: bool) -> Dict[str, str]:
-    params: Dict[str, str] = {}
-    indents = [len(line) - len(line.lstrip()) for line in body if line.strip()]
-    if not indents:
-        return params
-    base = min(indents)
-    current: Optional[str] = None
-    text: List[str] = []
-
-    def flush() -> None:
-        if current is not None:
-            params[current.lstrip("*")] = " ".join(t for t in text if t).strip()
-
-    for line in body:
-        if not line.strip():
-            continue
-        indent = len(line) - len(line.lstrip())
-        stripped = line.strip()
-        if indent == base:
-            entry = (_NUMPY_ENTRY if numpy_style else _GOOGLE_ENTRY).match(stripped)
-            if entry:
-                flush()
-                current = entry.group(1)
-                text = [] if numpy_style else [entry.group(3)]
-                continue
-        text.append(stripped)
-    flush()
-    return params
-
-
-# --- functions -----------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Param:
-    """One parameter of a handler."""
-
-    name: str
-    annotation: Any
-    convert: Converter
-    required: bool
-    default: Any
-    description: Optional[str]
-    #: Makes the value of an omitted argument, when Python's default would
-    #: not do (a ``Field(...)`` as the default).
-    fill: Optional[Callable[[], Any]] = None
-
-
-@dataclasses.dataclass
-class FunctionSpec:
-    """What a handler takes: its parameters (without the context), the
-    context parameter's name, whether it is a coroutine function, and its
-    description."""
-
-    fn: Callable[..., Any]
-    params: List[Param]
-    context_param: Optional[str]
-    is_async: bool
-    description: Optional[str]
-    return_annotation: Any
-
-    def __post_init__(self) -> None:
-        self.fills = [p for p in self.params if p.fill is not None]
-
-    def input_schema(self) -> Dict[str, Any]:
-        """The JSON Schema of the parameters, as an object."""
-        defs = _Defs()
-        properties: Dict[str, Any] = {}
-        required: List[str] = []
-        for p in self.params:
-            try:
-                prop = dict(_schema(p.annotation, defs))
-            except SchemaError as e:
-                raise SchemaError(f"parameter {p.name!r} of {_name_of(self.fn)}: {e}") from None
-            if p.description and "description" not in prop:
-                prop["description"] = p.description
-            if p.required:
-                required.append(p.name)
-            else:
-                default = _json_default(p.default)
-                if default is not _NO_DEFAULT:
-                    prop["default"] = default
-            properties[p.name] = prop
-        schema: Dict[str, Any] = {"type": "object", "properties": properties}
-        if required:
-            schema["required"] = required
-        if defs.defs:
-            schema["$defs"] = defs.defs
-        return schema
-
-    def bind(self, arguments: Mapping[str, Any], context: Any) -> Dict[str, Any]:
-        """The keyword arguments for a call with JSON ``arguments``
-        (unknown names are dropped)."""
-        try:
-            kwargs = {p.name: p.convert(arguments[p.name]) for p in self.params if p.name in arguments}
-        except Exception as e:  # noqa: BLE001 - found again below, to say which argument
-            raise self._argument_error(arguments, e) from None
-        for p in self.fills:
-            if p.name not in arguments:
-                kwargs[p.name] = p.fill()  # type: ignore[misc]
-        if self.context_param is not None:
-            kwargs[self.context_param] = context
-        return kwargs
-
-
-    def _argument_error(self, arguments: Mapping[str, Any], error: Exception) -> "ArgumentError":
-        for p in self.params:
-            if p.name in arguments:
-                try:
-                    p.convert(arguments[p.name])
-                except Exception as e:  # noqa: BLE001 - any failure is the argument's
-                    return ArgumentError(p.name, e)
-        return ArgumentError(None, error)
-
-
-class ArgumentError(ValueError):
-    """An argument the schema accepted but its type's conversion refused
-    (a pydantic validator, a model's own checks); the message names it
-    (``/name: problem``), as the engine's schema errors do."""
-
-    def __init__(self, name: Optional[str], error: Exception) -> None:
-        self.name = name
-        self.error = error
-        super().__init__("; ".join(_problems(name, error)))
-
-
-def _problems(name: Optional[str], error: Exception) -> List[str]:
-    """One line per problem, each ``/path: message`` (pydantic's
-    ``ValidationError`` lists several, with their locations)."""
-    prefix = f"/{name}" if name else ""
-    errors = getattr(error, "errors", None)
-    if callable(errors):
-        try:
-            found = [
-                f"{prefix}{''.join('/' + str(part) for part in e.get('loc', ()))}: {e.get('msg', '')}"
-                for e in errors()
-            ]
-        except Exception:  # noqa: BLE001 - not pydantic's: use the message
-            found = []
-        if found:
-            return found
-    message = str(error) or type(error).__name__
-    return [f"{prefix}: {message}" if prefix else message]
-
-
-def _name_of(fn: Any) -> str:
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-
-
-def _is_async_callable(fn: Any) -> bool:
-    while hasattr(fn, "func") and hasattr(fn, "args"):  # functools.partial
-        fn = fn.func
-    if inspect.iscoroutinefunction(fn):
-        return True
-    call = getattr(fn, "__call__", None)  # noqa: B004
-    return call is not None and not inspect.isfunction(fn) and inspect.iscoroutinefunction(call)
-
-
-def inspect_function(fn: Callable[..., Any], context_type: type) -> FunctionSpec:
-    """Reads a handler's signature, type hints and docstring. A parameter
-    annotated with ``context_type`` (or, unannotated, named ``ctx`` or
-    ``context``) receives the context."""
-    signature = inspect.signature(fn)
-    try:
-        hints = typing.get_type_hints(fn, include_extras=True)
-    except Exception:  # noqa: BLE001 - unresolvable hints: use them raw
-        hints = {}
-    description, docs = parse_docstring(inspect.getdoc(fn))
-    params: List[Param] = []
-    context_param: Optional[str] = None
-    for name, p in signature.parameters.items():
-        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            continue
-        if p.kind is inspect.Parameter.POSITIONAL_ONLY:
-            raise SchemaError(f"{_name_of(fn)}: positional-only parameter {name!r} is not supported")
-        annotation = hints.get(name, p.annotation)
-        bare, _ = _strip_annotated(annotation)
-        if (isinstance(bare, type) and issubclass(bare, context_type)) or (
-            annotation is inspect.Parameter.empty and name in ("ctx", "context")
-        ):
-            context_param = name
-            continue
-        if isinstance(bare, str):
-            raise SchemaError(f"{_name_of(fn)}: cannot resolve the annotation {bare!r} of {name!r}")
-        default, fill = p.default, None
-        if is_field_info(default):  # `x: int = Field(ge=0, description=...)`
-            field = default
-            annotation = typing.Annotated[Any if annotation is inspect.Parameter.empty else annotation, field]
-            default = inspect.Parameter.empty if field.is_required() else field.default
-            if not field.is_required():
-                fill = functools.partial(field_default, field)
-        params.append(
-            Param(
-                name=name,
-                annotation=annotation,
-                convert=converter_for(annotation),
-                required=default is inspect.Parameter.empty and fill is None,
-                default=default,
-                description=docs.get(name),
-                fill=fill,
-            )
-        )
-    return FunctionSpec(
-        fn=fn,
-        params=params,
-        context_param=context_param,
-        is_async=_is_async_callable(fn),
-        description=description,
-        return_annotation=hints.get("return", signature.return_annotation),
-    )
 
 
 # --- tool output -----------------------------------------------------------------

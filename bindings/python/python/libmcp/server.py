@@ -4,10 +4,6 @@ decorators, then serve over stdio or Streamable HTTP."""
 from __future__ import annotations
 
 import asyncio
-import enum
-import inspect
-import json
-import re
 import typing
 from typing import (
     Any,
@@ -18,379 +14,37 @@ from typing import (
     Optional,
     Sequence,
     Tuple,
-    Type,
     TypeVar,
     Union,
     overload,
 )
 
 from . import _libmcp
-from ._invoke import Failure, Invoker, LoopThread
-from ._pending import Pending
-from ._schema import (
+from ._answers import (
+    completion_result,
+    prompt_result,
+    resource_contents,
+    rpc_failure,
+    tool_failure,
+    tool_result,
+)
+from ._context import Context
+from ._functions import (
     ArgumentError,
     FunctionSpec,
-    OutputSpec,
-    SchemaError,
-    _inline,
-    _strip_annotated,
-    converter_for,
+    bind_strings,
+    template_variables,
     inspect_function,
-    output_spec,
-    schema_for,
-    to_jsonable,
 )
-from .errors import INTERNAL_ERROR, InvalidParams, McpError, ToolError
-from .types import (
-    BlobResourceContents,
-    CallToolResult,
-    Completion,
-    CompletionArgument,
-    CompletionRef,
-    ContentBlock,
-    CreateMessageResult,
-    ElicitResult,
-    GetPromptResult,
-    Implementation,
-    LoggingLevel,
-    Model,
-    ModelPreferences,
-    PromptMessage,
-    ReadResourceResult,
-    Root,
-    SamplingMessage,
-    TextContent,
-    TextResourceContents,
-    ToolAnnotations,
-)
+from ._invoke import Invoker, LoopThread
+from ._pending import Pending
+from ._schema import SchemaError, output_spec
+from .errors import ToolError
+from .types import CompletionArgument, CompletionRef, ToolAnnotations
 
 __all__ = ["Server", "Context", "RunningServer"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-class Context:
-    """What a handler gets besides its arguments, when it declares a
-    parameter annotated ``Context``: the request, the client, and ways to
-    talk back to it.
-
-    The methods that talk to the client return a :class:`~libmcp.Pending`:
-    ``await`` it in a coroutine handler, call ``.result()`` in a sync one
-    (or drop it, for notifications).
-    """
-
-    __slots__ = ("_core",)
-
-    def __init__(self, core: _libmcp.ServerContext) -> None:
-        self._core = core
-
-    @property
-    def request_id(self) -> Union[str, int, None]:
-        """The id of the request being handled."""
-        return self._core.request_id
-
-    @property
-    def cancelled(self) -> bool:
-        """Whether the client cancelled the request (or the session ended);
-        long-running sync handlers should check it."""
-        return self._core.cancelled
-
-    @property
-    def client_info(self) -> Optional[Implementation]:
-        """The client's name and version."""
-        info = self._core.client_info
-        return Implementation.from_dict(info) if info else None
-
-    @property
-    def client_capabilities(self) -> Optional[Dict[str, Any]]:
-        """What the client declared it supports (wire form)."""
-        return self._core.client_capabilities
-
-    @property
-    def protocol_version(self) -> Optional[str]:
-        """The negotiated protocol revision."""
-        return self._core.protocol_version
-
-    @property
-    def progress_token(self) -> Union[str, int, None]:
-        """The progress token the client sent, if it asked for progress."""
-        return self._core.progress_token
-
-    def report_progress(
-        self, progress: float, total: Optional[float] = None, message: Optional[str] = None
-    ) -> Pending[None]:
-        """Reports progress (sent only if the client asked for it)."""
-        return Pending(self._core.progress(float(progress), None if total is None else float(total), message))
-
-    def log(self, level: LoggingLevel, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Sends a log message (if ``level`` passes the level the client
-        set); ``data`` is any JSON-compatible value."""
-        return Pending(self._core.log(level, to_jsonable(data), logger))
-
-    def debug(self, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Logs at ``debug``."""
-        return self.log("debug", data, logger=logger)
-
-    def info(self, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Logs at ``info``."""
-        return self.log("info", data, logger=logger)
-
-    def notice(self, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Logs at ``notice``."""
-        return self.log("notice", data, logger=logger)
-
-    def warning(self, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Logs at ``warning``."""
-        return self.log("warning", data, logger=logger)
-
-    def error(self, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Logs at ``error``."""
-        return self.log("error", data, logger=logger)
-
-    def sample(
-        self,
-        messages: Union[str, Sequence[Union[str, SamplingMessage, Mapping[str, Any]]]],
-        *,
-        max_tokens: int = 1000,
-        system_prompt: Optional[str] = None,
-        temperature: Optional[float] = None,
-        stop_sequences: Optional[Sequence[str]] = None,
-        model_preferences: Union[ModelPreferences, Mapping[str, Any], None] = None,
-        include_context: Optional[str] = None,
-        metadata: Optional[Mapping[str, Any]] = None,
-    ) -> Pending[CreateMessageResult]:
-        """Asks the client's model for a completion (``sampling/createMessage``).
-
-        ``messages`` is a string (one user message) or a list of strings
-        (user messages), :class:`~libmcp.types.SamplingMessage` objects or
-        wire-form dicts. Raises :class:`~libmcp.CapabilityNotSupported` if
-        the client did not declare sampling.
-        """
-        if isinstance(messages, str):
-            messages = [messages]
-        wire: List[Any] = []
-        for m in messages:
-            if isinstance(m, str):
-                wire.append({"role": "user", "content": {"type": "text", "text": m}})
-            elif isinstance(m, Model):
-                wire.append(m.to_dict())
-            else:
-                wire.append(dict(m))
-        params: Dict[str, Any] = {"messages": wire, "maxTokens": max_tokens}
-        if system_prompt is not None:
-            params["systemPrompt"] = system_prompt
-        if temperature is not None:
-            params["temperature"] = temperature
-        if stop_sequences is not None:
-            params["stopSequences"] = list(stop_sequences)
-        if model_preferences is not None:
-            params["modelPreferences"] = to_jsonable(model_preferences)
-        if include_context is not None:
-            params["includeContext"] = include_context
-        if metadata is not None:
-            params["metadata"] = to_jsonable(metadata)
-        return Pending(self._core.create_message(params), CreateMessageResult.from_dict)
-
-    def elicit(self, message: str, schema: Union[Type[Any], Mapping[str, Any]]) -> Pending[ElicitResult]:
-        """Asks the user for input through the client (form mode).
-
-        ``schema`` is a flat JSON object schema, or a dataclass, TypedDict or
-        pydantic model whose fields are primitives. Raises
-        :class:`~libmcp.CapabilityNotSupported` if the client did not declare
-        elicitation.
-        """
-        if isinstance(schema, Mapping):
-            requested = dict(schema)
-        else:
-            requested = _inline(schema_for(schema))
-            requested.pop("title", None)
-        params = {"mode": "form", "message": message, "requestedSchema": requested}
-        return Pending(self._core.elicit(params), ElicitResult.from_dict)
-
-    def elicit_url(self, message: str, url: str, elicitation_id: str) -> Pending[ElicitResult]:
-        """Asks the user to open ``url`` (URL-mode elicitation)."""
-        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
-        return Pending(self._core.elicit(params), ElicitResult.from_dict)
-
-    def list_roots(self) -> Pending[List[Root]]:
-        """The client's roots (``roots/list``). Raises
-        :class:`~libmcp.CapabilityNotSupported` if it did not declare roots."""
-        return Pending(self._core.list_roots(), lambda r: [Root.from_dict(x) for x in r.get("roots", [])])
-
-    def wait_cancelled(self) -> Pending[None]:
-        """Finishes when the request is cancelled (or the session ends)."""
-        return Pending(self._core.wait_cancelled())
-
-    def __repr__(self) -> str:
-        return f"<Context request_id={self.request_id!r}>"
-
-
-# --- answers ------------------------------------------------------------------
-
-_CONTENT_CLASSES = typing.get_args(ContentBlock)
-#: The ``type`` of each kind of content block.
-_CONTENT = tuple(cls.type for cls in _CONTENT_CLASSES)
-
-
-def _content_block(item: Any) -> Dict[str, Any]:
-    if isinstance(item, Model):
-        return item.to_dict()
-    if isinstance(item, str):
-        return {"type": "text", "text": item}
-    if isinstance(item, Mapping) and item.get("type") in _CONTENT:
-        return dict(item)
-    data = to_jsonable(item)
-    return {"type": "text", "text": data if isinstance(data, str) else _dumps(data)}
-
-
-def _is_content(item: Any) -> bool:
-    return isinstance(item, _CONTENT_CLASSES)
-
-
-def _tool_result(value: Any, out: OutputSpec) -> Dict[str, Any]:
-    if isinstance(value, CallToolResult):
-        return value.to_dict()
-    if out.schema is not None:
-        data = to_jsonable(value)
-        structured = {"result": data} if out.wrap else data
-        if not isinstance(structured, dict):
-            raise TypeError(f"the tool must return an object, not {type(value).__name__}")
-        text = data if isinstance(data, str) else _dumps(data)
-        return {"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": False}
-    if value is None:
-        content: List[Any] = []
-    elif isinstance(value, (list, tuple)) and value and all(_is_content(v) for v in value):
-        content = [v.to_dict() for v in value]
-    else:
-        content = [_content_block(value)]
-    return {"content": content, "isError": False}
-
-
-def _tool_failure(error: BaseException) -> Failure:
-    if isinstance(error, McpError) and not isinstance(error, ToolError) and error.code is not None:
-        return ("reject", error.code, error.message, to_jsonable(error.data))
-    message = str(error.message if isinstance(error, McpError) else error) or type(error).__name__
-    return ("resolve", {"content": [{"type": "text", "text": message}], "isError": True})
-
-
-def _rpc_failure(error: BaseException) -> Failure:
-    if isinstance(error, McpError):
-        code = error.code if error.code is not None else INTERNAL_ERROR
-        return ("reject", code, error.message or type(error).__name__, to_jsonable(error.data))
-    return ("reject", INTERNAL_ERROR, str(error) or type(error).__name__, None)
-
-
-def _resource_contents(uri: str, value: Any, mime_type: Optional[str]) -> Dict[str, Any]:
-    if isinstance(value, ReadResourceResult):
-        return value.to_dict()
-    items = value if isinstance(value, (list, tuple)) and all(
-        isinstance(v, (TextResourceContents, BlobResourceContents)) for v in value
-    ) and value else [value]
-    contents: List[Any] = []
-    for item in items:
-        if isinstance(item, (TextResourceContents, BlobResourceContents)):
-            contents.append(item.to_dict())
-        elif isinstance(item, str):
-            contents.append({"uri": uri, "mimeType": mime_type or "text/plain", "text": item})
-        elif isinstance(item, (bytes, bytearray)):
-            blob = to_jsonable(bytes(item))
-            contents.append({"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": blob})
-        else:
-            contents.append({"uri": uri, "mimeType": mime_type or "application/json", "text": _dumps(to_jsonable(item))})
-    return {"contents": contents}
-
-
-def _prompt_result(value: Any, description: Optional[str]) -> Dict[str, Any]:
-    if isinstance(value, GetPromptResult):
-        return value.to_dict()
-    items = value if isinstance(value, (list, tuple)) else [value]
-    messages: List[Any] = []
-    for item in items:
-        if isinstance(item, str):
-            messages.append({"role": "user", "content": {"type": "text", "text": item}})
-        elif isinstance(item, PromptMessage):
-            messages.append(item.to_dict())
-        elif isinstance(item, Mapping) and "role" in item:
-            content = item.get("content")
-            messages.append({"role": item["role"], "content": _content_block(content)})
-        else:
-            messages.append({"role": "user", "content": _content_block(item)})
-    result: Dict[str, Any] = {"messages": messages}
-    if description:
-        result["description"] = description
-    return result
-
-
-def _completion_result(value: Any) -> Dict[str, Any]:
-    if value is None:
-        return {"values": []}
-    if isinstance(value, Completion):
-        return value.to_dict()
-    if isinstance(value, Mapping):
-        return dict(value)
-    values = [str(v) for v in value]
-    return {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}
-
-
-# --- string arguments (prompt arguments, URI template variables) -----------------
-
-
-def _string_converter(annotation: Any) -> Callable[[str], Any]:
-    tp, _ = _strip_annotated(annotation)
-    origin = typing.get_origin(tp)
-    if origin is Union:
-        arms = [a for a in typing.get_args(tp) if a is not type(None)]
-        if len(arms) == 1:
-            return _string_converter(arms[0])
-    if tp in (str, Any) or tp is None or isinstance(tp, str) or tp is _EMPTY:
-        return lambda v: v
-    if tp is int:
-        return int
-    if tp is float:
-        return float
-    if tp is bool:
-        return lambda v: v.strip().lower() in ("1", "true", "yes", "on")
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return lambda v: tp(v)
-    if typing.get_origin(tp) is typing.Literal:
-        return lambda v: v
-    convert = converter_for(tp)
-    return lambda v: convert(json.loads(v))
-
-
-_EMPTY = inspect.Parameter.empty
-
-
-def _bind_strings(spec: FunctionSpec, values: Mapping[str, str], context: Any, what: str) -> Dict[str, Any]:
-    kwargs: Dict[str, Any] = {}
-    for p in spec.params:
-        if p.name not in values:
-            continue
-        try:
-            kwargs[p.name] = _string_converter(p.annotation)(values[p.name])
-        except (ValueError, TypeError) as e:
-            raise InvalidParams(f"{what} {p.name!r}: {e}") from None
-    if spec.context_param is not None:
-        kwargs[spec.context_param] = context
-    return kwargs
-
-
-_TEMPLATE_EXPR = re.compile(r"\{([^}]*)\}")
-
-
-def _template_variables(uri: str) -> List[str]:
-    names: List[str] = []
-    for expr in _TEMPLATE_EXPR.findall(uri):
-        expr = expr.lstrip("+#./;?&")
-        for var in expr.split(","):
-            var = var.split(":")[0].rstrip("*").strip()
-            if var:
-                names.append(var)
-    return names
 
 
 # --- the server ----------------------------------------------------------------------
@@ -602,7 +256,7 @@ class Server:
                 raise ToolError(f"Invalid arguments for tool `{tool_name}`: {e}") from None
             return call(**kwargs)
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, lambda _a, v: _tool_result(v, out), _tool_failure)
+        invoker = Invoker(run, spec.is_async, self._loop.get, lambda _a, v: tool_result(v, out), tool_failure)
         if isinstance(annotations, ToolAnnotations):
             annotations = annotations.to_dict()
         self._core.add_tool(
@@ -662,7 +316,7 @@ class Server:
         """Registers ``fn`` as a resource or resource template (see
         :meth:`resource`)."""
         spec = inspect_function(fn, Context)
-        variables = _template_variables(uri)
+        variables = template_variables(uri)
         description = description if description is not None else spec.description
         if variables:
             for p in spec.params:
@@ -671,14 +325,14 @@ class Server:
 
             def run_template(args: Tuple[str, Dict[str, str]], core: Any) -> Any:
                 context = Context(core) if spec.context_param else None
-                return spec.fn(**_bind_strings(spec, args[1], context, "URI variable"))
+                return spec.fn(**bind_strings(spec, args[1], context, "URI variable"))
 
             invoker = Invoker(
                 run_template,
                 spec.is_async,
                 self._loop.get,
-                lambda args, v: _resource_contents(args[0], v, mime_type),
-                _rpc_failure,
+                lambda args, v: resource_contents(args[0], v, mime_type),
+                rpc_failure,
             )
             self._core.add_resource_template(uri, name or _name(fn), invoker, description=description, mime_type=mime_type)
             return
@@ -690,7 +344,7 @@ class Server:
             context = Context(core) if spec.context_param else None
             return spec.fn(**({spec.context_param: context} if spec.context_param else {}))
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, lambda u, v: _resource_contents(u, v, mime_type), _rpc_failure)
+        invoker = Invoker(run, spec.is_async, self._loop.get, lambda u, v: resource_contents(u, v, mime_type), rpc_failure)
         self._core.add_resource(uri, name or _name(fn), invoker, description=description, title=title, mime_type=mime_type)
 
     def remove_resource(self, uri: str) -> bool:
@@ -758,9 +412,9 @@ class Server:
 
         def run(args: Mapping[str, str], core: Any) -> Any:
             context = Context(core) if spec.context_param else None
-            return spec.fn(**_bind_strings(spec, args, context, "argument"))
+            return spec.fn(**bind_strings(spec, args, context, "argument"))
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, lambda _a, v: _prompt_result(v, description), _rpc_failure)
+        invoker = Invoker(run, spec.is_async, self._loop.get, lambda _a, v: prompt_result(v, description), rpc_failure)
         arguments = [(p.name, p.description, p.required) for p in spec.params]
         self._core.add_prompt(name or _name(fn), invoker, description=description, title=title, arguments=arguments)
 
@@ -815,7 +469,7 @@ class Server:
         if self._completion_registered:
             return
         self._core.set_completion(
-            Invoker(self._complete, True, self._loop.get, lambda _a, v: _completion_result(v), _rpc_failure)
+            Invoker(self._complete, True, self._loop.get, lambda _a, v: completion_result(v), rpc_failure)
         )
         self._completion_registered = True
 
