@@ -13,7 +13,7 @@ import pytest
 import libmcp
 from conftest import PYTHON, child_env
 from libmcp._functions import inspect_function
-from libmcp._schema import SchemaError, schema_for
+from libmcp._schema import schema_for
 
 pydantic = pytest.importorskip("pydantic")
 annotated_types = pytest.importorskip("annotated_types")
@@ -106,7 +106,11 @@ def test_pydantic_dataclass_fields() -> None:
 
 def test_a_constraint_that_cannot_apply_is_refused_at_decoration() -> None:
     server = libmcp.Server("bad")
-    with pytest.raises(SchemaError, match=r"parameter 'n' of .*count.*max_length=3 does not apply to an integer"):
+    with pytest.raises(
+        libmcp.HandlerError,
+        match=r"^tool 'count' \(count \(test_pydantic\.py:\d+\)\): parameter 'n': "
+        r"the constraint max_length=3 does not apply to an integer$",
+    ):
 
         @server.tool()
         def count(n: Annotated[int, Field(max_length=3)]) -> int:

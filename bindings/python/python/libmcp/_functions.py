@@ -8,7 +8,7 @@ import enum
 import functools
 import inspect
 import json
-import re
+import os
 import typing
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
@@ -23,10 +23,11 @@ from ._schema import (
     _schema,
     _strip_annotated,
     converter_for,
+    schema_for,
 )
 from .errors import InvalidParams
 
-__all__ = ["ArgumentError", "FunctionSpec", "Param", "inspect_function", "bind_strings", "template_variables"]
+__all__ = ["ArgumentError", "FunctionSpec", "Param", "inspect_function", "string_binder", "describe_function"]
 
 @dataclasses.dataclass
 class Param:
@@ -68,7 +69,7 @@ class FunctionSpec:
             try:
                 prop = dict(_schema(p.annotation, defs))
             except SchemaError as e:
-                raise SchemaError(f"parameter {p.name!r} of {_name_of(self.fn)}: {e}") from None
+                raise SchemaError(f"parameter {p.name!r}: {e}") from None
             if p.description and "description" not in prop:
                 prop["description"] = p.description
             if p.required:
@@ -140,8 +141,18 @@ def _problems(name: Optional[str], error: Exception) -> List[str]:
     return [f"{prefix}: {message}" if prefix else message]
 
 
-def _name_of(fn: Any) -> str:
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+def describe_function(fn: Any) -> str:
+    """``qualname (file.py:line)``, for messages about a handler."""
+    target = fn
+    while hasattr(target, "func") and hasattr(target, "args"):  # functools.partial
+        target = target.func
+    name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or type(target).__name__
+    name = str(name).rsplit("<locals>.", 1)[-1]
+    try:
+        code = inspect.unwrap(target).__code__
+        return f"{name} ({os.path.basename(code.co_filename)}:{code.co_firstlineno})"
+    except (AttributeError, ValueError):
+        return str(name)
 
 
 def _is_async_callable(fn: Any) -> bool:
@@ -158,10 +169,12 @@ def inspect_function(fn: Callable[..., Any], context_type: type) -> FunctionSpec
     annotated with ``context_type`` (or, unannotated, named ``ctx`` or
     ``context``) receives the context."""
     signature = inspect.signature(fn)
+    unresolved = ""
     try:
         hints = typing.get_type_hints(fn, include_extras=True)
-    except Exception:  # noqa: BLE001 - unresolvable hints: use them raw
+    except Exception as e:  # noqa: BLE001 - unresolvable hints: use them raw, say why if it matters
         hints = {}
+        unresolved = f" ({type(e).__name__}: {e})"
     description, docs = parse_docstring(inspect.getdoc(fn))
     params: List[Param] = []
     context_param: Optional[str] = None
@@ -169,7 +182,7 @@ def inspect_function(fn: Callable[..., Any], context_type: type) -> FunctionSpec
         if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             continue
         if p.kind is inspect.Parameter.POSITIONAL_ONLY:
-            raise SchemaError(f"{_name_of(fn)}: positional-only parameter {name!r} is not supported")
+            raise SchemaError(f"parameter {name!r} is positional-only; handlers are called with keyword arguments")
         annotation = hints.get(name, p.annotation)
         bare, _ = _strip_annotated(annotation)
         if (isinstance(bare, type) and issubclass(bare, context_type)) or (
@@ -178,7 +191,7 @@ def inspect_function(fn: Callable[..., Any], context_type: type) -> FunctionSpec
             context_param = name
             continue
         if isinstance(bare, str):
-            raise SchemaError(f"{_name_of(fn)}: cannot resolve the annotation {bare!r} of {name!r}")
+            raise SchemaError(f"parameter {name!r}: cannot resolve the annotation {bare!r}{unresolved}")
         default, fill = p.default, None
         if is_field_info(default):  # `x: int = Field(ge=0, description=...)`
             field = default
@@ -197,13 +210,16 @@ def inspect_function(fn: Callable[..., Any], context_type: type) -> FunctionSpec
                 fill=fill,
             )
         )
+    returns = hints.get("return", signature.return_annotation)
+    if isinstance(returns, str):
+        raise SchemaError(f"cannot resolve the return annotation {returns!r}{unresolved}")
     return FunctionSpec(
         fn=fn,
         params=params,
         context_param=context_param,
         is_async=_is_async_callable(fn),
         description=description,
-        return_annotation=hints.get("return", signature.return_annotation),
+        return_annotation=returns,
     )
 
 
@@ -211,13 +227,16 @@ def inspect_function(fn: Callable[..., Any], context_type: type) -> FunctionSpec
 
 
 def _string_converter(annotation: Any) -> Callable[[str], Any]:
+    """How a string (a prompt argument, a URI variable) becomes a value of
+    ``annotation``: scalars directly, other types from JSON text. Raises
+    :class:`SchemaError` for a type with neither."""
     tp, _ = _strip_annotated(annotation)
     origin = typing.get_origin(tp)
     if origin is Union:
         arms = [a for a in typing.get_args(tp) if a is not type(None)]
         if len(arms) == 1:
             return _string_converter(arms[0])
-    if tp in (str, Any) or tp is None or isinstance(tp, str) or tp is _EMPTY:
+    if tp in (str, Any) or tp is None or tp is _EMPTY:
         return lambda v: v
     if tp is int:
         return int
@@ -229,36 +248,40 @@ def _string_converter(annotation: Any) -> Callable[[str], Any]:
         return lambda v: tp(v)
     if typing.get_origin(tp) is typing.Literal:
         return lambda v: v
+    schema_for(tp)  # a type with no JSON form cannot come from a string either
     convert = converter_for(tp)
     return lambda v: convert(json.loads(v))
 
 
 _EMPTY = inspect.Parameter.empty
 
+#: ``bind(values, context)``: the keyword arguments for a call with string values.
+StringBinder = Callable[[Mapping[str, str], Any], Dict[str, Any]]
 
-def bind_strings(spec: FunctionSpec, values: Mapping[str, str], context: Any, what: str) -> Dict[str, Any]:
-    kwargs: Dict[str, Any] = {}
+
+def string_binder(spec: FunctionSpec, what: str) -> StringBinder:
+    """Binds string values (``what``: ``"argument"``, ``"URI variable"``) to
+    ``spec``'s parameters; a value that does not convert is
+    :class:`~libmcp.InvalidParams`. Raises :class:`SchemaError` for a
+    parameter whose type cannot come from a string."""
+    converters: List[Any] = []
     for p in spec.params:
-        if p.name not in values:
-            continue
         try:
-            kwargs[p.name] = _string_converter(p.annotation)(values[p.name])
-        except (ValueError, TypeError) as e:
-            raise InvalidParams(f"{what} {p.name!r}: {e}") from None
-    if spec.context_param is not None:
-        kwargs[spec.context_param] = context
-    return kwargs
+            converters.append((p.name, _string_converter(p.annotation)))
+        except SchemaError as e:
+            raise SchemaError(f"parameter {p.name!r}: {e}") from None
+    context_param = spec.context_param
 
+    def bind(values: Mapping[str, str], context: Any) -> Dict[str, Any]:
+        kwargs: Dict[str, Any] = {}
+        for name, convert in converters:
+            if name in values:
+                try:
+                    kwargs[name] = convert(values[name])
+                except (ValueError, TypeError) as e:
+                    raise InvalidParams(f"{what} {name!r}: {e}") from None
+        if context_param is not None:
+            kwargs[context_param] = context
+        return kwargs
 
-_TEMPLATE_EXPR = re.compile(r"\{([^}]*)\}")
-
-
-def template_variables(uri: str) -> List[str]:
-    names: List[str] = []
-    for expr in _TEMPLATE_EXPR.findall(uri):
-        expr = expr.lstrip("+#./;?&")
-        for var in expr.split(","):
-            var = var.split(":")[0].rstrip("*").strip()
-            if var:
-                names.append(var)
-    return names
+    return bind

@@ -4,11 +4,15 @@ decorators, then serve over stdio or Streamable HTTP."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
+import logging
 import typing
 from typing import (
     Any,
     Callable,
     Dict,
+    Iterator,
     List,
     Mapping,
     Optional,
@@ -29,22 +33,18 @@ from ._answers import (
     tool_result,
 )
 from ._context import Context
-from ._functions import (
-    ArgumentError,
-    FunctionSpec,
-    bind_strings,
-    template_variables,
-    inspect_function,
-)
+from ._functions import ArgumentError, FunctionSpec, describe_function, inspect_function, string_binder
 from ._invoke import Invoker, LoopThread
 from ._pending import Pending
-from ._schema import SchemaError, output_spec
-from .errors import ToolError
+from ._schema import OutputSpec, SchemaError, output_spec
+from .errors import HandlerError, InternalError, McpError, ToolError
 from .types import CompletionArgument, CompletionRef, ToolAnnotations
 
 __all__ = ["Server", "Context", "RunningServer"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+logger = logging.getLogger("libmcp")
 
 
 # --- the server ----------------------------------------------------------------------
@@ -238,11 +238,30 @@ class Server:
         structured_output: Optional[bool] = None,
     ) -> None:
         """Registers ``fn`` as a tool (see :meth:`tool`). Once the server
-        runs, clients are told the tool list changed."""
-        spec = inspect_function(fn, Context)
-        out = output_spec(spec.return_annotation, structured_output)
-        schema = spec.input_schema()
-        tool_name = name or _name(fn)
+        runs, clients are told the tool list changed. Raises
+        :class:`~libmcp.HandlerError` if it cannot be a tool."""
+        _check_function(fn, "tool")
+        with _defining("tool", name, fn):
+            tool_name = name or _name(fn)
+            spec = inspect_function(fn, Context)
+            try:
+                out = output_spec(spec.return_annotation, structured_output)
+            except SchemaError as e:
+                raise SchemaError(f"return annotation: {e} (structured_output=False sends the value as text)") from None
+            schema = spec.input_schema()
+            self._add_tool(tool_name, fn, spec, out, schema, description, title, annotations)
+
+    def _add_tool(
+        self,
+        tool_name: str,
+        fn: Callable[..., Any],
+        spec: FunctionSpec,
+        out: OutputSpec,
+        schema: Dict[str, Any],
+        description: Optional[str],
+        title: Optional[str],
+        annotations: Union[ToolAnnotations, Mapping[str, Any], None],
+    ) -> None:
         call = spec.fn
         bind = spec.bind
         wants_context = spec.context_param is not None
@@ -256,7 +275,13 @@ class Server:
                 raise ToolError(f"Invalid arguments for tool `{tool_name}`: {e}") from None
             return call(**kwargs)
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, lambda _a, v: tool_result(v, out), tool_failure)
+        def answer(_args: Any, value: Any) -> Any:
+            try:
+                return tool_result(value, out)
+            except (TypeError, ValueError) as e:
+                raise ToolError(_unsendable("tool", tool_name, fn, value, e)) from None
+
+        invoker = Invoker(run, spec.is_async, self._loop.get, answer, tool_failure)
         if isinstance(annotations, ToolAnnotations):
             annotations = annotations.to_dict()
         self._core.add_tool(
@@ -297,6 +322,14 @@ class Server:
         :class:`~libmcp.types.BlobResourceContents` (or a list of them).
         """
 
+        if not isinstance(uri, str):
+            if callable(uri):
+                raise HandlerError(
+                    f"server.resource needs the URI before the function: "
+                    f"@server.resource(\"scheme://...\") above {describe_function(uri)}"
+                )
+            raise HandlerError(f"a resource's URI is a string, not {type(uri).__name__}")
+
         def register(f: F) -> F:
             self.add_resource(f, uri, name=name, description=description, title=title, mime_type=mime_type)
             return f
@@ -314,38 +347,61 @@ class Server:
         mime_type: Optional[str] = None,
     ) -> None:
         """Registers ``fn`` as a resource or resource template (see
-        :meth:`resource`)."""
-        spec = inspect_function(fn, Context)
-        variables = template_variables(uri)
+        :meth:`resource`). Raises :class:`~libmcp.HandlerError` if it cannot
+        be one (a template that does not parse, or whose variables and
+        parameters differ)."""
+        _check_function(fn, "resource")
+        with _defining("resource", uri, fn):
+            spec = inspect_function(fn, Context)
+            variables = _libmcp.uri_template_variables(uri)
+            self._add_resource(fn, spec, uri, variables, name or _name(fn), description, title, mime_type)
+
+    def _add_resource(
+        self,
+        fn: Callable[..., Any],
+        spec: FunctionSpec,
+        uri: str,
+        variables: List[str],
+        name: str,
+        description: Optional[str],
+        title: Optional[str],
+        mime_type: Optional[str],
+    ) -> None:
         description = description if description is not None else spec.description
+
+        def answer(args: Any, value: Any) -> Any:
+            read = args[0] if isinstance(args, tuple) else args
+            try:
+                return resource_contents(read, value, mime_type)
+            except (TypeError, ValueError) as e:
+                raise InternalError(_unsendable("resource", read, fn, value, e)) from None
+
         if variables:
+            params = {p.name for p in spec.params}
             for p in spec.params:
                 if p.required and p.name not in variables:
-                    raise SchemaError(f"{_name(fn)}: parameter {p.name!r} is not a variable of {uri!r}")
+                    raise SchemaError(f"parameter {p.name!r} is not a variable of the template")
+            for variable in variables:
+                if variable not in params:
+                    raise SchemaError(f"the template's variable {variable!r} is not a parameter of the function")
+            bind = string_binder(spec, "URI variable")
 
             def run_template(args: Tuple[str, Dict[str, str]], core: Any) -> Any:
-                context = Context(core) if spec.context_param else None
-                return spec.fn(**bind_strings(spec, args[1], context, "URI variable"))
+                return spec.fn(**bind(args[1], Context(core) if spec.context_param else None))
 
-            invoker = Invoker(
-                run_template,
-                spec.is_async,
-                self._loop.get,
-                lambda args, v: resource_contents(args[0], v, mime_type),
-                rpc_failure,
-            )
-            self._core.add_resource_template(uri, name or _name(fn), invoker, description=description, mime_type=mime_type)
+            invoker = Invoker(run_template, spec.is_async, self._loop.get, answer, rpc_failure)
+            self._core.add_resource_template(uri, name, invoker, description=description, mime_type=mime_type)
             return
         for p in spec.params:
             if p.required:
-                raise SchemaError(f"{_name(fn)}: the resource {uri!r} has no variables for parameter {p.name!r}")
+                raise SchemaError(f"parameter {p.name!r} is required, but the URI has no variables")
 
         def run(_uri: str, core: Any) -> Any:
             context = Context(core) if spec.context_param else None
             return spec.fn(**({spec.context_param: context} if spec.context_param else {}))
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, lambda u, v: resource_contents(u, v, mime_type), rpc_failure)
-        self._core.add_resource(uri, name or _name(fn), invoker, description=description, title=title, mime_type=mime_type)
+        invoker = Invoker(run, spec.is_async, self._loop.get, answer, rpc_failure)
+        self._core.add_resource(uri, name, invoker, description=description, title=title, mime_type=mime_type)
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource while the server runs; returns whether it
@@ -406,17 +462,27 @@ class Server:
         description: Optional[str] = None,
         title: Optional[str] = None,
     ) -> None:
-        """Registers ``fn`` as a prompt (see :meth:`prompt`)."""
-        spec = inspect_function(fn, Context)
-        description = description if description is not None else spec.description
+        """Registers ``fn`` as a prompt (see :meth:`prompt`). Raises
+        :class:`~libmcp.HandlerError` if it cannot be one."""
+        _check_function(fn, "prompt")
+        with _defining("prompt", name, fn):
+            prompt_name = name or _name(fn)
+            spec = inspect_function(fn, Context)
+            bind = string_binder(spec, "argument")
+            description = description if description is not None else spec.description
 
-        def run(args: Mapping[str, str], core: Any) -> Any:
-            context = Context(core) if spec.context_param else None
-            return spec.fn(**bind_strings(spec, args, context, "argument"))
+            def run(args: Mapping[str, str], core: Any) -> Any:
+                return spec.fn(**bind(args, Context(core) if spec.context_param else None))
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, lambda _a, v: prompt_result(v, description), rpc_failure)
-        arguments = [(p.name, p.description, p.required) for p in spec.params]
-        self._core.add_prompt(name or _name(fn), invoker, description=description, title=title, arguments=arguments)
+            def answer(_args: Any, value: Any) -> Any:
+                try:
+                    return prompt_result(value, description)
+                except (TypeError, ValueError) as e:
+                    raise InternalError(_unsendable("prompt", prompt_name, fn, value, e)) from None
+
+            invoker = Invoker(run, spec.is_async, self._loop.get, answer, rpc_failure)
+            arguments = [(p.name, p.description, p.required) for p in spec.params]
+            self._core.add_prompt(prompt_name, invoker, description=description, title=title, arguments=arguments)
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt while the server runs; returns whether it
@@ -448,12 +514,19 @@ class Server:
         Completion handlers must be registered before the server starts.
         """
 
+        if prompt is not None and resource is not None:
+            raise HandlerError("server.completion(): give either prompt= or resource=, not both")
+
         def register(f: F) -> F:
-            spec = inspect_function(f, Context)
-            arity = len(spec.params)
-            if prompt is not None or resource is not None:
-                if prompt is not None and resource is not None:
-                    raise ValueError("give either prompt= or resource=, not both")
+            _check_function(f, "completion")
+            target = prompt if prompt is not None else resource
+            with _defining("completion", target, f):
+                spec = inspect_function(f, Context)
+                arity = len(spec.params)
+                given = ("value", "other arguments") if target is not None else ("ref", "argument", "other arguments")
+                if sum(p.required for p in spec.params) > len(given):
+                    raise SchemaError(f"it is called with at most {len(given)} arguments ({', '.join(given)})")
+            if target is not None:
                 key = ("ref/prompt", prompt, argument) if prompt is not None else ("ref/resource", resource, argument)
                 self._completions[key] = (spec, arity)
             else:
@@ -469,7 +542,7 @@ class Server:
         if self._completion_registered:
             return
         self._core.set_completion(
-            Invoker(self._complete, True, self._loop.get, lambda _a, v: completion_result(v), rpc_failure)
+            Invoker(self._complete, True, self._loop.get, _completion_answer, rpc_failure)
         )
         self._completion_registered = True
 
@@ -639,5 +712,61 @@ class Server:
 def _name(fn: Any) -> str:
     name = getattr(fn, "__name__", None)
     if not isinstance(name, str) or name == "<lambda>":
-        raise ValueError(f"give a name for {fn!r}")
+        raise ValueError("it has no name of its own: give name=...")
     return name
+
+
+def _check_function(fn: Any, kind: str) -> None:
+    """Refuses what is not a function where a handler is expected, before
+    anything else looks at it."""
+    if inspect.iscoroutine(fn):
+        called = getattr(fn, "__qualname__", "the function")
+        fn.close()  # no "never awaited" warning on top of this error
+        raise HandlerError(
+            f"server.{kind}() got a coroutine object, the result of calling {called}(...): "
+            f"pass the function itself, {called}, without calling it"
+        )
+    if isinstance(fn, str) and kind in ("tool", "prompt"):
+        raise HandlerError(f"server.{kind}({fn!r}): the name is a keyword argument, @server.{kind}(name={fn!r})")
+    if inspect.isawaitable(fn) or not callable(fn):
+        raise HandlerError(f"server.{kind}() needs a function, not {type(fn).__name__} {_short(fn)}")
+    target = getattr(fn, "func", fn)
+    if inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
+        raise HandlerError(
+            f"{kind} handler {describe_function(fn)} is a generator function: return the value (a list, …) instead"
+        )
+
+
+@contextlib.contextmanager
+def _defining(kind: str, name: Optional[str], fn: Any) -> Iterator[None]:
+    """Turns what goes wrong while registering a handler into one
+    :class:`~libmcp.HandlerError` naming it."""
+    try:
+        yield
+    except HandlerError:
+        raise
+    except (SchemaError, McpError, ValueError, TypeError) as e:
+        label = f"{kind} {name!r}" if name is not None else kind
+        if name is None and isinstance(getattr(fn, "__name__", None), str) and fn.__name__ != "<lambda>":
+            label = f"{kind} {fn.__name__!r}"
+        message = e.message if isinstance(e, McpError) else str(e)
+        raise HandlerError(f"{label} ({describe_function(fn)}): {message}") from None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _unsendable(kind: str, name: str, fn: Any, value: Any, error: BaseException) -> str:
+    """The message for a handler's return value that cannot be sent (logged
+    with where the handler is, answered without it)."""
+    logger.error("%s %r (%s) returned %s: %s", kind, name, describe_function(fn), _short(value), error)
+    return f"{kind} {name!r} returned {type(value).__name__}, which cannot be sent: {error}"
+
+
+def _completion_answer(_args: Any, value: Any) -> Any:
+    try:
+        return completion_result(value)
+    except (TypeError, ValueError) as e:
+        raise InternalError(f"the completion handler returned {type(value).__name__}, not a list of strings: {e}") from None
