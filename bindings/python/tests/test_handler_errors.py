@@ -248,3 +248,16 @@ def test_values_that_cannot_be_sent_name_their_handler(caplog: pytest.LogCapture
             client.call_tool("missing", {"a": 1})
     # The server's log says where the handler is.
     assert any("opaque" in r.getMessage() and "test_handler_errors.py:" in r.getMessage() for r in caplog.records)
+
+
+async def answer_sampling(params: libmcp.CreateMessageParams) -> str:
+    return "no"
+
+
+def test_client_callbacks_must_be_functions() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with _refused(r"^on_sampling= got a coroutine object, the result of calling answer_sampling\(\.\.\.\)"):
+            libmcp.Client.http("http://127.0.0.1:9/mcp", on_sampling=answer_sampling(None))  # type: ignore[arg-type]
+    with _refused(r"^on_log= needs a function, not str 'print'"):
+        libmcp.SyncClient.stdio(["true"], on_log="print")  # type: ignore[arg-type]

@@ -25,9 +25,10 @@ from ._schema import (
     converter_for,
     schema_for,
 )
-from .errors import InvalidParams
+from .errors import HandlerError, InvalidParams
 
-__all__ = ["ArgumentError", "FunctionSpec", "Param", "inspect_function", "string_binder", "describe_function"]
+__all__ = ["ArgumentError", "FunctionSpec", "Param", "inspect_function", "string_binder", "describe_function",
+           "check_function", "short_repr"]
 
 @dataclasses.dataclass
 class Param:
@@ -285,3 +286,24 @@ def string_binder(spec: FunctionSpec, what: str) -> StringBinder:
         return kwargs
 
     return bind
+
+
+def short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_function(fn: Any, where: str) -> None:
+    """Raises :class:`~libmcp.HandlerError` if ``fn``, given to ``where``
+    (``"server.tool()"``, ``"on_sampling="``), is not a function: above
+    all a coroutine object, the result of calling an ``async def`` (closed,
+    so that no "never awaited" warning follows the error)."""
+    if inspect.iscoroutine(fn):
+        called = getattr(fn, "__qualname__", "the function")
+        fn.close()
+        raise HandlerError(
+            f"{where} got a coroutine object, the result of calling {called}(...): "
+            f"pass the function itself, {called}, without calling it"
+        )
+    if inspect.isawaitable(fn) or not callable(fn):
+        raise HandlerError(f"{where} needs a function, not {type(fn).__name__} {short_repr(fn)}")

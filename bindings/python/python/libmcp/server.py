@@ -33,7 +33,15 @@ from ._answers import (
     tool_result,
 )
 from ._context import Context
-from ._functions import ArgumentError, FunctionSpec, describe_function, inspect_function, string_binder
+from ._functions import (
+    ArgumentError,
+    FunctionSpec,
+    check_function,
+    describe_function,
+    inspect_function,
+    short_repr,
+    string_binder,
+)
 from ._invoke import Invoker, LoopThread
 from ._pending import Pending
 from ._schema import OutputSpec, SchemaError, output_spec
@@ -719,17 +727,9 @@ def _name(fn: Any) -> str:
 def _check_function(fn: Any, kind: str) -> None:
     """Refuses what is not a function where a handler is expected, before
     anything else looks at it."""
-    if inspect.iscoroutine(fn):
-        called = getattr(fn, "__qualname__", "the function")
-        fn.close()  # no "never awaited" warning on top of this error
-        raise HandlerError(
-            f"server.{kind}() got a coroutine object, the result of calling {called}(...): "
-            f"pass the function itself, {called}, without calling it"
-        )
     if isinstance(fn, str) and kind in ("tool", "prompt"):
         raise HandlerError(f"server.{kind}({fn!r}): the name is a keyword argument, @server.{kind}(name={fn!r})")
-    if inspect.isawaitable(fn) or not callable(fn):
-        raise HandlerError(f"server.{kind}() needs a function, not {type(fn).__name__} {_short(fn)}")
+    check_function(fn, f"server.{kind}()")
     target = getattr(fn, "func", fn)
     if inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
         raise HandlerError(
@@ -753,15 +753,10 @@ def _defining(kind: str, name: Optional[str], fn: Any) -> Iterator[None]:
         raise HandlerError(f"{label} ({describe_function(fn)}): {message}") from None
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _unsendable(kind: str, name: str, fn: Any, value: Any, error: BaseException) -> str:
     """The message for a handler's return value that cannot be sent (logged
     with where the handler is, answered without it)."""
-    logger.error("%s %r (%s) returned %s: %s", kind, name, describe_function(fn), _short(value), error)
+    logger.error("%s %r (%s) returned %s: %s", kind, name, describe_function(fn), short_repr(value), error)
     return f"{kind} {name!r} returned {type(value).__name__}, which cannot be sent: {error}"
 
 
