@@ -128,9 +128,12 @@ class Server:
 
         server.run_stdio()
 
-    Handlers may be plain functions (run on a worker thread) or ``async
-    def`` functions (run on the server's own event loop thread). A handler
-    parameter annotated :class:`Context` receives the request's context.
+    Handlers may be plain functions (run on a worker thread of a pool, or
+    inline on the event loop with ``sync_handlers="inline"``) or ``async
+    def`` functions, which run on the caller's event loop when serving from
+    asyncio (:meth:`run_stdio_async`, :meth:`run_http_async`) and otherwise
+    on the server's own event loop thread. A handler parameter annotated
+    :class:`Context` receives the request's context.
 
     Args:
         name: The server's name, sent to clients.
@@ -142,6 +145,11 @@ class Server:
             elicitation, roots) waits for its answer (default 60).
         max_concurrent_requests: Most requests of one session handled at
             once (default 1024).
+        sync_handlers: Where plain ``def`` handlers run: ``"thread"`` (the
+            default) on a worker thread of a pool, ``"inline"`` on the event
+            loop that runs the ``async def`` handlers, one at a time — for
+            short handlers that must not block, or that use objects bound
+            to that loop.
     """
 
     def __init__(
@@ -154,6 +162,7 @@ class Server:
         page_size: Optional[int] = None,
         request_timeout: Optional[float] = None,
         max_concurrent_requests: Optional[int] = None,
+        sync_handlers: str = "thread",
     ) -> None:
         self.name = name
         self.version = version
@@ -166,7 +175,13 @@ class Server:
             request_timeout=request_timeout,
             max_concurrent_requests=max_concurrent_requests,
         )
+        if sync_handlers not in ("thread", "inline"):
+            raise ValueError(f"sync_handlers is 'thread' or 'inline', not {sync_handlers!r}")
+        self._inline = sync_handlers == "inline"
         self._loop = LoopThread(name)
+        #: The loops of the `run_*_async` calls serving now; handlers run on
+        #: the latest (else on the private loop thread).
+        self._caller_loops: List[asyncio.AbstractEventLoop] = []
         self._completions: Dict[Tuple[str, Optional[str], Optional[str]], Tuple[FunctionSpec, int]] = {}
         self._completion_fallback: Optional[Tuple[FunctionSpec, int]] = None
         self._completion_registered = False
@@ -289,7 +304,7 @@ class Server:
             except (TypeError, ValueError) as e:
                 raise ToolError(_unsendable("tool", tool_name, fn, value, e)) from None
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, answer, tool_failure)
+        invoker = Invoker(run, spec.is_async, self._handler_loop, answer, tool_failure, inline=self._inline)
         if isinstance(annotations, ToolAnnotations):
             annotations = annotations.to_dict()
         self._core.add_tool(
@@ -397,7 +412,7 @@ class Server:
             def run_template(args: Tuple[str, Dict[str, str]], core: Any) -> Any:
                 return spec.fn(**bind(args[1], Context(core) if spec.context_param else None))
 
-            invoker = Invoker(run_template, spec.is_async, self._loop.get, answer, rpc_failure)
+            invoker = Invoker(run_template, spec.is_async, self._handler_loop, answer, rpc_failure, inline=self._inline)
             self._core.add_resource_template(uri, name, invoker, description=description, mime_type=mime_type)
             return
         for p in spec.params:
@@ -408,7 +423,7 @@ class Server:
             context = Context(core) if spec.context_param else None
             return spec.fn(**({spec.context_param: context} if spec.context_param else {}))
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, answer, rpc_failure)
+        invoker = Invoker(run, spec.is_async, self._handler_loop, answer, rpc_failure, inline=self._inline)
         self._core.add_resource(uri, name, invoker, description=description, title=title, mime_type=mime_type)
 
     def remove_resource(self, uri: str) -> bool:
@@ -488,7 +503,7 @@ class Server:
                 except (TypeError, ValueError) as e:
                     raise InternalError(_unsendable("prompt", prompt_name, fn, value, e)) from None
 
-            invoker = Invoker(run, spec.is_async, self._loop.get, answer, rpc_failure)
+            invoker = Invoker(run, spec.is_async, self._handler_loop, answer, rpc_failure, inline=self._inline)
             arguments = [(p.name, p.description, p.required) for p in spec.params]
             self._core.add_prompt(prompt_name, invoker, description=description, title=title, arguments=arguments)
 
@@ -550,7 +565,7 @@ class Server:
         if self._completion_registered:
             return
         self._core.set_completion(
-            Invoker(self._complete, True, self._loop.get, _completion_answer, rpc_failure)
+            Invoker(self._complete, True, self._handler_loop, _completion_answer, rpc_failure)
         )
         self._completion_registered = True
 
@@ -675,8 +690,10 @@ class Server:
 
     async def run_stdio_async(self) -> None:
         """Serves over stdin and stdout until the client disconnects or the
-        awaiting task is cancelled."""
-        await self._run_async(self.start_stdio())
+        awaiting task is cancelled. ``async def`` handlers run on the
+        awaiting task's event loop."""
+        with self._serving_from(asyncio.get_running_loop()):
+            await self._run_async(self.start_stdio())
 
     async def run_http_async(
         self,
@@ -701,12 +718,27 @@ class Server:
         finally:
             running.stop()
 
-    @staticmethod
-    async def _run_async(running: RunningServer) -> None:
+    async def _run_async(self, running: RunningServer) -> None:
+        with self._serving_from(asyncio.get_running_loop()):
+            try:
+                await running.wait_async()
+            finally:
+                running.stop()
+
+    @contextlib.contextmanager
+    def _serving_from(self, loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+        """While serving from ``loop``, handlers run on it."""
+        self._caller_loops.append(loop)
         try:
-            await running.wait_async()
+            yield
         finally:
-            running.stop()
+            self._caller_loops.remove(loop)
+
+    def _handler_loop(self) -> asyncio.AbstractEventLoop:
+        """The loop handlers run on: the latest `run_*_async` caller's, else
+        the server's own loop thread."""
+        loops = self._caller_loops
+        return loops[-1] if loops else self._loop.get()
 
     def close(self) -> None:
         """Stops the event loop thread coroutine handlers run on (servers
