@@ -450,6 +450,47 @@ impl Server {
         told
     }
 
+    /// The bus this server announces its changes on.
+    pub(crate) fn change_bus(&self) -> &ChangeBus {
+        &self.inner.bus
+    }
+
+    /// Tells this process's sessions of a change another replica made (its
+    /// sessions there were told by it).
+    pub(crate) async fn notify_remote_change(&self, change: Change) {
+        for session in self.ready_sessions() {
+            let _ = match &change {
+                Change::ResourceUpdated(uri) if session.is_subscribed(uri) => {
+                    let params = ResourceUpdatedNotificationParams::new(uri.as_str());
+                    session
+                        .peer
+                        .notify::<ResourceUpdatedNotification>(params)
+                        .await
+                }
+                Change::ResourceUpdated(_) => continue,
+                Change::ToolsListChanged => {
+                    session
+                        .peer
+                        .notify::<ToolListChangedNotification>(None)
+                        .await
+                }
+                Change::PromptsListChanged => {
+                    session
+                        .peer
+                        .notify::<PromptListChangedNotification>(None)
+                        .await
+                }
+                Change::ResourcesListChanged => {
+                    session
+                        .peer
+                        .notify::<ResourceListChangedNotification>(None)
+                        .await
+                }
+            };
+        }
+        self.inner.bus.publish_remote(change);
+    }
+
     fn require(&self, offered: bool, capability: &str) -> Result<()> {
         if offered {
             Ok(())

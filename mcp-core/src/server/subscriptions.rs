@@ -39,7 +39,15 @@ pub enum Change {
 /// Where changes are announced to `subscriptions/listen` streams. Clone it to
 /// share it: servers built with the same bus reach each other's listeners.
 #[derive(Clone, Debug)]
-pub struct ChangeBus(broadcast::Sender<Change>);
+pub struct ChangeBus(broadcast::Sender<Announced>);
+
+/// A change on the bus, and whether another replica announced it (then it
+/// is not sent on to the replicas again).
+#[derive(Clone, Debug)]
+pub(crate) struct Announced {
+    pub(crate) change: Change,
+    pub(crate) remote: bool,
+}
 
 impl ChangeBus {
     /// A new bus. A listener that falls more than 256 changes behind skips
@@ -51,10 +59,21 @@ impl ChangeBus {
 
     /// Announces `change` to every listener (none listening is fine).
     pub fn publish(&self, change: Change) {
-        let _ = self.0.send(change);
+        let _ = self.0.send(Announced {
+            change,
+            remote: false,
+        });
     }
 
-    fn subscribe(&self) -> broadcast::Receiver<Change> {
+    /// Announces a change another replica made to this process's listeners.
+    pub(crate) fn publish_remote(&self, change: Change) {
+        let _ = self.0.send(Announced {
+            change,
+            remote: true,
+        });
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Announced> {
         self.0.subscribe()
     }
 }
@@ -97,7 +116,7 @@ pub(crate) async fn listen(
             () = cx.cancellation().cancelled() => break,
         };
         match change {
-            Ok(change) => forward(cx, &filter, &id, change).await?,
+            Ok(Announced { change, .. }) => forward(cx, &filter, &id, change).await?,
             Err(broadcast::error::RecvError::Lagged(_)) => continue,
             Err(broadcast::error::RecvError::Closed) => break,
         }

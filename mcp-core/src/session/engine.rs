@@ -51,6 +51,19 @@ pub(crate) trait Service: Send + Sync + 'static {
         None
     }
 
+    /// What a replica needs to re-create the session (opaque text for a
+    /// shared store), with a number that grows with each change; `None`
+    /// before the handshake, or for a role that cannot be re-created.
+    fn record(&self) -> Option<(u64, String)> {
+        None
+    }
+
+    /// Makes the session what another replica recorded (see
+    /// [`record`](Self::record)).
+    fn restore(&self, _record: &str) -> std::result::Result<(), String> {
+        Err("this session cannot be re-created from a record".into())
+    }
+
     /// Records the identity a transport authenticated for the session;
     /// `false` if the session belongs to another subject.
     fn bind_identity(&self, _identity: &Arc<crate::auth::AuthInfo>) -> bool {

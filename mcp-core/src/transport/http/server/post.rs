@@ -101,7 +101,7 @@ async fn serve(
     let session = if created {
         session::create(state)?
     } else {
-        session::existing(state, &headers)?
+        session::existing(state, &headers).await?
     };
     session::bind_identity(&session.engine, identity.as_ref())?;
     let Some(id) = request_id else {
@@ -110,6 +110,8 @@ async fn serve(
             return Err(Rejection::SessionNotFound("Session not found"));
         }
         let _ = session.engine.handle(decoded);
+        // `notifications/initialized` changes what other replicas must know.
+        session::persist(state, &session, false).await?;
         return Ok(StatusCode::ACCEPTED.into_response());
     };
     let (mut response, failed_initialize) =
@@ -119,7 +121,17 @@ async fn serve(
         // the client gets the error and no session id to use.
         lock(&state.sessions).remove(&session.id);
         session.terminate();
-    } else if let Ok(value) = HeaderValue::from_str(&session.id) {
+        return Ok(response);
+    }
+    if let Err(rejection) = session::persist(state, &session, created).await {
+        if created {
+            // A session other replicas cannot find is no session.
+            lock(&state.sessions).remove(&session.id);
+            session.terminate();
+        }
+        return Err(rejection);
+    }
+    if let Ok(value) = HeaderValue::from_str(&session.id) {
         response.headers_mut().insert(SESSION_HEADER, value);
     }
     Ok(response)

@@ -27,6 +27,8 @@ pub(crate) struct HttpSession {
     created: Instant,
     /// Milliseconds since `created` of the last request.
     last_active: AtomicU64,
+    /// The service's change count last written to the session store.
+    persisted: AtomicU64,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -52,6 +54,7 @@ impl HttpSession {
             outlet,
             created: Instant::now(),
             last_active: AtomicU64::new(0),
+            persisted: AtomicU64::new(0),
         }))
     }
 
@@ -133,20 +136,142 @@ fn new_session_id() -> Result<String, Rejection> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Finds the session named by the request's `Mcp-Session-Id`.
-pub(super) fn existing(state: &State, headers: &HeaderMap) -> Result<Arc<HttpSession>, Rejection> {
+/// Finds the session named by the request's `Mcp-Session-Id`. With a
+/// session store, its record decides: gone there is gone here (404), and a
+/// session this replica has not seen is re-created from it.
+pub(super) async fn existing(
+    state: &State,
+    headers: &HeaderMap,
+) -> Result<Arc<HttpSession>, Rejection> {
     let Some(id) = header(headers, SESSION_HEADER) else {
         return Err(Rejection::BadRequest(
             "the Mcp-Session-Id header is required".into(),
         ));
     };
-    let session = lock(&state.sessions).get(id).cloned();
-    match session {
-        Some(session) if !session.closed().is_cancelled() => {
-            session.touch();
-            Ok(session)
+    let local = lock(&state.sessions)
+        .get(id)
+        .filter(|s| !s.closed().is_cancelled())
+        .cloned();
+    let Some(store) = &state.config.session_store else {
+        let session = local.ok_or(Rejection::SessionNotFound("Session not found"))?;
+        session.touch();
+        return Ok(session);
+    };
+    let record = store
+        .load(id, state.config.idle_timeout)
+        .await
+        .map_err(|e| Rejection::StoreUnavailable(e.to_string()))?;
+    let Some(record) = record else {
+        // Deleted or expired, perhaps on another replica.
+        if let Some(session) = lock(&state.sessions).remove(id) {
+            session.terminate();
         }
-        _ => Err(Rejection::SessionNotFound("Session not found")),
+        return Err(Rejection::SessionNotFound("Session not found"));
+    };
+    let session = match local {
+        Some(session) => session,
+        None => restore(state, id)?,
+    };
+    if let Some(service) = session.engine.service() {
+        service.restore(&record).map_err(Rejection::Internal)?;
+        if let Some((changes, _)) = service.record() {
+            session.persisted.store(changes, Ordering::Release);
+        }
+    }
+    session.touch();
+    Ok(session)
+}
+
+/// A session another replica opened, served here from now on too.
+fn restore(state: &State, id: &str) -> Result<Arc<HttpSession>, Rejection> {
+    let mut sessions = lock(&state.sessions);
+    if let Some(session) = sessions.get(id).filter(|s| !s.closed().is_cancelled()) {
+        return Ok(session.clone());
+    }
+    if sessions.len() >= state.config.max_sessions {
+        return Err(Rejection::TooManySessions {
+            max: state.config.max_sessions,
+        });
+    }
+    let session = HttpSession::start(
+        id.to_string(),
+        &*state.acceptor,
+        state.config.event_store.clone(),
+        state.config.json_response,
+    )
+    .map_err(|e| Rejection::Internal(e.to_string()))?;
+    sessions.insert(id.to_string(), session.clone());
+    Ok(session)
+}
+
+/// Writes what changed in `session` (its handshake, log level,
+/// subscriptions) to the session store, before the answer that made the
+/// change goes out, so that the next request finds it on any replica.
+/// `created`: the session is new (its `initialize` was just answered).
+pub(super) async fn persist(
+    state: &State,
+    session: &HttpSession,
+    created: bool,
+) -> Result<(), Rejection> {
+    let Some(store) = &state.config.session_store else {
+        return Ok(());
+    };
+    let Some((changes, record)) = session.engine.service().and_then(|s| s.record()) else {
+        return Ok(());
+    };
+    if !created && session.persisted.load(Ordering::Acquire) == changes {
+        return Ok(());
+    }
+    let ttl = state.config.idle_timeout;
+    let written = if created {
+        store.create(&session.id, &record, ttl).await
+    } else {
+        store.update(&session.id, &record, ttl).await
+    };
+    match written {
+        Ok(_) => {
+            session.persisted.fetch_max(changes, Ordering::AcqRel);
+            if let (Some(bus), false) = (&state.config.bus, created) {
+                // Replicas holding the session (its GET stream) refresh it,
+                // so that they see its new subscriptions and level.
+                if let Err(e) = bus.publish(SESSIONS_TOPIC, session.id.clone()).await {
+                    tracing::warn!("other replicas did not hear of a session's change: {e}");
+                }
+            }
+            Ok(())
+        }
+        Err(e) => Err(Rejection::StoreUnavailable(e.to_string())),
+    }
+}
+
+/// The bus topic naming sessions whose record changed.
+pub(super) const SESSIONS_TOPIC: &str = "sessions";
+
+/// Keeps this replica's copies of sessions as other replicas change them.
+pub(super) async fn follow_changes(state: std::sync::Weak<State>, bus: Arc<dyn crate::store::Bus>) {
+    let mut changed = bus.subscribe(SESSIONS_TOPIC);
+    while let Some(id) = changed.recv().await {
+        let Some(state) = state.upgrade() else { return };
+        let Some(store) = &state.config.session_store else {
+            return;
+        };
+        let Some(session) = lock(&state.sessions).get(&id).cloned() else {
+            continue;
+        };
+        match store.load(&id, state.config.idle_timeout).await {
+            Ok(Some(record)) => {
+                if let Some(service) = session.engine.service() {
+                    if let Err(e) = service.restore(&record) {
+                        tracing::warn!("session {id}: {e}");
+                    }
+                }
+            }
+            Ok(None) => {
+                lock(&state.sessions).remove(&id);
+                session.terminate();
+            }
+            Err(e) => tracing::debug!("session {id} not refreshed: {e}"),
+        }
     }
 }
 
