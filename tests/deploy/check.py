@@ -110,6 +110,9 @@ class Endpoint:
                     events.append(event)
                 return Reply(response.status, response.headers, events=events)
             raw = response.read()
+            if not kind.startswith("application/json"):
+                # e.g. the balancer's own error page
+                return Reply(response.status, response.headers, body={"raw": raw.decode(errors="replace")})
             return Reply(response.status, response.headers, body=json.loads(raw) if raw else {})
         finally:
             conn.close()
@@ -237,6 +240,42 @@ def resource_update_reaches_other_replicas(lb, replicas):
         conn.close()
 
 
+def answer_on_another_replica(lb, replicas):
+    """The call waits for the client's sampling answer, which another replica receives."""
+    s = Session(lb, capabilities={"sampling": {}})
+    s.next_id += 1
+    call_id = s.next_id
+    conn, response = replicas[0].request("POST", {
+        "jsonrpc": "2.0", "id": call_id, "method": "tools/call",
+        "params": {"name": "test_sampling", "arguments": {"prompt": "Say hi"}}},
+        session=s.id, stream=True)
+    try:
+        expect(response.status == 200, f"tools/call: HTTP {response.status}")
+        answered = False
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            event = read_event(response)
+            expect(event is not None, "the POST stream ended without a result")
+            if not event.get("data"):
+                continue
+            message = json.loads(event["data"])
+            if message.get("method") == "sampling/createMessage" and not answered:
+                reply = replicas[1].request("POST", {
+                    "jsonrpc": "2.0", "id": message["id"],
+                    "result": {"role": "assistant", "model": "m",
+                               "content": {"type": "text", "text": "hi from the client"}}},
+                    session=s.id)
+                expect(reply.status == 202, f"the answer: HTTP {reply.status}")
+                answered = True
+            elif message.get("id") == call_id:
+                expect("hi from the client" in text_of(message.get("result", {})),
+                       f"result: {message}")
+                return
+        raise AssertionError("no result within 15 s")
+    finally:
+        conn.close()
+
+
 def progress_call(s, tool="test_tool_with_progress"):
     s.next_id += 1
     return {"jsonrpc": "2.0", "id": s.next_id, "method": "tools/call",
@@ -290,11 +329,11 @@ def resume_after_sigkill(lb, replicas, pids):
     started = time.monotonic()
     seen = []
     last_id = first["id"]
-    for _ in range(3):
+    for _ in range(4):
         reply = lb.request("GET", session=s.id, headers={"Last-Event-ID": last_id,
                                                         "Accept": "text/event-stream"},
                            timeout=20)
-        if reply.status != 503:  # the balancer tried the dead replica
+        if reply.status < 500:  # not the balancer's answer for the dead replica
             break
     expect(reply.status == 200, f"resume: HTTP {reply.status} {reply.body}")
     seen += reply.messages()
@@ -421,6 +460,8 @@ def main():
           lambda: resource_update_reaches_other_replicas(lb, replicas))
     check("2026-07-28 input-required rounds on different replicas",
           lambda: modern_rounds(lb, replicas))
+    check("an answer to a sampling request reaches the replica waiting for it",
+          lambda: answer_on_another_replica(lb, replicas))
     check("a stream resumed with Last-Event-ID on another replica",
           lambda: resume_on_another_replica(lb, replicas))
     check("Redis lost: 503 within 5 s; Redis back: new sessions within 10 s",

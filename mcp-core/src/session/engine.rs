@@ -370,6 +370,17 @@ impl Attached {
         }
     }
 
+    /// Numbers the requests this side sends from `first` on (replicas of
+    /// one session number theirs apart, so that an answer names one call).
+    pub(crate) fn number_requests_from(&self, first: i64) {
+        self.shared.next_id.store(first, Ordering::Relaxed);
+    }
+
+    /// Whether this side waits for the answer to request `id`.
+    pub(crate) fn awaits(&self, id: &RequestId) -> bool {
+        lock(&self.shared.pending).contains_key(id)
+    }
+
     /// The session's service.
     pub(crate) fn service(&self) -> Option<&Arc<dyn Service>> {
         self.service.as_ref()

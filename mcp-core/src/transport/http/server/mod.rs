@@ -260,6 +260,7 @@ impl StreamableHttpServer {
         tokio::spawn(reap_idle(Arc::downgrade(&state)));
         if let (Some(_), Some(bus)) = (&state.config.session_store, &state.config.bus) {
             tokio::spawn(session::follow_changes(Arc::downgrade(&state), bus.clone()));
+            tokio::spawn(session::follow_answers(Arc::downgrade(&state), bus.clone()));
         }
         Self { state }
     }

@@ -109,6 +109,10 @@ async fn serve(
         if session.closed().is_cancelled() {
             return Err(Rejection::SessionNotFound("Session not found"));
         }
+        if let Ok(Inbound::Response(response)) = &decoded {
+            // An answer to a request another replica sent goes there.
+            session::route_answer(state, &session, response.id.as_ref(), &text).await;
+        }
         let _ = session.engine.handle(decoded);
         // `notifications/initialized` changes what other replicas must know.
         session::persist(state, &session, false).await?;

@@ -16,6 +16,7 @@ use super::extract::Rejection;
 use super::reply::{SESSION_HEADER, header};
 use super::streams::{LiveItem, Streams};
 use crate::auth::AuthInfo;
+use crate::schema::RequestId;
 use crate::session::{Acceptor, Attached, OutboundSink};
 use crate::transport::{OutboundKind, OutboundMessage};
 
@@ -43,11 +44,19 @@ impl HttpSession {
         store: Arc<dyn super::EventStore>,
         json_mode: bool,
     ) -> crate::Result<Arc<Self>> {
+        let shared = store.shared().is_some();
         let outlet = Arc::new(Outlet {
             streams: Mutex::new(Streams::new(id.clone(), store, json_mode)),
             closed: CancellationToken::new(),
         });
         let engine = acceptor.open(outlet.clone(), None)?;
+        if shared {
+            // Requests to the client are numbered apart per replica (20 bits
+            // of its id above 32 bits of count: still exact as a JSON number
+            // in JavaScript), so that an answer reaching another replica
+            // names the one call that waits for it.
+            engine.number_requests_from(i64::from(crate::store::replica_id() & 0xf_ffff) << 32);
+        }
         Ok(Arc::new(Self {
             id,
             engine,
@@ -246,6 +255,58 @@ pub(super) async fn persist(
 
 /// The bus topic naming sessions whose record changed.
 pub(super) const SESSIONS_TOPIC: &str = "sessions";
+/// The bus topic of answers to requests another replica sent the client.
+pub(super) const ANSWERS_TOPIC: &str = "answers";
+
+/// Hands the client's answer `text` (to request `id` of `session`) to the
+/// replica that waits for it, if not this one.
+pub(super) async fn route_answer(
+    state: &State,
+    session: &HttpSession,
+    id: Option<&RequestId>,
+    text: &str,
+) {
+    let Some(bus) = &state.config.bus else { return };
+    if id.is_some_and(|id| session.engine.awaits(id)) {
+        return;
+    }
+    let payload = serde_json::json!({ "session": session.id, "message": text }).to_string();
+    if let Err(e) = bus.publish(ANSWERS_TOPIC, payload).await {
+        tracing::warn!("an answer did not reach the other replicas: {e}");
+    }
+}
+
+/// Takes the client's answers that other replicas received for this one.
+pub(super) async fn follow_answers(state: std::sync::Weak<State>, bus: Arc<dyn crate::store::Bus>) {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        session: String,
+        message: String,
+    }
+    let mut answers = bus.subscribe(ANSWERS_TOPIC);
+    while let Some(payload) = answers.recv().await {
+        let Some(state) = state.upgrade() else { return };
+        let Ok(answer) = serde_json::from_str::<Answer>(&payload) else {
+            continue;
+        };
+        let Some(session) = lock(&state.sessions).get(&answer.session).cloned() else {
+            continue;
+        };
+        if let Ok(crate::jsonrpc::Inbound::Response(response)) =
+            crate::jsonrpc::decode(&answer.message)
+        {
+            if response
+                .id
+                .as_ref()
+                .is_some_and(|id| session.engine.awaits(id))
+            {
+                let _ = session
+                    .engine
+                    .handle(Ok(crate::jsonrpc::Inbound::Response(response)));
+            }
+        }
+    }
+}
 
 /// Keeps this replica's copies of sessions as other replicas change them.
 pub(super) async fn follow_changes(state: std::sync::Weak<State>, bus: Arc<dyn crate::store::Bus>) {
