@@ -2,6 +2,9 @@
 //! `Client` and the `mcp` command against a server built with the official
 //! Python SDK 2.3 (`tests/interop/python_server.py`) serving 2026-07-28, and
 //! the same server restricted to 2025-11-25, over stdio and Streamable HTTP;
+//! the same against a server built with the official TypeScript SDK v2
+//! (`tests/interop/ts_server.mjs`, npm `@modelcontextprotocol/server` 2.4)
+//! over stdio (no resource updates: it has no `touch`);
 //! and the `mcp` command against `@modelcontextprotocol/server-everything`
 //! (2025-11-25) over stdio (our Rust client meets it in interop_stdio.rs and
 //! interop_http.rs). Each must pick the right revision and every call must
@@ -74,11 +77,12 @@ fn client() -> mcp_core::client::ClientBuilder {
     })
 }
 
-/// Every call of the Python server, with the revision checked first.
-async fn exercise_python(client: &Client, era: &str) {
+/// Every call of the interop servers, with the revision checked first;
+/// resource updates only where the server can announce them (`touch`).
+async fn exercise(client: &Client, era: &str) {
     assert_eq!(client.protocol_version(), expected(era));
     let tools = client.list_all_tools().await.unwrap();
-    for name in ["add", "ask_name", "touch"] {
+    for name in ["add", "ask_name"] {
         assert!(tools.iter().any(|t| t.name == name), "no tool {name}");
     }
     let sum = client
@@ -116,6 +120,9 @@ async fn exercise_python(client: &Client, era: &str) {
             .contains("Please greet Grace")
     );
 
+    if !tools.iter().any(|t| t.name == "touch") {
+        return;
+    }
     // Resource updates: a listen at 2026-07-28, resources/subscribe before.
     let touch = || client.call_tool("touch", args(json!({"uri": STATIC_URI})));
     if era == "2026" {
@@ -178,8 +185,8 @@ fn mcp_json(args: &[&str], target: &[&OsStr], era: &str) -> Value {
     value
 }
 
-/// The `mcp` command's verbs against the Python server at `target`.
-fn mcp_against_python(target: &[&OsStr], era: &str) {
+/// The `mcp` command's verbs against the interop server at `target`.
+fn mcp_against(target: &[&OsStr], era: &str) {
     let sum = mcp_json(
         &["tools", "call", "add", "--args", r#"{"a":2,"b":40}"#],
         target,
@@ -214,7 +221,7 @@ async fn python_over_stdio(era: &'static str) {
         .await
         .expect("connecting in time")
         .unwrap();
-    let outcome = tokio::time::timeout(WAIT * 2, exercise_python(&client, era)).await;
+    let outcome = tokio::time::timeout(WAIT * 2, exercise(&client, era)).await;
     client.close().await;
     outcome.expect("the calls finish in time");
 
@@ -226,7 +233,7 @@ async fn python_over_stdio(era: &'static str) {
             OsStr::new(era),
             OsStr::new("stdio"),
         ];
-        mcp_against_python(&target, era);
+        mcp_against(&target, era);
     })
     .await
     .unwrap();
@@ -290,13 +297,13 @@ async fn python_over_http(era: &'static str) {
     .await
     .expect("connecting in time")
     .unwrap();
-    let outcome = tokio::time::timeout(WAIT * 2, exercise_python(&client, era)).await;
+    let outcome = tokio::time::timeout(WAIT * 2, exercise(&client, era)).await;
     let _ = tokio::time::timeout(WAIT, client.close()).await;
     outcome.expect("the calls finish in time");
     let url = server.url.clone();
     tokio::task::spawn_blocking(move || {
         let target = [OsStr::new("--url"), OsStr::new(&url)];
-        mcp_against_python(&target, era);
+        mcp_against(&target, era);
     })
     .await
     .unwrap();
@@ -321,6 +328,56 @@ async fn python_sdk_2026_over_http() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_2025_over_http() {
     python_over_http("2025").await;
+}
+
+/// The TypeScript SDK v2 server over stdio (`serveStdio` for both eras, or
+/// the 2025-11-25 wiring), run from beside its package.
+async fn typescript_over_stdio(era: &'static str) {
+    let dir = installed(
+        mcp_tests::interop::interop_dir()
+            .join("ts-server/node_modules/@modelcontextprotocol/server"),
+        "@modelcontextprotocol/server",
+    );
+    assert!(dir.exists());
+    let script = mcp_tests::interop::interop_dir().join("ts-server/ts_server.mjs");
+    std::fs::copy(
+        workspace_root().join("tests/interop/ts_server.mjs"),
+        &script,
+    )
+    .unwrap();
+    let node = mcp_tests::interop::node();
+    let child = ChildProcess::new(&node)
+        .arg(&script)
+        .arg(era)
+        .shutdown_grace(Duration::from_secs(1));
+    let client = tokio::time::timeout(WAIT, client().connect(child))
+        .await
+        .expect("connecting in time")
+        .unwrap();
+    let outcome = tokio::time::timeout(WAIT * 2, exercise(&client, era)).await;
+    client.close().await;
+    outcome.expect("the calls finish in time");
+    tokio::task::spawn_blocking(move || {
+        let target = [
+            OsStr::new("--"),
+            node.as_os_str(),
+            script.as_os_str(),
+            OsStr::new(era),
+        ];
+        mcp_against(&target, era);
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_sdk_2026_over_stdio() {
+    typescript_over_stdio("2026").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_sdk_2025_over_stdio() {
+    typescript_over_stdio("2025").await;
 }
 
 /// The `mcp` command (auto) against the official everything server over
