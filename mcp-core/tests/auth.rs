@@ -24,10 +24,7 @@ use mcp_core::auth::{
     AuthInfo, AuthProvider, BearerChallenge, LoopbackUserAgent, OAuthClient, ProtectedResource,
     TokenError, TokenValidator,
 };
-// The clients here speak 2025-11-25 sessions (`Negotiation::Legacy`): the
-// HTTP server's 2026-07-28 path does not give handlers the caller's identity
-// (`Context::auth`) yet.
-use mcp_core::client::{Client, Negotiation};
+use mcp_core::client::Client;
 use mcp_core::server::{Server, ToolDef};
 use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
 use reqwest::Url;
@@ -305,7 +302,6 @@ impl Setup {
 
     async fn connect(&self, oauth: Arc<OAuthClient>) -> mcp_core::Result<Client> {
         Client::builder("auth-test", "1.0.0")
-            .negotiation(Negotiation::Legacy)
             .connect(StreamableHttpClient::new(&self.endpoint).auth(oauth))
             .await
     }
@@ -327,6 +323,12 @@ async fn unauthorized_then_discovery_then_token_then_success() {
     let s = setup(Quirks::default()).await;
     let oauth = s.oauth();
     let client = s.connect(oauth.clone()).await.unwrap();
+    // Auto negotiation reaches the newest revision; the identity still
+    // reaches the handler on its path without sessions.
+    assert_eq!(
+        client.protocol_version(),
+        mcp_core::ProtocolVersion::V2026_07_28
+    );
     let tools = client.list_all_tools().await.unwrap();
     assert_eq!(tools.len(), 2);
     // The handler sees who called.
@@ -560,7 +562,6 @@ async fn malformed_resource_metadata_is_a_clear_error() {
     let endpoint = format!("{base}/mcp");
     let oauth = OAuthClient::builder(&endpoint).build().unwrap();
     let e = Client::builder("t", "1")
-        .negotiation(Negotiation::Legacy)
         .connect(StreamableHttpClient::new(&endpoint).auth(oauth))
         .await
         .unwrap_err()

@@ -396,3 +396,48 @@ async fn a_server_that_exits_on_the_probe_is_started_again() {
     client.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn list_results_are_cached_for_their_ttl_when_asked() {
+    let requests = Arc::new(AtomicUsize::new(0));
+    let server = |requests: Arc<AtomicUsize>| {
+        scripted(move |method, params| match method {
+            "server/discover" => Some(discover_result()),
+            "tools/list" => {
+                requests.fetch_add(1, Ordering::SeqCst);
+                // The first page may be kept a minute; the second not at all.
+                Some(match params.get("cursor") {
+                    None => json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}],
+                                   "nextCursor": "2", "ttlMs": 60000, "cacheScope": "private"}),
+                    Some(_) => json!({"tools": [{"name": "b", "inputSchema": {"type": "object"}}],
+                                      "ttlMs": 0, "cacheScope": "public"}),
+                })
+            }
+            _ => None,
+        })
+    };
+    let client = Client::builder("c", "1")
+        .cache_lists()
+        .connect(server(requests.clone()))
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        let tools = client.list_all_tools().await.unwrap();
+        assert_eq!(tools.len(), 2);
+    }
+    // The first page once, the uncacheable second page every time.
+    assert_eq!(requests.load(Ordering::SeqCst), 1 + 3);
+    client.close().await;
+
+    // Not asked for: every call goes to the server.
+    requests.store(0, Ordering::SeqCst);
+    let client = Client::builder("c", "1")
+        .connect(server(requests.clone()))
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        client.list_all_tools().await.unwrap();
+    }
+    assert_eq!(requests.load(Ordering::SeqCst), 6);
+    client.close().await;
+}

@@ -3,6 +3,7 @@
 # interop_http.rs) need, into target/interop/ under the workspace root:
 #   node22/  Node.js 22 from the npm registry (the system's node may be older)
 #   npm/     the official reference server @modelcontextprotocol/server-everything
+#   ts-client/, ts-server/  the official TypeScript SDK v2 client and server
 #   venv/    a Python venv with the official Python SDK (`mcp`)
 # Idempotent: each step is skipped when the pinned version is already there.
 # Quiet on success; on failure prints the failing step's output and exits 1.
@@ -11,6 +12,7 @@ set -euo pipefail
 NODE_VERSION=22.23.3
 SERVER_EVERYTHING_VERSION=2026.8.31
 TS_CLIENT_VERSION=2.4.0
+TS_SERVER_VERSION=2.4.0
 PYTHON_MCP_VERSION=2.3.0
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -60,6 +62,15 @@ if [ "$installed" != "$TS_CLIENT_VERSION" ]; then
     run "installing @modelcontextprotocol/client@$TS_CLIENT_VERSION" \
         npm install --prefix "$dir/ts-client" --no-save --no-audit --no-fund \
         "@modelcontextprotocol/client@$TS_CLIENT_VERSION"
+fi
+
+# (b3) The official TypeScript SDK v2 server (its own prefix, as above).
+pkg="$dir/ts-server/node_modules/@modelcontextprotocol/server/package.json"
+installed=$(node -p "require(process.argv[1]).version" "$pkg" 2>/dev/null || true)
+if [ "$installed" != "$TS_SERVER_VERSION" ]; then
+    run "installing @modelcontextprotocol/server@$TS_SERVER_VERSION" \
+        npm install --prefix "$dir/ts-server" --no-save --no-audit --no-fund \
+        "@modelcontextprotocol/server@$TS_SERVER_VERSION"
 fi
 
 # (c) The official Python SDK in a venv.

@@ -129,6 +129,14 @@ pub(crate) enum ResourcesCommand {
     },
     /// List the resource templates.
     Templates(TargetArgs),
+    /// Print each update of a resource until Ctrl-C (one JSON line each
+    /// with --json).
+    Subscribe {
+        /// The resource's URI.
+        uri: String,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
 }
 
 #[derive(Debug, Subcommand)]

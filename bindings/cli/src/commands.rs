@@ -32,6 +32,11 @@ pub(crate) enum Request {
     },
     /// `resources/templates/list`, every page.
     ListTemplates,
+    /// Updates of a resource, until Ctrl-C.
+    Subscribe {
+        /// The resource.
+        uri: String,
+    },
     /// `prompts/list`, every page.
     ListPrompts,
     /// `prompts/get`.
@@ -158,6 +163,7 @@ pub(crate) async fn run(
                 .map_err(CliError::request)?;
             print(json, &result, || output::read_result(&result));
         }
+        Request::Subscribe { uri } => return crate::subscribe::run(client, &uri, printing).await,
         Request::ListTemplates => {
             let templates = client
                 .list_all_resource_templates()

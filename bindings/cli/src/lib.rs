@@ -16,6 +16,7 @@ pub mod error;
 pub mod everything;
 mod input;
 mod output;
+mod subscribe;
 pub mod transport;
 
 use std::process::ExitCode;
@@ -116,6 +117,9 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             (Request::ReadResource { uri }, target)
         }
         Command::Resources(ResourcesCommand::Templates(target)) => (Request::ListTemplates, target),
+        Command::Resources(ResourcesCommand::Subscribe { uri, target }) => {
+            (Request::Subscribe { uri }, target)
+        }
         Command::Prompts(PromptsCommand::List(target)) => (Request::ListPrompts, target),
         Command::Prompts(PromptsCommand::Get { name, args, target }) => {
             let arguments = args
@@ -134,9 +138,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     }
     let target = target_of(target)?;
     let client = transport::connect(&target, options).await?;
-    let result = tokio::select! {
-        result = commands::run(&client, request, printing) => result,
-        _ = tokio::signal::ctrl_c() => Err(CliError::Failed("interrupted".into())),
+    let result = if matches!(request, Request::Subscribe { .. }) {
+        // Runs until Ctrl-C, which ends it normally.
+        commands::run(&client, request, printing).await
+    } else {
+        tokio::select! {
+            result = commands::run(&client, request, printing) => result,
+            _ = tokio::signal::ctrl_c() => Err(CliError::Failed("interrupted".into())),
+        }
     };
     client.close().await;
     result

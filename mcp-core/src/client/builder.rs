@@ -61,6 +61,7 @@ pub struct ClientBuilder {
     pub(crate) on_notification: Option<NotificationFn>,
     pub(crate) url_elicitation: Option<UrlElicitationFn>,
     pub(crate) tasks: Option<crate::tasks::TaskConfig>,
+    pub(crate) cache_lists: bool,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -90,6 +91,7 @@ impl ClientBuilder {
             on_notification: None,
             url_elicitation: None,
             tasks: None,
+            cache_lists: false,
         }
     }
 
@@ -132,6 +134,18 @@ impl ClientBuilder {
     #[must_use]
     pub fn max_input_rounds(mut self, rounds: usize) -> Self {
         self.max_input_rounds = rounds;
+        self
+    }
+
+    /// Keeps list results (`tools/list`, `resources/list`,
+    /// `resources/templates/list`, `prompts/list`, page by page) for as long
+    /// as the server's `ttlMs` hint allows, reusing them within this client
+    /// (one authorization context, so `cacheScope` `private` and `public`
+    /// alike); a list-changed notification drops that list. Off by default;
+    /// servers of 2025-11-25 give no hints, so nothing is kept for them.
+    #[must_use]
+    pub fn cache_lists(mut self) -> Self {
+        self.cache_lists = true;
         self
     }
 

@@ -9,6 +9,7 @@ use super::ClientBuilder;
 use super::modern::Modern;
 use super::negotiation::{self, Setup};
 use super::service::ClientService;
+use super::subscription::{LISTEN_LIFETIME, Subscription};
 use crate::capability::ServerOffers;
 use crate::schema::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelTaskRequest,
@@ -22,8 +23,9 @@ use crate::schema::{
     LoggingLevel, McpRequest, PaginatedRequestParams, PingRequest, Prompt, ReadResourceRequest,
     ReadResourceRequestParams, ReadResourceResult, RequestParams, Resource, ResourceTemplate, Root,
     RootsListChangedNotification, ServerCapabilities, ServerNotification, SetLevelRequest,
-    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, TaskMetadata, TaskStatus,
-    Tool, UnsubscribeRequest, UnsubscribeRequestParams,
+    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, SubscriptionFilter,
+    SubscriptionsListenRequest, TaskMetadata, TaskStatus, Tool, UnsubscribeRequest,
+    UnsubscribeRequestParams,
 };
 use crate::session::{Peer, RequestOptions, Session};
 use crate::transport::Transport;
@@ -140,6 +142,10 @@ impl Client {
             roots: builder.roots.clone(),
             on_notification: builder.on_notification,
             notifications: notifications.clone(),
+            listens: super::subscription::Listens::default(),
+            list_cache: builder
+                .cache_lists
+                .then(super::list_cache::ListCache::default),
         });
         let connected = negotiation::open(&setup, &service, transport).await?;
         Ok(Self {
@@ -273,11 +279,39 @@ impl Client {
             .map(|_: EmptyResult| ())
     }
 
+    /// One page of a `*/list` method, from the list cache when it has a
+    /// fresh one ([`ClientBuilder::cache_lists`]).
+    async fn list_page<R>(
+        &self,
+        method: ClientRequestMethod,
+        cursor: Option<String>,
+    ) -> Result<R::Result>
+    where
+        R: McpRequest<Params = Option<PaginatedRequestParams>>,
+    {
+        self.check(method)?;
+        let cache = self.service.list_cache.as_ref();
+        if let Some(page) = cache.and_then(|c| c.get(method, cursor.as_deref())) {
+            return Ok(serde_json::from_str(page.get())?);
+        }
+        let raw = self
+            .send_raw(
+                R::METHOD,
+                &paginated(cursor.clone()),
+                RequestOptions::default(),
+            )
+            .await?;
+        let result = serde_json::from_str(raw.get())?;
+        if let Some(cache) = cache {
+            cache.put(method, cursor.as_deref(), &raw);
+        }
+        Ok(result)
+    }
+
     /// One page of `tools/list`.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult> {
-        self.check(ClientRequestMethod::ListTools)?;
         let result = self
-            .send::<ListToolsRequest>(paginated(cursor), RequestOptions::default())
+            .list_page::<ListToolsRequest>(ClientRequestMethod::ListTools, cursor)
             .await?;
         self.remember_output_schemas(&result.tools);
         Ok(result)
@@ -526,8 +560,7 @@ impl Client {
 
     /// One page of `resources/list`.
     pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult> {
-        self.check(ClientRequestMethod::ListResources)?;
-        self.send::<ListResourcesRequest>(paginated(cursor), RequestOptions::default())
+        self.list_page::<ListResourcesRequest>(ClientRequestMethod::ListResources, cursor)
             .await
     }
 
@@ -548,9 +581,11 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourceTemplatesResult> {
-        self.check(ClientRequestMethod::ListResourceTemplates)?;
-        self.send::<ListResourceTemplatesRequest>(paginated(cursor), RequestOptions::default())
-            .await
+        self.list_page::<ListResourceTemplatesRequest>(
+            ClientRequestMethod::ListResourceTemplates,
+            cursor,
+        )
+        .await
     }
 
     /// Every resource template, following cursors.
@@ -582,6 +617,42 @@ impl Client {
             .map(|_| ())
     }
 
+    /// `subscriptions/listen` (2026-07-28): opens a stream of the
+    /// notifications `filter` asks for (resources updated for given URIs,
+    /// list changes) and returns once the server has acknowledged it;
+    /// [`Subscription::honoured`] says what the server will send. Dropping
+    /// the subscription (or [`Subscription::close`]) cancels it. In a
+    /// 2025-11-25 session use [`subscribe`](Self::subscribe) and
+    /// [`notifications`](Self::notifications) instead.
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        self.check(ClientRequestMethod::SubscriptionsListen)?;
+        let Some(modern) = &self.modern else {
+            return Err(Error::ProtocolVersion(
+                "subscriptions/listen needs a revision without sessions".into(),
+            ));
+        };
+        let mut params = Map::new();
+        params.insert("notifications".into(), serde_json::to_value(&filter)?);
+        let params = modern.stamp(&params)?;
+        let peer = self.peer().clone();
+        let id = peer.next_request_id();
+        let ack_timeout = peer.shared.config.request_timeout;
+        let request = {
+            let id = id.clone();
+            Box::pin(async move {
+                let options = RequestOptions::default().timeout(LISTEN_LIFETIME);
+                peer.request_raw_as(
+                    id,
+                    <SubscriptionsListenRequest as McpRequest>::METHOD,
+                    &params,
+                    options,
+                )
+                .await
+            })
+        };
+        Subscription::open(self.service.clone(), id, request, ack_timeout).await
+    }
+
     /// `resources/unsubscribe`.
     pub async fn unsubscribe(&self, uri: &str) -> Result<()> {
         self.check(ClientRequestMethod::Unsubscribe)?;
@@ -593,8 +664,7 @@ impl Client {
 
     /// One page of `prompts/list`.
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult> {
-        self.check(ClientRequestMethod::ListPrompts)?;
-        self.send::<ListPromptsRequest>(paginated(cursor), RequestOptions::default())
+        self.list_page::<ListPromptsRequest>(ClientRequestMethod::ListPrompts, cursor)
             .await
     }
 

@@ -5,11 +5,14 @@
 
 mod builder;
 mod connection;
+mod list_cache;
 mod modern;
 mod negotiation;
 mod service;
+mod subscription;
 
 pub use builder::{ClientBuilder, ElicitationFn, SamplingFn, UrlElicitationFn};
 pub use connection::Client;
 pub use modern::DEFAULT_MAX_INPUT_ROUNDS;
 pub use negotiation::Negotiation;
+pub use subscription::Subscription;

@@ -25,6 +25,10 @@ pub(crate) struct ClientService {
     pub(crate) notifications: broadcast::Sender<ServerNotification>,
     /// Runs task-augmented sampling and elicitation, when configured.
     pub(crate) tasks: Option<Arc<TaskManager>>,
+    /// The open `subscriptions/listen` streams.
+    pub(crate) listens: super::subscription::Listens,
+    /// List results kept as their `ttlMs` allows, when asked for.
+    pub(crate) list_cache: Option<super::list_cache::ListCache>,
 }
 
 /// The client's tasks all belong to its one server.
@@ -224,6 +228,10 @@ impl Service for ClientService {
                 return;
             }
         };
+        self.listens.route(notification.params, &decoded);
+        if let Some(cache) = &self.list_cache {
+            cache.invalidate(&decoded);
+        }
         if let Some(callback) = &self.on_notification {
             callback(decoded.clone());
         }

@@ -102,11 +102,28 @@ impl Peer {
         params: &P,
         options: RequestOptions,
     ) -> Result<Box<RawValue>> {
+        let id = self.shared.next_request_id();
+        self.request_raw_as(id, method, params, options).await
+    }
+
+    /// A fresh id for [`request_raw_as`](Self::request_raw_as), for a caller
+    /// that must know it before the request goes out.
+    pub(crate) fn next_request_id(&self) -> RequestId {
+        self.shared.next_request_id()
+    }
+
+    /// [`request_raw`](Self::request_raw) with the id given.
+    pub(crate) async fn request_raw_as<P: Serialize + ?Sized>(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+    ) -> Result<Box<RawValue>> {
         let shared = &self.shared;
         if let Some(reason) = shared.closed_reason() {
             return Err(Error::ConnectionClosed(reason));
         }
-        let id = shared.next_request_id();
         let (progress_tx, mut progress_rx) = match &options.on_progress {
             Some(_) => {
                 let (tx, rx) = mpsc::channel(64);

@@ -140,6 +140,9 @@ struct Conn {
     /// The `x-mcp-header` declarations of each tool seen in a 2026-07-28
     /// `tools/list`.
     tool_headers: Mutex<std::collections::HashMap<String, Vec<ParamHeader>>>,
+    /// The 2026-07-28 requests awaiting their answer: cancelling one closes
+    /// its response stream, which is how that revision cancels over HTTP.
+    open_requests: Mutex<std::collections::HashMap<RequestId, CancellationToken>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -170,6 +173,7 @@ impl Transport for StreamableHttpClient {
             get_started: AtomicBool::new(false),
             close: close.clone(),
             tool_headers: Mutex::new(std::collections::HashMap::new()),
+            open_requests: Mutex::new(std::collections::HashMap::new()),
         });
         tokio::spawn(write_loop(conn, out_rx, done.clone()));
         Ok(TransportHandle {
@@ -204,6 +208,8 @@ async fn write_loop(
                     }
                 });
             }
+            // Cancelling a 2026-07-28 request closes its stream; nothing is sent.
+            OutboundKind::Notification if cancel_open_request(&conn, &message.text) => {}
             // Notifications and responses keep their order.
             OutboundKind::Notification | OutboundKind::Response => {
                 send_other(&conn, message.text).await
@@ -536,10 +542,55 @@ async fn send_request(conn: &Arc<Conn>, text: String) {
     }
 }
 
+/// Whether `text` is a `notifications/cancelled` for an open 2026-07-28
+/// request; if so, that request's response stream is closed.
+fn cancel_open_request(conn: &Conn, text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Cancelled {
+        #[serde(rename = "requestId")]
+        request_id: RequestId,
+    }
+    let Ok(Inbound::Notification(n)) = decode(text) else {
+        return false;
+    };
+    if n.method != methods::NOTIFICATIONS_CANCELLED {
+        return false;
+    }
+    let Some(Cancelled { request_id }) = n
+        .params
+        .and_then(|p| serde_json::from_str::<Cancelled>(p.get()).ok())
+    else {
+        return false;
+    };
+    match lock(&conn.open_requests).remove(&request_id) {
+        Some(token) => {
+            token.cancel();
+            true
+        }
+        None => false,
+    }
+}
+
 /// Sends a 2026-07-28 request: no session, its own headers. An error
 /// without an id (a server that could not tell which request) is the answer
-/// to this one: its code says whether the server speaks the revision.
+/// to this one: its code says whether the server speaks the revision. The
+/// caller cancelling it closes the response stream.
 async fn send_modern(
+    conn: &Arc<Conn>,
+    request: &Outgoing,
+    headers: &[(String, String)],
+    text: &str,
+) {
+    let cancel = CancellationToken::new();
+    lock(&conn.open_requests).insert(request.id.clone(), cancel.clone());
+    tokio::select! {
+        () = send_modern_once(conn, request, headers, text) => {}
+        () = cancel.cancelled() => {}
+    }
+    lock(&conn.open_requests).remove(&request.id);
+}
+
+async fn send_modern_once(
     conn: &Arc<Conn>,
     request: &Outgoing,
     headers: &[(String, String)],
