@@ -233,6 +233,10 @@ impl Service for ServerService {
         Some((changes, session_record::record(state)?))
     }
 
+    fn changes(&self) -> u64 {
+        self.state.get().map_or(0, |state| state.changes())
+    }
+
     fn restore(&self, record: &str) -> std::result::Result<(), String> {
         let state = self.state.get().ok_or("the session has no state yet")?;
         let offers = ServerOffers::new(&self.handler.info().capabilities);

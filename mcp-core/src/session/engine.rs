@@ -58,6 +58,12 @@ pub(crate) trait Service: Send + Sync + 'static {
         None
     }
 
+    /// The number [`record`](Self::record) would return, without writing
+    /// the record.
+    fn changes(&self) -> u64 {
+        0
+    }
+
     /// Makes the session what another replica recorded (see
     /// [`record`](Self::record)).
     fn restore(&self, _record: &str) -> std::result::Result<(), String> {

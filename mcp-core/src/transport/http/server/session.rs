@@ -30,6 +30,9 @@ pub(crate) struct HttpSession {
     last_active: AtomicU64,
     /// The service's change count last written to the session store.
     persisted: AtomicU64,
+    /// The record last read from the session store (unchanged: nothing to
+    /// restore).
+    restored: Mutex<String>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -64,7 +67,23 @@ impl HttpSession {
             created: Instant::now(),
             last_active: AtomicU64::new(0),
             persisted: AtomicU64::new(0),
+            restored: Mutex::new(String::new()),
         }))
+    }
+
+    /// Makes the session what the store's `record` says, unless that is
+    /// what it last was.
+    fn refresh(&self, record: String) -> Result<(), String> {
+        let mut restored = lock(&self.restored);
+        if *restored == record {
+            return Ok(());
+        }
+        if let Some(service) = self.engine.service() {
+            service.restore(&record)?;
+            self.persisted.store(service.changes(), Ordering::Release);
+        }
+        *restored = record;
+        Ok(())
     }
 
     pub(crate) fn streams(&self) -> MutexGuard<'_, Streams> {
@@ -181,12 +200,7 @@ pub(super) async fn existing(
         Some(session) => session,
         None => restore(state, id)?,
     };
-    if let Some(service) = session.engine.service() {
-        service.restore(&record).map_err(Rejection::Internal)?;
-        if let Some((changes, _)) = service.record() {
-            session.persisted.store(changes, Ordering::Release);
-        }
-    }
+    session.refresh(record).map_err(Rejection::Internal)?;
     session.touch();
     Ok(session)
 }
@@ -225,12 +239,15 @@ pub(super) async fn persist(
     let Some(store) = &state.config.session_store else {
         return Ok(());
     };
-    let Some((changes, record)) = session.engine.service().and_then(|s| s.record()) else {
+    let Some(service) = session.engine.service() else {
         return Ok(());
     };
-    if !created && session.persisted.load(Ordering::Acquire) == changes {
+    if !created && session.persisted.load(Ordering::Acquire) == service.changes() {
         return Ok(());
     }
+    let Some((changes, record)) = service.record() else {
+        return Ok(());
+    };
     let ttl = state.config.idle_timeout;
     let written = if created {
         store.create(&session.id, &record, ttl).await
@@ -240,6 +257,7 @@ pub(super) async fn persist(
     match written {
         Ok(_) => {
             session.persisted.fetch_max(changes, Ordering::AcqRel);
+            *lock(&session.restored) = record;
             if let (Some(bus), false) = (&state.config.bus, created) {
                 // Replicas holding the session (its GET stream) refresh it,
                 // so that they see its new subscriptions and level.
@@ -321,10 +339,8 @@ pub(super) async fn follow_changes(state: std::sync::Weak<State>, bus: Arc<dyn c
         };
         match store.load(&id, state.config.idle_timeout).await {
             Ok(Some(record)) => {
-                if let Some(service) = session.engine.service() {
-                    if let Err(e) = service.restore(&record) {
-                        tracing::warn!("session {id}: {e}");
-                    }
+                if let Err(e) = session.refresh(record) {
+                    tracing::warn!("session {id}: {e}");
                 }
             }
             Ok(None) => {
