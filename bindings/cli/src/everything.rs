@@ -4,6 +4,7 @@
 
 mod input_required;
 mod media;
+mod tasks;
 mod tools;
 
 use mcp_core::jsonrpc::RpcError;
@@ -43,6 +44,7 @@ pub fn everything_server() -> Server {
         );
     let builder = tools::register(builder);
     let builder = input_required::register(builder, &bus()).change_bus(bus());
+    let builder = tasks::register(builder);
     let builder = resources(builder);
     let builder = prompts(builder);
     builder

@@ -131,6 +131,13 @@ async fn tools_are_listed_with_descriptions_and_schemas() {
             "test_input_required_result_multi_round",
             "test_input_required_result_tampered_state",
             "test_input_required_result_capabilities",
+            // The tasks extension's fixtures.
+            "greet",
+            "slow_compute",
+            "failing_job",
+            "protocol_error_job",
+            "confirm_delete",
+            "multi_input",
         ]
     );
     for tool in tools.as_array().unwrap() {

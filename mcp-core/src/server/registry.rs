@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use async_trait::async_trait;
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use super::pagination::page;
 use super::request_state::RequestStateKey;
@@ -33,7 +33,7 @@ use crate::schema::{
     UnsubscribeRequestParams,
 };
 use crate::session::SessionConfig;
-use crate::tasks::{TaskConfig, TaskManager};
+use crate::tasks::{TaskConfig, TaskManager, TasksRequest};
 use crate::transport::Transport;
 use crate::{Error, Result};
 use serde_json::value::RawValue;
@@ -591,6 +591,10 @@ impl ServerHandler for Server {
         if self.inner.tasks.is_some()
             && tool.task_support_of() == ToolExecutionTaskSupport::Required
         {
+            // Under the tasks extension the client did not allow a task.
+            if cx.protocol_version().is_some_and(|v| v.has_extensions()) {
+                return Err(crate::extensions::missing(crate::extensions::TASKS));
+            }
             return Err(RpcError::method_not_found(&format!(
                 "tools/call of `{}` without a task (the tool requires task-augmented execution)",
                 params.name
@@ -619,6 +623,22 @@ impl ServerHandler for Server {
             )));
         }
         tasks::start(manager, tool, params, cx).await
+    }
+
+    fn runs_as_task(&self, name: &str) -> bool {
+        self.inner.tasks.is_some()
+            && read(&self.inner.tools)
+                .get(name)
+                .is_some_and(|t| t.task_support_of() != ToolExecutionTaskSupport::Forbidden)
+    }
+
+    async fn tasks_extension(
+        &self,
+        request: TasksRequest,
+        cx: Context,
+    ) -> Result<Map<String, Value>, RpcError> {
+        let manager = self.task_manager(ClientRequestMethod::CallTool)?;
+        tasks::extension(manager, request, &cx)
     }
 
     async fn get_task(

@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 
 use super::handlers::{SESSION_HEADER, VERSION_HEADER, header, rpc_error};
 use crate::ProtocolVersion;
+use crate::extensions::RequestMethod;
 use crate::jsonrpc::{ErrorCode, Inbound, InboundRequest, RpcError, decode};
 use crate::request_meta;
 use crate::schema::ClientRequestMethod;
@@ -119,8 +120,13 @@ fn check(
         }
         None => return Err(mismatch("the Mcp-Method header is missing".into())),
     }
-    let method = ClientRequestMethod::from_name(&request.method)
-        .filter(|m| m.in_revision(meta.version))
+    // A core method of the revision, or an extension method (whether the
+    // server offers the extension is the service's to say).
+    let method = RequestMethod::resolve(&request.method, Some(meta.version))
+        .filter(|m| match m {
+            RequestMethod::Core(m) => m.in_revision(meta.version),
+            RequestMethod::Extension(_) => true,
+        })
         .ok_or_else(|| {
             fail(
                 StatusCode::NOT_FOUND,
@@ -142,13 +148,23 @@ fn check(
 }
 
 /// What `Mcp-Name` must repeat: the tool or prompt name, or the resource
-/// URI, of the requests that have one.
-fn named(method: ClientRequestMethod, params: Option<&RawValue>) -> Option<String> {
+/// URI, of the requests that have one; the param the extension method table
+/// names for an extension method (`taskId`).
+fn named(method: RequestMethod, params: Option<&RawValue>) -> Option<String> {
     #[derive(Deserialize)]
     struct Named {
         name: Option<String>,
         uri: Option<String>,
     }
+    let method = match method {
+        RequestMethod::Core(method) => method,
+        RequestMethod::Extension(method) => {
+            let param = method.spec().name_param?;
+            let params: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(params?.get()).ok()?;
+            return params.get(param)?.as_str().map(str::to_string);
+        }
+    };
     let named: Named = serde_json::from_str(params?.get()).ok()?;
     match method {
         ClientRequestMethod::CallTool | ClientRequestMethod::GetPrompt => named.name,
