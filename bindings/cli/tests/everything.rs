@@ -138,6 +138,7 @@ async fn tools_are_listed_with_descriptions_and_schemas() {
             "protocol_error_job",
             "confirm_delete",
             "multi_input",
+            "test_update_resource",
         ]
     );
     for tool in tools.as_array().unwrap() {
@@ -148,7 +149,13 @@ async fn tools_are_listed_with_descriptions_and_schemas() {
         );
         assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
         if name.starts_with("test_")
-            && !["test_sampling", "test_elicitation", "test_slow_task"].contains(&name)
+            && ![
+                "test_sampling",
+                "test_elicitation",
+                "test_slow_task",
+                "test_update_resource",
+            ]
+            .contains(&name)
         {
             assert_eq!(
                 tool["inputSchema"],

@@ -1,6 +1,6 @@
 use std::fmt;
 use std::future::Future;
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, RwLock};
 
 use async_trait::async_trait;
 use futures::future::BoxFuture;
@@ -25,12 +25,11 @@ use crate::schema::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListTasksResult,
     ListToolsResult, PaginatedRequestParams, PromptListChangedNotification,
     ReadResourceRequestParams, ReadResourceResult, ResourceListChangedNotification,
-    ResourceUpdatedNotification, ResourceUpdatedNotificationParams, ServerCapabilities,
-    ServerCapabilitiesPrompts, ServerCapabilitiesResources, ServerCapabilitiesTasks,
-    ServerCapabilitiesTasksRequests, ServerCapabilitiesTasksRequestsTools, ServerCapabilitiesTools,
-    SubscribeRequestParams, SubscriptionFilter, SubscriptionsListenRequestParams,
-    SubscriptionsListenResult, ToolExecutionTaskSupport, ToolListChangedNotification,
-    UnsubscribeRequestParams,
+    ServerCapabilities, ServerCapabilitiesPrompts, ServerCapabilitiesResources,
+    ServerCapabilitiesTasks, ServerCapabilitiesTasksRequests, ServerCapabilitiesTasksRequestsTools,
+    ServerCapabilitiesTools, SubscribeRequestParams, SubscriptionFilter,
+    SubscriptionsListenRequestParams, SubscriptionsListenResult, ToolExecutionTaskSupport,
+    ToolListChangedNotification, UnsubscribeRequestParams,
 };
 use crate::session::SessionConfig;
 use crate::tasks::{TaskConfig, TaskManager, TasksRequest};
@@ -82,7 +81,6 @@ struct Inner {
     templates: RwLock<IndexMap<String, ResourceTemplateDef>>,
     prompts: RwLock<IndexMap<String, PromptDef>>,
     completion: Option<CompletionFn>,
-    sessions: Mutex<Vec<Weak<SessionState>>>,
     tasks: Option<Arc<TaskManager>>,
     bus: ChangeBus,
     request_state_key: Option<RequestStateKey>,
@@ -287,7 +285,6 @@ impl ServerBuilder {
                 templates: RwLock::new(self.templates),
                 prompts: RwLock::new(self.prompts),
                 completion: self.completion,
-                sessions: Mutex::new(Vec::new()),
                 tasks,
                 bus: self.bus.unwrap_or_default(),
                 request_state_key: self.request_state_key,
@@ -339,33 +336,14 @@ impl Server {
         Ok(session)
     }
 
+    /// Sessions are kept on the change bus, so that every server sharing it
+    /// reaches them.
     fn register(&self, session: &ServerSession) {
-        let mut sessions = self
-            .inner
-            .sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // Ended sessions are pruned only when the list is full (about to
-        // grow): pruning on every registration made opening n sessions
-        // quadratic. Growth doubles the capacity, so this is amortised O(1).
-        if sessions.len() == sessions.capacity() {
-            sessions.retain(|s| s.upgrade().is_some_and(|s| !s.peer.is_closed()));
-        }
-        sessions.push(Arc::downgrade(session.state()));
+        self.inner.bus.register(session.state());
     }
 
-    /// Live sessions that finished initializing.
     fn ready_sessions(&self) -> Vec<Arc<SessionState>> {
-        let sessions = self
-            .inner
-            .sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        sessions
-            .iter()
-            .filter_map(Weak::upgrade)
-            .filter(|s| s.is_ready() && !s.peer.is_closed())
-            .collect()
+        self.inner.bus.ready_sessions()
     }
 
     /// Adds or replaces a tool at run time and tells every client.
@@ -432,27 +410,11 @@ impl Server {
     }
 
     /// Sends `notifications/resources/updated` to every session subscribed
-    /// to `uri`; returns how many were told.
+    /// to `uri` (of every server sharing this one's [`ChangeBus`]) and to
+    /// every `subscriptions/listen` stream that asked for it; returns how
+    /// many sessions were told.
     pub async fn notify_resource_updated(&self, uri: &str) -> usize {
-        self.inner
-            .bus
-            .publish(Change::ResourceUpdated(uri.to_string()));
-        let mut told = 0;
-        for session in self.ready_sessions() {
-            if !session.is_subscribed(uri) {
-                continue;
-            }
-            let params = ResourceUpdatedNotificationParams::new(uri);
-            if session
-                .peer
-                .notify::<ResourceUpdatedNotification>(params)
-                .await
-                .is_ok()
-            {
-                told += 1;
-            }
-        }
-        told
+        self.inner.bus.notify_resource_updated(uri).await
     }
 
     fn require(&self, offered: bool, capability: &str) -> Result<()> {
