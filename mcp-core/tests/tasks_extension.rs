@@ -171,7 +171,15 @@ async fn discover_advertises_the_extension_not_the_core_tasks() {
     assert_eq!(caps["extensions"][TASKS], json!({}), "{discover}");
     assert!(caps.get("tasks").is_none(), "{discover}");
     // A server without task tools offers no extension.
-    let mut plain = Raw::serve(&common::test_server());
+    let plain = Server::builder("plain", "1")
+        .tool(
+            ToolDef::raw("t", json!({"type": "object"}), |_, _| async {
+                CallToolResult::text("")
+            })
+            .unwrap(),
+        )
+        .build();
+    let mut plain = Raw::serve(&plain);
     let discover = plain.ok("server/discover", json!({})).await;
     assert!(
         discover["capabilities"].get("extensions").is_none(),

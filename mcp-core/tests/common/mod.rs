@@ -47,8 +47,9 @@ struct SamplingArgs {
 /// A server with the same tool, resource and template names as the
 /// everything server (`add_numbers`, `test_slow_task`, `test_sampling`,
 /// `test://static-text`, `test://template/{id}/data`), so that one table of
-/// inputs means the same thing in process and over stdio. Unlike the
-/// everything server it declares neither prompts nor completions.
+/// inputs means the same thing in process and over stdio; like there,
+/// `test_slow_task` may run as a task. Unlike the everything server it
+/// declares neither prompts nor completions.
 pub(crate) fn test_server() -> Server {
     Server::builder("bad-input-server", "1.0.0")
         .tool(
@@ -74,7 +75,9 @@ pub(crate) fn test_server() -> Server {
                     Ok(format!("worked for {seconds} s"))
                 },
             )
-            .unwrap(),
+            .unwrap()
+            // As in the everything server: a task when the client allows one.
+            .task_support(mcp_core::schema::ToolExecutionTaskSupport::Optional),
         )
         .tool(
             ToolDef::new(
