@@ -47,7 +47,24 @@ pub struct ExtensionMethodSpec {
     /// The extension identifier the client must declare.
     pub extension: &'static str,
     /// The param that `Mcp-Name` repeats over Streamable HTTP, if any.
-    pub name_param: Option<&'static str>,
+    pub name_param: Option<NameParam>,
+}
+
+/// A param that `Mcp-Name` repeats (SEP-2243).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NameParam {
+    /// `taskId`.
+    TaskId,
+}
+
+impl NameParam {
+    /// The param's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::TaskId => "taskId",
+        }
+    }
 }
 
 /// Every extension method, each once (client → server requests).
@@ -55,17 +72,17 @@ pub static EXTENSION_METHOD_TABLE: [ExtensionMethodSpec; 3] = [
     ExtensionMethodSpec {
         name: methods::TASKS_GET,
         extension: TASKS,
-        name_param: Some("taskId"),
+        name_param: Some(NameParam::TaskId),
     },
     ExtensionMethodSpec {
         name: TASKS_UPDATE,
         extension: TASKS,
-        name_param: Some("taskId"),
+        name_param: Some(NameParam::TaskId),
     },
     ExtensionMethodSpec {
         name: methods::TASKS_CANCEL,
         extension: TASKS,
-        name_param: Some("taskId"),
+        name_param: Some(NameParam::TaskId),
     },
 ];
 

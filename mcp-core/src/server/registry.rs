@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::pagination::page;
 use super::request_state::RequestStateKey;
-use super::service::{ServerSession, serve, serve_initialized};
+use super::service::{ServerSession, serve};
 use super::session_state::SessionState;
 use super::subscriptions::{self, Change, ChangeBus};
 use super::tasks;
@@ -320,26 +320,22 @@ impl Server {
         Ok(session)
     }
 
-    /// Serves a session that skips the handshake (stateless HTTP).
-    pub(crate) fn serve_initialized(
-        &self,
-        transport: impl Transport,
-        version: crate::ProtocolVersion,
-    ) -> Result<ServerSession> {
-        let session = serve_initialized(
-            Arc::new(self.clone()),
-            transport,
-            self.inner.config.clone(),
-            version,
-        )?;
-        self.register(&session);
-        Ok(session)
+    /// The settings of every session of this server.
+    pub(crate) fn session_config(&self) -> &SessionConfig {
+        &self.inner.config
     }
 
     /// Sessions are kept on the change bus, so that every server sharing it
     /// reaches them.
     fn register(&self, session: &ServerSession) {
-        self.inner.bus.register(session.state());
+        self.register_state(session.state());
+    }
+
+    /// Adds a session to those told about changes (list changes, resource
+    /// updates): kept on the change bus, so that every server sharing it
+    /// reaches them.
+    pub(crate) fn register_state(&self, state: &Arc<SessionState>) {
+        self.inner.bus.register(state);
     }
 
     fn ready_sessions(&self) -> Vec<Arc<SessionState>> {

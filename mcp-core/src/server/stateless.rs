@@ -16,6 +16,7 @@ use super::request_state::RequestStateKey;
 use super::service::dispatch;
 use super::session_state::{ClientHello, SessionState};
 use super::{Context, ServerHandler};
+use crate::auth::AuthInfo;
 use crate::capability::ServerOffers;
 use crate::extensions::{self, ExtensionMethod, RequestMethod};
 use crate::jsonrpc::{ErrorCode, InboundRequest, RpcError};
@@ -37,13 +38,14 @@ pub(super) fn serve(
     handler: &Arc<dyn ServerHandler>,
     method: RequestMethod,
     meta: RequestMeta,
+    identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
 ) -> Result<RequestFuture, RpcError> {
     let method = match method {
         RequestMethod::Core(method) => method,
         RequestMethod::Extension(method) => {
-            return serve_extension(handler, method, meta, request, ctx);
+            return serve_extension(handler, method, meta, identity, request, ctx);
         }
     };
     let version = meta.version;
@@ -69,7 +71,7 @@ pub(super) fn serve(
     };
     let request = ClientRequest::from_parts(method, request.id, request.params)
         .map_err(RpcError::invalid_params)?;
-    let state = request_state(meta, offers, &ctx, round.clone());
+    let state = request_state(meta, identity, offers, &ctx, round.clone());
     let cx = Context::for_request(ctx, state.clone());
     let mut answer = dispatch(handler, state, cx, request)?;
     if let Some(round) = round {
@@ -86,6 +88,7 @@ pub(super) fn serve(
 /// what its `_meta` says.
 fn request_state(
     meta: RequestMeta,
+    identity: Option<Arc<AuthInfo>>,
     offers: ServerOffers,
     ctx: &RequestContext,
     round: Option<Arc<InputRound>>,
@@ -98,12 +101,16 @@ fn request_state(
         version: meta.version,
         offers,
     };
-    Arc::new(SessionState::for_request(
+    let state = Arc::new(SessionState::for_request(
         ctx.peer().unrelated(),
         hello,
         meta.log_level,
         round,
-    ))
+    ));
+    if let Some(identity) = identity {
+        state.set_auth(identity);
+    }
+    state
 }
 
 /// Serves a method of an extension (the tasks extension's `tasks/get`,
@@ -113,6 +120,7 @@ fn serve_extension(
     handler: &Arc<dyn ServerHandler>,
     method: ExtensionMethod,
     meta: RequestMeta,
+    identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
 ) -> Result<RequestFuture, RpcError> {
@@ -128,7 +136,7 @@ fn serve_extension(
     let answer = match method {
         ExtensionMethod::TasksGet | ExtensionMethod::TasksUpdate | ExtensionMethod::TasksCancel => {
             let tasks_request = TasksRequest::decode(method, request.params)?;
-            let state = request_state(meta, offers, &ctx, None);
+            let state = request_state(meta, identity, offers, &ctx, None);
             let cx = Context::for_request(ctx, state);
             let handler = handler.clone();
             Box::pin(async move {
