@@ -496,3 +496,93 @@ async fn over_stateless_http_a_task_outlives_its_post() {
     let (status, _) = post(addr, "tasks/get", json!({"taskId": id}), Some(&id)).await;
     assert_eq!(status, 200);
 }
+
+/// Tokens `alice` and `bob`, each its own subject.
+struct TwoUsers;
+
+#[async_trait::async_trait]
+impl mcp_core::auth::TokenValidator for TwoUsers {
+    async fn validate(
+        &self,
+        token: &str,
+    ) -> Result<mcp_core::auth::AuthInfo, mcp_core::auth::TokenError> {
+        match token {
+            "alice" | "bob" => Ok(mcp_core::auth::AuthInfo::new(
+                token,
+                "http://127.0.0.1/mcp",
+                Vec::<String>::new(),
+            )),
+            _ => Err(mcp_core::auth::TokenError::Invalid("unknown".into())),
+        }
+    }
+}
+
+/// On a protected server an extension task belongs to the subject of the
+/// token that created it: another caller's `tasks/get`, `tasks/update` and
+/// `tasks/cancel` find no such task.
+#[tokio::test]
+async fn a_task_belongs_to_the_caller_who_created_it() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = mcp_core::auth::ProtectedResource::builder(
+        "http://127.0.0.1/mcp",
+        ["http://127.0.0.1/as"],
+        TwoUsers,
+    )
+    .build()
+    .unwrap();
+    let config = HttpServerConfig::default().protected_resource(resource);
+    tokio::spawn(StreamableHttpServer::new(server(), config).serve(listener));
+    let call = |token: &'static str, method: &'static str, p: Value| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params(p, true)});
+        let name = body["params"]["taskId"]
+            .as_str()
+            .or(body["params"]["name"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        async move {
+            let response = reqwest::Client::new()
+                .post(format!("http://{addr}/mcp"))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", method)
+                .header("mcp-name", name)
+                .header("authorization", format!("Bearer {token}"))
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            let text = response.text().await.unwrap();
+            let json = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .rfind(|d| !d.trim().is_empty())
+                .map_or_else(|| text.clone(), str::to_string);
+            serde_json::from_str::<Value>(&json).unwrap()
+        }
+    };
+    let created = call(
+        "alice",
+        "tools/call",
+        json!({"name": "slow", "arguments": {"ms": 60_000}}),
+    )
+    .await;
+    let id = task_id(&created["result"]);
+    let mine = call("alice", "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(mine["result"]["status"], "working", "{mine}");
+    for (method, p) in [
+        ("tasks/get", json!({"taskId": id})),
+        ("tasks/update", json!({"taskId": id, "inputResponses": {}})),
+        ("tasks/cancel", json!({"taskId": id})),
+    ] {
+        let theirs = call("bob", method, p).await;
+        assert_eq!(theirs["error"]["code"], -32602, "{method}: {theirs}");
+    }
+    // Bob's cancel did nothing; Alice's does.
+    let mine = call("alice", "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(mine["result"]["status"], "working", "{mine}");
+    call("alice", "tasks/cancel", json!({"taskId": id})).await;
+    let mine = call("alice", "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(mine["result"]["status"], "cancelled", "{mine}");
+}
