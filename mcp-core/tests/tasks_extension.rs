@@ -65,7 +65,31 @@ fn server() -> Server {
         CallToolResult::text("sync")
     })
     .unwrap();
+    // Asks before it becomes a task, and once more as one.
+    let twice = ToolDef::raw("twice", no_params(), |_, cx| async move {
+        let form = |message: &str| {
+            serde_json::from_value(json!({
+                "mode": "form", "message": message,
+                "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+            }))
+            .unwrap()
+        };
+        let first = match cx.elicit_keyed("first", form("Name?")).await {
+            Ok(answer) => answer,
+            Err(e) => return CallToolResult::error(e.to_string()),
+        };
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let second = match cx.elicit_keyed("second", form("Sure?")).await {
+            Ok(answer) => answer,
+            Err(e) => return CallToolResult::error(e.to_string()),
+        };
+        CallToolResult::text(format!("{} then {}", first.action, second.action))
+    })
+    .unwrap()
+    .task_support(Required)
+    .asks_before_task();
     Server::builder("tasks-ext", "1")
+        .tool(twice)
         .tool(slow)
         .tool(must)
         .tool(ask)
@@ -585,4 +609,45 @@ async fn a_task_belongs_to_the_caller_who_created_it() {
     call("alice", "tasks/cancel", json!({"taskId": id})).await;
     let mine = call("alice", "tasks/get", json!({"taskId": id})).await;
     assert_eq!(mine["result"]["status"], "cancelled", "{mine}");
+}
+
+/// A tool that asks before it becomes a task: its first question is an
+/// input-required round of the `tools/call` (no task yet), the retry with
+/// the answer becomes the task, and its later question waits in the task.
+#[tokio::test]
+async fn questions_first_then_the_task() {
+    let mut raw = Raw::serve(&server());
+    let round = raw.ok("tools/call", json!({"name": "twice"})).await;
+    assert_eq!(round["resultType"], "input_required", "{round}");
+    assert!(round.get("taskId").is_none(), "{round}");
+    assert_eq!(
+        round["inputRequests"]["first"]["method"],
+        "elicitation/create"
+    );
+    let state = round["requestState"].as_str().unwrap();
+    let created = raw
+        .ok(
+            "tools/call",
+            json!({"name": "twice", "requestState": state,
+                   "inputResponses": {"first": {"action": "accept", "content": {"name": "Ann"}}}}),
+        )
+        .await;
+    let id = task_id(&created);
+    assert!(created.get("requestState").is_none() && created.get("inputRequests").is_none());
+    let waiting = raw.until(&id, "input_required").await;
+    assert_eq!(
+        waiting["inputRequests"]["second"]["params"]["message"], "Sure?",
+        "{waiting}"
+    );
+    raw.ok(
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {"second": {"action": "decline"}}}),
+    )
+    .await;
+    let done = raw.until(&id, "completed").await;
+    assert!(text_is(&done["result"], "accept then decline"), "{done}");
+}
+
+fn text_is(result: &Value, text: &str) -> bool {
+    result["content"][0]["text"] == text
 }

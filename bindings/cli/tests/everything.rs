@@ -138,6 +138,7 @@ async fn tools_are_listed_with_descriptions_and_schemas() {
             "protocol_error_job",
             "confirm_delete",
             "multi_input",
+            "test_tool_with_task",
             "test_update_resource",
         ]
     );
@@ -154,6 +155,7 @@ async fn tools_are_listed_with_descriptions_and_schemas() {
                 "test_elicitation",
                 "test_slow_task",
                 "test_update_resource",
+                "test_tool_with_task",
             ]
             .contains(&name)
         {

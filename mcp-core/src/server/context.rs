@@ -37,6 +37,8 @@ pub(crate) struct TaskLink {
     /// asked without a key, which numbers the next (keys are unique over a
     /// task's life). Its questions wait in `inputRequests`.
     pub(crate) input_keys: Option<Arc<std::sync::atomic::AtomicUsize>>,
+    /// Fires when the task is cancelled.
+    pub(crate) cancel: CancellationToken,
 }
 
 impl std::fmt::Debug for TaskLink {
@@ -339,17 +341,17 @@ impl Context {
         &self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult> {
+        if let Some(task) = self.extension_task() {
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask_in_task::<CreateMessageRequest>(task, None, "sampling", Some(params))
+                .await;
+        }
         if let Some(round) = &self.session.input {
             let key = round.auto_key("sampling");
             let params = serde_json::to_value(&params)?;
             return self
                 .ask::<CreateMessageRequest>(round, &key, "sampling", Some(params))
-                .await;
-        }
-        if let Some(task) = self.extension_task() {
-            let params = serde_json::to_value(&params)?;
-            return self
-                .ask_in_task::<CreateMessageRequest>(task, None, "sampling", Some(params))
                 .await;
         }
         no_requests_without_a_session(self, <CreateMessageRequest as McpRequest>::METHOD)?;
@@ -375,15 +377,15 @@ impl Context {
     /// Asks the client for its roots (`roots/list`). Fails without sending if
     /// the client did not declare `roots`.
     pub async fn list_roots(&self) -> Result<ListRootsResult> {
+        if let Some(task) = self.extension_task() {
+            return self
+                .ask_in_task::<ListRootsRequest>(task, None, "roots", None)
+                .await;
+        }
         if let Some(round) = &self.session.input {
             let key = round.auto_key("roots");
             return self
                 .ask::<ListRootsRequest>(round, &key, "roots", None)
-                .await;
-        }
-        if let Some(task) = self.extension_task() {
-            return self
-                .ask_in_task::<ListRootsRequest>(task, None, "roots", None)
                 .await;
         }
         no_requests_without_a_session(self, <ListRootsRequest as McpRequest>::METHOD)?;
@@ -403,17 +405,17 @@ impl Context {
     /// form or URL mode. Fails without sending if the client did not declare
     /// the `elicitation` capability for that mode.
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult> {
+        if let Some(task) = self.extension_task() {
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask_in_task::<ElicitRequest>(task, None, "elicitation", Some(params))
+                .await;
+        }
         if let Some(round) = &self.session.input {
             let key = round.auto_key("elicitation");
             let params = serde_json::to_value(&params)?;
             return self
                 .ask::<ElicitRequest>(round, &key, "elicitation", Some(params))
-                .await;
-        }
-        if let Some(task) = self.extension_task() {
-            let params = serde_json::to_value(&params)?;
-            return self
-                .ask_in_task::<ElicitRequest>(task, None, "elicitation", Some(params))
                 .await;
         }
         no_requests_without_a_session(self, <ElicitRequest as McpRequest>::METHOD)?;
@@ -449,16 +451,16 @@ impl Context {
         key: &str,
         params: ElicitRequestParams,
     ) -> Result<ElicitResult> {
-        if let Some(round) = &self.session.input {
-            let params = serde_json::to_value(&params)?;
-            return self
-                .ask::<ElicitRequest>(round, key, "elicitation", Some(params))
-                .await;
-        }
         if let Some(task) = self.extension_task() {
             let params = serde_json::to_value(&params)?;
             return self
                 .ask_in_task::<ElicitRequest>(task, Some(key), "elicitation", Some(params))
+                .await;
+        }
+        if let Some(round) = &self.session.input {
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask::<ElicitRequest>(round, key, "elicitation", Some(params))
                 .await;
         }
         self.elicit(params).await
@@ -471,16 +473,16 @@ impl Context {
         key: &str,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult> {
-        if let Some(round) = &self.session.input {
-            let params = serde_json::to_value(&params)?;
-            return self
-                .ask::<CreateMessageRequest>(round, key, "sampling", Some(params))
-                .await;
-        }
         if let Some(task) = self.extension_task() {
             let params = serde_json::to_value(&params)?;
             return self
                 .ask_in_task::<CreateMessageRequest>(task, Some(key), "sampling", Some(params))
+                .await;
+        }
+        if let Some(round) = &self.session.input {
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask::<CreateMessageRequest>(round, key, "sampling", Some(params))
                 .await;
         }
         self.create_message(params).await
@@ -489,14 +491,14 @@ impl Context {
     /// [`list_roots`](Self::list_roots) with the key this question has in
     /// an input-required result (see [`elicit_keyed`](Self::elicit_keyed)).
     pub async fn list_roots_keyed(&self, key: &str) -> Result<ListRootsResult> {
-        if let Some(round) = &self.session.input {
-            return self
-                .ask::<ListRootsRequest>(round, key, "roots", None)
-                .await;
-        }
         if let Some(task) = self.extension_task() {
             return self
                 .ask_in_task::<ListRootsRequest>(task, Some(key), "roots", None)
+                .await;
+        }
+        if let Some(round) = &self.session.input {
+            return self
+                .ask::<ListRootsRequest>(round, key, "roots", None)
                 .await;
         }
         self.list_roots().await
@@ -560,7 +562,10 @@ impl Context {
 impl Context {
     /// The task of the tasks extension this handler runs as, if any.
     fn extension_task(&self) -> Option<&TaskLink> {
-        self.task.as_ref().filter(|t| t.input_keys.is_some())
+        self.task
+            .as_ref()
+            .filter(|t| t.input_keys.is_some())
+            .or_else(|| self.session.input.as_ref()?.task())
     }
 
     /// Asks the client through the task's `inputRequests` (the tasks
@@ -600,7 +605,7 @@ impl Context {
                 &task.id,
                 key,
                 Value::Object(request),
-                &self.cancel,
+                &task.cancel,
             )
             .await?;
         Ok(serde_json::from_value(answer)?)

@@ -37,7 +37,7 @@ pub(crate) async fn start(
         .protocol_version()
         .is_some_and(ProtocolVersion::has_extensions)
     {
-        return start_extension_task(manager, tool, params, &cx);
+        return start_extension_task(manager, tool, params, &cx).await;
     }
     let owner = cx.session.id.clone();
     let cancel = cx.session.peer.shared.closed.child_token();
@@ -49,6 +49,7 @@ pub(crate) async fn start(
         manager: manager.clone(),
         progress_token: cx.progress_token().cloned(),
         input_keys: None,
+        cancel: cancel.clone(),
     };
     let task_cx = Context::for_task(cx.session.clone(), cancel.clone(), link);
     let peer = cx.session.peer.clone();
@@ -102,12 +103,15 @@ pub(crate) use crate::tasks::notify;
 /// `tasks/cancel`, or the process ends. It sends the client nothing (the
 /// extension has no notifications on a task's behalf); questions it asks
 /// wait in the task's `inputRequests` for `tasks/update`.
-fn start_extension_task(
+async fn start_extension_task(
     manager: &Arc<TaskManager>,
     tool: ToolDef,
     params: CallToolRequestParams,
     cx: &Context,
 ) -> Result<CreateTaskResult, RpcError> {
+    if let Some(round) = cx.session.input.clone().filter(|_| tool.asks_before_task) {
+        return questions_then_task(manager, tool, params, cx, round).await;
+    }
     let owner = extension_owner(cx);
     let cancel = CancellationToken::new();
     let task = manager.create(&owner, None, cancel.clone())?;
@@ -117,6 +121,7 @@ fn start_extension_task(
         manager: manager.clone(),
         progress_token: None,
         input_keys: Some(Arc::new(AtomicUsize::new(0))),
+        cancel: cancel.clone(),
     };
     let task_cx = Context::for_task(Arc::new(cx.session.for_task()), cancel.clone(), link);
     let (runner, task_id) = (manager.clone(), task.task_id.clone());
@@ -131,22 +136,85 @@ fn start_extension_task(
                 return;
             }
         };
-        // A tool result, even with isError, completes the task; only a
-        // JSON-RPC error fails it (SEP-2663).
-        let (status, outcome) = match outcome {
-            Ok(Ok(result)) => (
-                TaskStatus::Completed,
-                serde_json::value::to_raw_value(&result).map_err(RpcError::internal),
-            ),
-            Ok(Err(error)) => (TaskStatus::Failed, Err(error)),
-            Err(_) => (
-                TaskStatus::Failed,
-                Err(RpcError::internal("the tool panicked")),
-            ),
-        };
+        let (status, outcome) = extension_outcome(outcome);
         runner.finish(&owner, &task_id, status, outcome);
     });
     Ok(CreateTaskResult::new(task))
+}
+
+/// A tool that asks before it becomes a task ([`ToolDef::asks_before_task`]):
+/// it runs in the request, whose input-required rounds answer its first
+/// questions; the task begins when it first waits on anything else (then
+/// it runs on in the background, its later questions waiting in the task's
+/// `inputRequests`), or, if it finishes first, is created finished.
+async fn questions_then_task(
+    manager: &Arc<TaskManager>,
+    tool: ToolDef,
+    params: CallToolRequestParams,
+    cx: &Context,
+    round: Arc<super::input::InputRound>,
+) -> Result<CreateTaskResult, RpcError> {
+    let request_cx = cx.clone();
+    let call = async move { tool.call(params.arguments, request_cx).await };
+    let mut work = Box::pin(AssertUnwindSafe(call).catch_unwind());
+    // `None`: it waits on something other than the client (the task
+    // begins); while it waits on the client this stays pending, and the
+    // round ends with its questions.
+    let finished = std::future::poll_fn(|task_cx| match work.as_mut().poll(task_cx) {
+        std::task::Poll::Ready(outcome) => std::task::Poll::Ready(Some(outcome)),
+        std::task::Poll::Pending if round.is_waiting_on_the_client() => std::task::Poll::Pending,
+        std::task::Poll::Pending => std::task::Poll::Ready(None),
+    })
+    .await;
+    let owner = extension_owner(cx);
+    let cancel = CancellationToken::new();
+    let task = manager.create(&owner, None, cancel.clone())?;
+    let link = TaskLink {
+        id: task.task_id.clone(),
+        owner: owner.clone(),
+        manager: manager.clone(),
+        progress_token: None,
+        input_keys: Some(Arc::new(AtomicUsize::new(0))),
+        cancel: cancel.clone(),
+    };
+    if let Some(outcome) = finished {
+        let (status, outcome) = extension_outcome(outcome);
+        manager.finish(&owner, &task.task_id, status, outcome);
+        return Ok(CreateTaskResult::new(manager.get(&owner, &task.task_id)?));
+    }
+    round.became(link);
+    let (runner, task_id) = (manager.clone(), task.task_id.clone());
+    tokio::spawn(async move {
+        let outcome = tokio::select! {
+            biased;
+            outcome = &mut work => outcome,
+            () = cancel.cancelled() => {
+                let _ = tokio::time::timeout(CANCEL_GRACE, &mut work).await;
+                return;
+            }
+        };
+        let (status, outcome) = extension_outcome(outcome);
+        runner.finish(&owner, &task_id, status, outcome);
+    });
+    Ok(CreateTaskResult::new(task))
+}
+
+/// A tool result, even with isError, completes an extension task; only a
+/// JSON-RPC error (or a panic) fails it (SEP-2663).
+fn extension_outcome(
+    outcome: std::thread::Result<Result<crate::schema::CallToolResult, RpcError>>,
+) -> (TaskStatus, Result<Box<RawValue>, RpcError>) {
+    match outcome {
+        Ok(Ok(result)) => (
+            TaskStatus::Completed,
+            serde_json::value::to_raw_value(&result).map_err(RpcError::internal),
+        ),
+        Ok(Err(error)) => (TaskStatus::Failed, Err(error)),
+        Err(_) => (
+            TaskStatus::Failed,
+            Err(RpcError::internal("the tool panicked")),
+        ),
+    }
 }
 
 /// Who owns the extension tasks of this caller: the identity behind its

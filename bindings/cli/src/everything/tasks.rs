@@ -110,6 +110,16 @@ pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
             ),
             Optional,
         ),
+        task(
+            ToolDef::new(
+                "test_tool_with_task",
+                "Asks the user's name (an input-required round of the call), then greets them \
+                 from a task",
+                |_: NoArgs, cx| tool_with_task(cx),
+            )
+            .map(ToolDef::asks_before_task),
+            Required,
+        ),
     ];
     tools
         .into_iter()
@@ -161,4 +171,28 @@ async fn multi_input(cx: Context) -> Result<String, String> {
     let (a, b) = tokio::join!(cx.elicit(first), cx.elicit(second));
     let (a, b) = (a.map_err(|e| e.to_string())?, b.map_err(|e| e.to_string())?);
     Ok(format!("Answers: {} and {}", a.action, b.action))
+}
+
+async fn tool_with_task(cx: Context) -> Result<String, String> {
+    let params: ElicitRequestParams = from_json(json!({
+        "mode": "form",
+        "message": "What is your name?",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"name": {"type": "string", "description": "Your name"}},
+            "required": ["name"],
+        },
+    }))
+    .map_err(|e| e.to_string())?;
+    let answer = cx
+        .elicit_keyed("user_name", params)
+        .await
+        .map_err(|e| e.to_string())?;
+    let name = match answer.content.as_ref().and_then(|c| c.get("name")) {
+        Some(ElicitResultContentValue::String(name)) => name.clone(),
+        _ => "stranger".to_string(),
+    };
+    // The work of the task.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    Ok(format!("Hello, {name}!"))
 }
