@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_core::Error;
-use mcp_core::client::Client;
+use mcp_core::client::{Client, Negotiation};
 use mcp_core::transport::ChildProcess;
 
 /// A fake server: answers `initialize`, then behaves as `then` says for the
@@ -53,7 +53,11 @@ async fn talks_to_a_child_and_forwards_its_stderr() {
     let lines = Arc::new(Mutex::new(0usize));
     let counter = lines.clone();
     let server = fake_server("answer").on_stderr(move |_| *counter.lock().unwrap() += 1);
-    let client = Client::builder("c", "1").connect(server).await.unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(server)
+        .await
+        .unwrap();
     client.ping().await.unwrap();
     client.close().await;
     assert_eq!(
@@ -67,6 +71,7 @@ async fn talks_to_a_child_and_forwards_its_stderr() {
 async fn a_server_that_exits_at_once_fails_the_connect() {
     let started = Instant::now();
     let err = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(ChildProcess::new("python3").args(["-c", "import sys; sys.exit(3)"]))
         .await
         .unwrap_err();
@@ -80,6 +85,7 @@ async fn a_server_that_exits_at_once_fails_the_connect() {
 #[tokio::test]
 async fn a_program_that_does_not_exist_is_a_clear_error() {
     let err = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(ChildProcess::new("/nonexistent/mcp-server"))
         .await
         .unwrap_err();
@@ -91,6 +97,7 @@ async fn a_program_that_does_not_exist_is_a_clear_error() {
 
 async fn pending_call_fails_fast(mode: &str, expect: &str) {
     let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(fake_server(mode))
         .await
         .unwrap();
@@ -125,6 +132,7 @@ async fn a_child_closing_stdout_fails_the_call_at_once() {
 #[tokio::test]
 async fn close_stops_a_hanging_child() {
     let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(fake_server("hang"))
         .await
         .unwrap();
@@ -165,7 +173,11 @@ for line in sys.stdin:
     // cargo sets CARGO_MANIFEST_DIR for the test process; it is not in the
     // safe list, so the child must not see it.
     assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
-    let client = Client::builder("c", "1").connect(server).await.unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(server)
+        .await
+        .unwrap();
     assert_eq!(client.server_info().name, "none|yes");
     client.close().await;
 }
@@ -177,6 +189,7 @@ async fn an_endless_stderr_line_is_cut_not_buffered() {
     let script =
         "import sys; sys.stderr.write('x' * 5_000_000 + '\\nafter\\n'); sys.stderr.flush()";
     let err = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(
             ChildProcess::new("python3")
                 .args(["-c", script])
@@ -206,7 +219,11 @@ async fn a_child_killed_mid_call_fails_the_call_at_once_and_is_reaped() {
             *seen.lock().unwrap() = n.trim().parse().ok();
         }
     });
-    let client = Client::builder("c", "1").connect(server).await.unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(server)
+        .await
+        .unwrap();
     let started = Instant::now();
     let err = client
         .peer()

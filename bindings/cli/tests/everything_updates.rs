@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use mcp_cli::everything::{WATCHED_RESOURCE, everything_server};
+use mcp_core::ProtocolVersion;
 use mcp_core::client::Client;
 use mcp_core::schema::ServerNotification;
 use mcp_core::server::ServerSession;
@@ -19,15 +20,19 @@ use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(10);
 
-async fn session() -> (Client, ServerSession) {
+/// A 2025-11-25 session (`resources/subscribe`), or, with `None`, a client
+/// that speaks the newest revision both sides do.
+async fn session(version: Option<ProtocolVersion>) -> (Client, ServerSession) {
     let (a, b) = memory_pair();
     let server = everything_server().serve(b).unwrap();
-    let client = Client::builder("updates-test", "1")
-        .connect(a)
-        .await
-        .unwrap();
-    (client, server)
+    let mut builder = Client::builder("updates-test", "1");
+    if let Some(version) = version {
+        builder = builder.protocol_version(version);
+    }
+    (builder.connect(a).await.unwrap(), server)
 }
+
+const SESSION: Option<ProtocolVersion> = Some(ProtocolVersion::V2025_11_25);
 
 /// A raw 2026-07-28 listener on its own server instance.
 async fn listen(uri: &str) -> (TransportHandle, ServerSession) {
@@ -77,16 +82,17 @@ async fn updated(rx: &mut tokio::sync::broadcast::Receiver<ServerNotification>) 
 
 #[tokio::test]
 async fn every_subscriber_of_the_uri_is_told_in_both_revisions() {
-    let (subscriber, _s1) = session().await;
+    let (subscriber, _s1) = session(SESSION).await;
     let mut subscribed = subscriber.notifications();
     subscriber.subscribe(WATCHED_RESOURCE).await.unwrap();
-    let (other, _s2) = session().await;
+    let (other, _s2) = session(SESSION).await;
     let mut other_rx = other.notifications();
     other.subscribe("test://static-text").await.unwrap();
     let (mut listener, _s3) = listen(WATCHED_RESOURCE).await;
 
-    // Called on yet another instance, with the default URI.
-    let (caller, _s4) = session().await;
+    // Called on yet another instance (per request, 2026-07-28), with the
+    // default URI.
+    let (caller, _s4) = session(None).await;
     let result = caller
         .call_tool("test_update_resource", None)
         .await
