@@ -6,10 +6,13 @@
 //! Streamable HTTP each stateless request may be served by its own instance,
 //! so every instance of one process shares one bus.
 
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
 use super::Context;
+use super::session_state::SessionState;
 use crate::jsonrpc::RpcError;
 use crate::schema::{
     McpNotification, NotificationMetaObject, NotificationParams, PromptListChangedNotification,
@@ -36,27 +39,87 @@ pub enum Change {
     ResourceUpdated(String),
 }
 
-/// Where changes are announced to `subscriptions/listen` streams. Clone it to
-/// share it: servers built with the same bus reach each other's listeners.
+/// Where changes are announced: to `subscriptions/listen` streams
+/// (2026-07-28), and to the sessions (2025-11-25) of every server built with
+/// it. Clone it to share it: servers built with the same bus reach each
+/// other's listeners and sessions.
 #[derive(Clone, Debug)]
-pub struct ChangeBus(broadcast::Sender<Change>);
+pub struct ChangeBus {
+    changes: broadcast::Sender<Change>,
+    sessions: Arc<Mutex<Vec<Weak<SessionState>>>>,
+}
 
 impl ChangeBus {
     /// A new bus. A listener that falls more than 256 changes behind skips
     /// the oldest (list changes say only "refetch", so nothing is lost that
     /// the next one does not repeat).
     pub fn new() -> Self {
-        Self(broadcast::channel(256).0)
+        Self {
+            changes: broadcast::channel(256).0,
+            sessions: Arc::default(),
+        }
     }
 
-    /// Announces `change` to every listener (none listening is fine).
+    /// Announces `change` to every `subscriptions/listen` stream (none
+    /// listening is fine). Sessions are told by the server's methods
+    /// ([`Server::notify_resource_updated`](super::Server::notify_resource_updated),
+    /// [`Server::add_tool`](super::Server::add_tool), …) or
+    /// [`notify_resource_updated`](Self::notify_resource_updated).
     pub fn publish(&self, change: Change) {
-        let _ = self.0.send(change);
+        let _ = self.changes.send(change);
+    }
+
+    /// Sends `notifications/resources/updated` for `uri` to every session
+    /// on this bus that subscribed to it (`resources/subscribe`) and to every
+    /// listen that asked for it; returns how many sessions were told.
+    pub async fn notify_resource_updated(&self, uri: &str) -> usize {
+        self.publish(Change::ResourceUpdated(uri.to_string()));
+        let mut told = 0;
+        for session in self.ready_sessions() {
+            if !session.is_subscribed(uri) {
+                continue;
+            }
+            let params = ResourceUpdatedNotificationParams::new(uri);
+            if session
+                .peer
+                .notify::<ResourceUpdatedNotification>(params)
+                .await
+                .is_ok()
+            {
+                told += 1;
+            }
+        }
+        told
     }
 
     fn subscribe(&self) -> broadcast::Receiver<Change> {
-        self.0.subscribe()
+        self.changes.subscribe()
     }
+
+    /// Keeps a session so that changes reach it.
+    pub(crate) fn register(&self, session: &Arc<SessionState>) {
+        let mut sessions = lock(&self.sessions);
+        // Ended sessions are pruned only when the list is full (about to
+        // grow): pruning on every registration made opening n sessions
+        // quadratic. Growth doubles the capacity, so this is amortised O(1).
+        if sessions.len() == sessions.capacity() {
+            sessions.retain(|s| s.upgrade().is_some_and(|s| !s.peer.is_closed()));
+        }
+        sessions.push(Arc::downgrade(session));
+    }
+
+    /// Live sessions that finished initializing.
+    pub(crate) fn ready_sessions(&self) -> Vec<Arc<SessionState>> {
+        lock(&self.sessions)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|s| s.is_ready() && !s.peer.is_closed())
+            .collect()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Default for ChangeBus {
