@@ -4,6 +4,7 @@ pub mod auth;
 mod capability;
 pub mod client;
 mod error;
+pub mod extensions;
 pub mod jsonrpc;
 mod request_meta;
 pub mod schema;

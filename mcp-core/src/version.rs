@@ -49,6 +49,13 @@ impl ProtocolVersion {
     pub fn has_tasks(self) -> bool {
         ClientRequestMethod::GetTask.in_revision(self)
     }
+
+    /// Whether capabilities carry `extensions` (SEP-2133, 2026-07-28 on):
+    /// the extension methods of [`crate::extensions`] exist, and a client
+    /// opts in to an extension per request.
+    pub fn has_extensions(self) -> bool {
+        self >= Self::V2026_07_28
+    }
 }
 
 #[cfg(test)]
@@ -86,5 +93,6 @@ mod tests {
         assert!(V2025_11_25.has_tasks() && !V2026_07_28.has_tasks());
         assert!(!V2025_06_18.has_tasks());
         assert!(V2024_11_05.has_initialize() && !V2026_07_28.has_initialize());
+        assert!(V2026_07_28.has_extensions() && !V2025_11_25.has_extensions());
     }
 }

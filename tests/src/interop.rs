@@ -23,13 +23,7 @@ pub const SERVER_EVERYTHING_VERSION: &str = "2026.8.31";
 /// The Node.js version setup.sh installs.
 pub const NODE_VERSION: &str = "v22.23.3";
 
-/// The workspace's root directory.
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate is inside the workspace")
-        .to_path_buf()
-}
+pub use mcp_test_support::workspace_root;
 
 pub fn interop_dir() -> PathBuf {
     workspace_root().join("target/interop")
@@ -67,22 +61,9 @@ pub fn venv_python() -> PathBuf {
     )
 }
 
-/// The `mcp` binary of this build: next to the test executable's directory
-/// (`target/<profile>/deps/<test>-…` → `target/<profile>/mcp`).
-pub fn mcp_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the test executable is in target/<profile>/deps");
-    let mcp = profile_dir.join("mcp");
-    assert!(
-        mcp.exists(),
-        "the `mcp` binary is missing ({}): build it with `cargo build -p mcp-cli` first",
-        mcp.display()
-    );
-    mcp
-}
+/// The `mcp` binary of this build (built when missing or stale; shared with
+/// the mcp-core tests).
+pub use mcp_test_support::mcp_binary;
 
 /// Runs `program args…` in its own process group with a time limit; on
 /// timeout the whole group (the program and the server it started) is

@@ -18,7 +18,6 @@
     reason = "test helpers fail the test on any error"
 )]
 
-use std::future::Future;
 use std::io::{BufRead, BufReader, Read};
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::process::CommandExt;
@@ -31,35 +30,21 @@ use mcp_core::client::Client;
 use mcp_core::schema::*;
 use mcp_core::session::{RequestOptions, SessionConfig};
 use mcp_core::transport::http::StreamableHttpClient;
+use mcp_test_support::{obj, text, with_client};
 use mcp_tests::interop::{
     LIMIT, NODE_VERSION, SERVER_EVERYTHING_VERSION, installed, mcp_binary, node, run_bounded,
     server_everything_dir, venv_python, workspace_root,
 };
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-/// Longest one test may take.
 /// Longest one request may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 /// Longest a server may take to start listening.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Longest wait for a notification or a log line that is due.
 const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
-fn obj(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
-
-fn text(result: &CallToolResult, index: usize) -> &str {
-    result
-        .content
-        .get(index)
-        .and_then(ContentBlock::as_text)
-        .unwrap_or_else(|| panic!("content[{index}] is not text: {result:?}"))
-}
 
 /// A server process in its own process group, its output collected (and
 /// drained, so that it never blocks writing it). Dropping it kills the whole
@@ -270,25 +255,6 @@ fn start_server_everything() -> (ServerProcess, String) {
     (server, format!("http://127.0.0.1:{port}/mcp"))
 }
 
-/// Runs `body` with `client` and a time limit, then closes the client
-/// whether the body passed, failed or timed out; then passes the failure on.
-async fn with_client<F, Fut>(client: Client, body: F)
-where
-    F: FnOnce(Arc<Client>) -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    let client = Arc::new(client);
-    let task = tokio::spawn(body(client.clone()));
-    let outcome = tokio::time::timeout(LIMIT, task).await;
-    let _ = tokio::time::timeout(REQUEST_TIMEOUT, client.close()).await;
-    match outcome {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Ok(Err(e)) => panic!("the test task failed: {e}"),
-        Err(_) => panic!("the test did not finish within {LIMIT:?}"),
-    }
-}
-
 /// The log messages (`data` as text) the server has sent so far.
 fn logged(notifications: &Mutex<Vec<ServerNotification>>) -> Vec<String> {
     notifications
@@ -398,7 +364,7 @@ async fn our_client_against_the_official_everything_server_over_http() {
         });
 
     let seen = notifications.clone();
-    with_client(client, move |client| async move {
+    with_client(client, LIMIT, move |client| async move {
         let notifications = seen;
         assert_eq!(client.server_info().name, "mcp-servers/everything");
         assert_eq!(

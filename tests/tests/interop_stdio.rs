@@ -14,7 +14,6 @@
     reason = "test helpers fail the test on any error"
 )]
 
-use std::future::Future;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,49 +22,15 @@ use mcp_core::client::Client;
 use mcp_core::schema::*;
 use mcp_core::session::{RequestOptions, SessionConfig};
 use mcp_core::transport::ChildProcess;
+use mcp_test_support::{obj, text, with_client};
 use mcp_tests::interop::{
     LIMIT, NODE_VERSION, SERVER_EVERYTHING_VERSION, installed, mcp_binary, node, run_bounded,
     server_everything_dir, venv_python, workspace_root,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-/// Longest one test may take.
 /// Longest one request may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
-fn obj(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
-
-fn text(result: &CallToolResult, index: usize) -> &str {
-    result
-        .content
-        .get(index)
-        .and_then(ContentBlock::as_text)
-        .unwrap_or_else(|| panic!("content[{index}] is not text: {result:?}"))
-}
-
-/// Runs `body` with `client` and a time limit, then closes the client (and
-/// so shuts its server process down) whether the body passed, failed or
-/// timed out; then passes the failure on.
-async fn with_client<F, Fut>(client: Client, body: F)
-where
-    F: FnOnce(Arc<Client>) -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    let client = Arc::new(client);
-    let task = tokio::spawn(body(client.clone()));
-    let outcome = tokio::time::timeout(LIMIT, task).await;
-    client.close().await;
-    match outcome {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Ok(Err(e)) => panic!("the test task failed: {e}"),
-        Err(_) => panic!("the test did not finish within {LIMIT:?}"),
-    }
-}
 
 /// Shows the reference server's stderr in the test's output (for diagnosis).
 #[allow(clippy::print_stderr, reason = "the test harness captures it")]
@@ -132,7 +97,7 @@ async fn connect_to_server_everything(sampled: Arc<Mutex<Vec<Value>>>) -> Client
 async fn our_client_against_the_official_everything_server() {
     let sampled = Arc::new(Mutex::new(Vec::new()));
     let client = connect_to_server_everything(sampled.clone()).await;
-    with_client(client, move |client| async move {
+    with_client(client, LIMIT, move |client| async move {
         assert_eq!(client.server_info().name, "mcp-servers/everything");
         assert_eq!(
             client.protocol_version(),

@@ -4,6 +4,7 @@
 
 mod input_required;
 mod media;
+mod tasks;
 mod tools;
 
 use mcp_core::jsonrpc::RpcError;
@@ -14,7 +15,7 @@ use mcp_core::schema::{
 use std::sync::OnceLock;
 
 use mcp_core::server::{
-    ChangeBus, PromptDef, ResourceDef, ResourceTemplateDef, Server, ServerBuilder,
+    ChangeBus, PromptDef, ResourceDef, ResourceTemplateDef, Server, ServerBuilder, ToolDef,
 };
 
 pub use media::{tiny_png, tiny_wav};
@@ -49,9 +50,43 @@ pub fn everything_builder() -> ServerBuilder {
         );
     let builder = tools::register(builder);
     let builder = input_required::register(builder, &bus()).change_bus(bus());
+    let builder = tasks::register(builder);
+    let builder = match update_resource_tool() {
+        Ok(tool) => builder.tool(tool),
+        // A derived schema is always an object; never taken.
+        Err(e) => {
+            tracing::error!("the everything server's test_update_resource is invalid: {e}");
+            builder
+        }
+    };
     let builder = resources(builder);
     let builder = prompts(builder);
     builder.completion(|params, _cx| async move { Ok(complete(&params)) })
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct UpdateResource {
+    /// The resource that changed (default `test://watched-resource`).
+    uri: Option<String>,
+}
+
+/// `test_update_resource`: announces that a resource changed, to every
+/// subscriber in this process — 2025-11-25 sessions that sent
+/// `resources/subscribe` and 2026-07-28 `subscriptions/listen` streams alike.
+fn update_resource_tool() -> mcp_core::Result<ToolDef> {
+    ToolDef::new(
+        "test_update_resource",
+        "Sends notifications/resources/updated for `uri` (default test://watched-resource) \
+         to every subscriber: resources/subscribe sessions and subscriptions/listen streams",
+        |args: UpdateResource, _cx| async move {
+            let uri = args.uri.unwrap_or_else(|| WATCHED_RESOURCE.to_string());
+            let sessions = bus().notify_resource_updated(&uri).await;
+            Ok::<_, String>(format!(
+                "Announced an update of {uri} ({sessions} subscribed session(s), and every \
+                 listening stream)"
+            ))
+        },
+    )
 }
 
 fn resources(builder: ServerBuilder) -> ServerBuilder {

@@ -105,8 +105,9 @@ fn tools_list_for_people_and_scripts() {
     ok(&run);
     let tools = run.json();
     let tools = tools["tools"].as_array().unwrap();
-    // The 2025-11-25 fixtures and the 2026-07-28 ones (input-required rounds, diagnostics).
-    assert_eq!(tools.len(), 29);
+    // The 2025-11-25 fixtures and the 2026-07-28 ones (input-required rounds,
+    // diagnostics, the tasks extension, test_update_resource).
+    assert_eq!(tools.len(), 37);
     let simple = tools
         .iter()
         .find(|t| t["name"] == "test_simple_text")

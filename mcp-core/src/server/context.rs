@@ -33,6 +33,12 @@ pub(crate) struct TaskLink {
     pub(crate) owner: String,
     pub(crate) manager: Arc<TaskManager>,
     pub(crate) progress_token: Option<ProgressToken>,
+    /// For a task of the tasks extension (2026-07-28): how many questions it
+    /// asked without a key, which numbers the next (keys are unique over a
+    /// task's life). Its questions wait in `inputRequests`.
+    pub(crate) input_keys: Option<Arc<std::sync::atomic::AtomicUsize>>,
+    /// Fires when the task is cancelled.
+    pub(crate) cancel: CancellationToken,
 }
 
 impl std::fmt::Debug for TaskLink {
@@ -335,6 +341,12 @@ impl Context {
         &self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult> {
+        if let Some(task) = self.extension_task() {
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask_in_task::<CreateMessageRequest>(task, None, "sampling", Some(params))
+                .await;
+        }
         if let Some(round) = &self.session.input {
             let key = round.auto_key("sampling");
             let params = serde_json::to_value(&params)?;
@@ -365,6 +377,11 @@ impl Context {
     /// Asks the client for its roots (`roots/list`). Fails without sending if
     /// the client did not declare `roots`.
     pub async fn list_roots(&self) -> Result<ListRootsResult> {
+        if let Some(task) = self.extension_task() {
+            return self
+                .ask_in_task::<ListRootsRequest>(task, None, "roots", None)
+                .await;
+        }
         if let Some(round) = &self.session.input {
             let key = round.auto_key("roots");
             return self
@@ -388,6 +405,12 @@ impl Context {
     /// form or URL mode. Fails without sending if the client did not declare
     /// the `elicitation` capability for that mode.
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult> {
+        if let Some(task) = self.extension_task() {
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask_in_task::<ElicitRequest>(task, None, "elicitation", Some(params))
+                .await;
+        }
         if let Some(round) = &self.session.input {
             let key = round.auto_key("elicitation");
             let params = serde_json::to_value(&params)?;
@@ -428,14 +451,19 @@ impl Context {
         key: &str,
         params: ElicitRequestParams,
     ) -> Result<ElicitResult> {
-        match &self.session.input {
-            Some(round) => {
-                let params = serde_json::to_value(&params)?;
-                self.ask::<ElicitRequest>(round, key, "elicitation", Some(params))
-                    .await
-            }
-            None => self.elicit(params).await,
+        if let Some(task) = self.extension_task() {
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask_in_task::<ElicitRequest>(task, Some(key), "elicitation", Some(params))
+                .await;
         }
+        if let Some(round) = &self.session.input {
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask::<ElicitRequest>(round, key, "elicitation", Some(params))
+                .await;
+        }
+        self.elicit(params).await
     }
 
     /// [`create_message`](Self::create_message) with the key this question
@@ -445,26 +473,35 @@ impl Context {
         key: &str,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult> {
-        match &self.session.input {
-            Some(round) => {
-                let params = serde_json::to_value(&params)?;
-                self.ask::<CreateMessageRequest>(round, key, "sampling", Some(params))
-                    .await
-            }
-            None => self.create_message(params).await,
+        if let Some(task) = self.extension_task() {
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask_in_task::<CreateMessageRequest>(task, Some(key), "sampling", Some(params))
+                .await;
         }
+        if let Some(round) = &self.session.input {
+            let params = serde_json::to_value(&params)?;
+            return self
+                .ask::<CreateMessageRequest>(round, key, "sampling", Some(params))
+                .await;
+        }
+        self.create_message(params).await
     }
 
     /// [`list_roots`](Self::list_roots) with the key this question has in
     /// an input-required result (see [`elicit_keyed`](Self::elicit_keyed)).
     pub async fn list_roots_keyed(&self, key: &str) -> Result<ListRootsResult> {
-        match &self.session.input {
-            Some(round) => {
-                self.ask::<ListRootsRequest>(round, key, "roots", None)
-                    .await
-            }
-            None => self.list_roots().await,
+        if let Some(task) = self.extension_task() {
+            return self
+                .ask_in_task::<ListRootsRequest>(task, Some(key), "roots", None)
+                .await;
         }
+        if let Some(round) = &self.session.input {
+            return self
+                .ask::<ListRootsRequest>(round, key, "roots", None)
+                .await;
+        }
+        self.list_roots().await
     }
 
     /// The `inputResponses` of this retry of an input-required request, as
@@ -519,6 +556,59 @@ impl Context {
         }
         round.ask(key.to_string(), Value::Object(request));
         std::future::pending().await
+    }
+}
+
+impl Context {
+    /// The task of the tasks extension this handler runs as, if any.
+    fn extension_task(&self) -> Option<&TaskLink> {
+        self.task
+            .as_ref()
+            .filter(|t| t.input_keys.is_some())
+            .or_else(|| self.session.input.as_ref()?.task())
+    }
+
+    /// Asks the client through the task's `inputRequests` (the tasks
+    /// extension) and waits for the answer `tasks/update` brings. A client
+    /// that did not declare `capability` is not asked.
+    async fn ask_in_task<R: McpRequest>(
+        &self,
+        task: &TaskLink,
+        key: Option<&str>,
+        capability: &str,
+        params: Option<Value>,
+    ) -> Result<R::Result> {
+        let declared = self
+            .client_capabilities()
+            .and_then(|c| serde_json::to_value(c).ok())
+            .is_some_and(|caps| crate::capability::declares(&caps, capability));
+        if !declared {
+            return Err(missing(R::METHOD, capability));
+        }
+        let key = match (key, &task.input_keys) {
+            (Some(key), _) => key.to_string(),
+            (None, Some(n)) => format!(
+                "{capability}-{}",
+                n.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ),
+            (None, None) => capability.to_string(),
+        };
+        let mut request = serde_json::Map::new();
+        request.insert("method".into(), Value::String(R::METHOD.into()));
+        if let Some(params) = params {
+            request.insert("params".into(), params);
+        }
+        let answer = task
+            .manager
+            .ask(
+                &task.owner,
+                &task.id,
+                key,
+                Value::Object(request),
+                &task.cancel,
+            )
+            .await?;
+        Ok(serde_json::from_value(answer)?)
     }
 }
 

@@ -1,7 +1,9 @@
 use async_trait::async_trait;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use super::Context;
+use crate::extensions::ExtensionMethod;
 use crate::jsonrpc::RpcError;
 use crate::schema::{
     CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
@@ -12,6 +14,7 @@ use crate::schema::{
     ReadResourceRequestParams, ReadResourceResult, ServerCapabilities, SubscribeRequestParams,
     UnsubscribeRequestParams,
 };
+use crate::tasks::TasksRequest;
 
 /// Who the server is, sent in the `initialize` result.
 #[derive(Clone, Debug)]
@@ -194,6 +197,32 @@ pub trait ServerHandler: Send + Sync + 'static {
         Err(RpcError::method_not_found(
             ClientRequestMethod::CancelTask.as_str(),
         ))
+    }
+
+    /// Whether a `tools/call` of tool `name` becomes a task when the client
+    /// allows it (2026-07-28, the tasks extension: the server decides, the
+    /// client only opts in). Such calls go to
+    /// [`call_tool_as_task`](Self::call_tool_as_task). Default: never.
+    fn runs_as_task(&self, _name: &str) -> bool {
+        false
+    }
+
+    /// A request of the tasks extension (2026-07-28: `tasks/get`,
+    /// `tasks/update`, `tasks/cancel`), once the engine has checked that
+    /// [`info`](Self::info) offers task-augmented `tools/call` and that the
+    /// client declared the extension. Answers the result object
+    /// (`resultType` is added by the engine).
+    async fn tasks_extension(
+        &self,
+        request: TasksRequest,
+        _cx: Context,
+    ) -> Result<Map<String, Value>, RpcError> {
+        let method = match request {
+            TasksRequest::Get { .. } => ExtensionMethod::TasksGet,
+            TasksRequest::Update { .. } => ExtensionMethod::TasksUpdate,
+            TasksRequest::Cancel { .. } => ExtensionMethod::TasksCancel,
+        };
+        Err(RpcError::method_not_found(method.as_str()))
     }
 
     /// `completion/complete`.

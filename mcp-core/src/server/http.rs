@@ -8,9 +8,9 @@ use std::sync::Arc;
 use super::service::attach;
 use super::{Server, ServerHandler, stateless};
 use crate::auth::AuthInfo;
+use crate::extensions::RequestMethod;
 use crate::jsonrpc::{InboundRequest, RpcError};
 use crate::request_meta::RequestMeta;
-use crate::schema::ClientRequestMethod;
 use crate::session::{
     Acceptor, Attached, OutboundSink, RequestContext, RequestFuture, SessionConfig,
 };
@@ -46,7 +46,7 @@ impl Acceptor for ServerAcceptor {
         identity: Option<Arc<AuthInfo>>,
         ctx: RequestContext,
     ) -> std::result::Result<RequestFuture, RpcError> {
-        let method = ClientRequestMethod::from_name(&request.method)
+        let method = RequestMethod::resolve(&request.method, Some(meta.version))
             .ok_or_else(|| RpcError::method_not_found(&request.method))?;
         stateless::serve(&self.handler, method, meta, identity, request, ctx)
     }

@@ -43,6 +43,9 @@ pub(crate) struct InputRound {
     key: RequestStateKey,
     next_auto: AtomicUsize,
     asked: Mutex<Asked>,
+    /// Set when the request became a task of the tasks extension: the
+    /// handler's later questions wait in that task's `inputRequests`.
+    task: std::sync::OnceLock<super::context::TaskLink>,
 }
 
 #[derive(Debug, Default)]
@@ -113,7 +116,25 @@ impl InputRound {
             key,
             next_auto: AtomicUsize::new(0),
             asked: Mutex::new(Asked::default()),
+            task: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Whether the handler asked something this round cannot answer (or
+    /// needs a capability the client lacks): the round ends with that.
+    pub(crate) fn is_waiting_on_the_client(&self) -> bool {
+        let asked = lock(&self.asked);
+        !asked.questions.is_empty() || asked.missing.is_some()
+    }
+
+    /// Hands the handler's later questions to `task` (the request became it).
+    pub(crate) fn became(&self, task: super::context::TaskLink) {
+        let _ = self.task.set(task);
+    }
+
+    /// The task the request became, if it did.
+    pub(crate) fn task(&self) -> Option<&super::context::TaskLink> {
+        self.task.get()
     }
 
     /// The key of a question asked without one: the n-th of its kind.

@@ -1,11 +1,11 @@
 use std::fmt;
 use std::future::Future;
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, RwLock};
 
 use async_trait::async_trait;
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use super::pagination::page;
 use super::request_state::RequestStateKey;
@@ -25,15 +25,14 @@ use crate::schema::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListTasksResult,
     ListToolsResult, PaginatedRequestParams, PromptListChangedNotification,
     ReadResourceRequestParams, ReadResourceResult, ResourceListChangedNotification,
-    ResourceUpdatedNotification, ResourceUpdatedNotificationParams, ServerCapabilities,
-    ServerCapabilitiesPrompts, ServerCapabilitiesResources, ServerCapabilitiesTasks,
-    ServerCapabilitiesTasksRequests, ServerCapabilitiesTasksRequestsTools, ServerCapabilitiesTools,
-    SubscribeRequestParams, SubscriptionFilter, SubscriptionsListenRequestParams,
-    SubscriptionsListenResult, ToolExecutionTaskSupport, ToolListChangedNotification,
-    UnsubscribeRequestParams,
+    ServerCapabilities, ServerCapabilitiesPrompts, ServerCapabilitiesResources,
+    ServerCapabilitiesTasks, ServerCapabilitiesTasksRequests, ServerCapabilitiesTasksRequestsTools,
+    ServerCapabilitiesTools, SubscribeRequestParams, SubscriptionFilter,
+    SubscriptionsListenRequestParams, SubscriptionsListenResult, ToolExecutionTaskSupport,
+    ToolListChangedNotification, UnsubscribeRequestParams,
 };
 use crate::session::SessionConfig;
-use crate::tasks::{TaskConfig, TaskManager};
+use crate::tasks::{TaskConfig, TaskManager, TasksRequest};
 use crate::transport::Transport;
 use crate::{Error, Result};
 use serde_json::value::RawValue;
@@ -82,7 +81,6 @@ struct Inner {
     templates: RwLock<IndexMap<String, ResourceTemplateDef>>,
     prompts: RwLock<IndexMap<String, PromptDef>>,
     completion: Option<CompletionFn>,
-    sessions: Mutex<Vec<Weak<SessionState>>>,
     tasks: Option<Arc<TaskManager>>,
     bus: ChangeBus,
     request_state_key: Option<RequestStateKey>,
@@ -287,7 +285,6 @@ impl ServerBuilder {
                 templates: RwLock::new(self.templates),
                 prompts: RwLock::new(self.prompts),
                 completion: self.completion,
-                sessions: Mutex::new(Vec::new()),
                 tasks,
                 bus: self.bus.unwrap_or_default(),
                 request_state_key: self.request_state_key,
@@ -328,39 +325,21 @@ impl Server {
         &self.inner.config
     }
 
+    /// Sessions are kept on the change bus, so that every server sharing it
+    /// reaches them.
     fn register(&self, session: &ServerSession) {
         self.register_state(session.state());
     }
 
     /// Adds a session to those told about changes (list changes, resource
-    /// updates).
+    /// updates): kept on the change bus, so that every server sharing it
+    /// reaches them.
     pub(crate) fn register_state(&self, state: &Arc<SessionState>) {
-        let mut sessions = self
-            .inner
-            .sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // Ended sessions are pruned only when the list is full (about to
-        // grow): pruning on every registration made opening n sessions
-        // quadratic. Growth doubles the capacity, so this is amortised O(1).
-        if sessions.len() == sessions.capacity() {
-            sessions.retain(|s| s.upgrade().is_some_and(|s| !s.peer.is_closed()));
-        }
-        sessions.push(Arc::downgrade(state));
+        self.inner.bus.register(state);
     }
 
-    /// Live sessions that finished initializing.
     fn ready_sessions(&self) -> Vec<Arc<SessionState>> {
-        let sessions = self
-            .inner
-            .sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        sessions
-            .iter()
-            .filter_map(Weak::upgrade)
-            .filter(|s| s.is_ready() && !s.peer.is_closed())
-            .collect()
+        self.inner.bus.ready_sessions()
     }
 
     /// Adds or replaces a tool at run time and tells every client.
@@ -427,68 +406,16 @@ impl Server {
     }
 
     /// Sends `notifications/resources/updated` to every session subscribed
-    /// to `uri`; returns how many were told.
+    /// to `uri` (of every server sharing this one's [`ChangeBus`]) and to
+    /// every `subscriptions/listen` stream that asked for it; returns how
+    /// many sessions were told.
     pub async fn notify_resource_updated(&self, uri: &str) -> usize {
-        self.inner
-            .bus
-            .publish(Change::ResourceUpdated(uri.to_string()));
-        let mut told = 0;
-        for session in self.ready_sessions() {
-            if !session.is_subscribed(uri) {
-                continue;
-            }
-            let params = ResourceUpdatedNotificationParams::new(uri);
-            if session
-                .peer
-                .notify::<ResourceUpdatedNotification>(params)
-                .await
-                .is_ok()
-            {
-                told += 1;
-            }
-        }
-        told
+        self.inner.bus.notify_resource_updated(uri).await
     }
 
     /// The bus this server announces its changes on.
     pub(crate) fn change_bus(&self) -> &ChangeBus {
         &self.inner.bus
-    }
-
-    /// Tells this process's sessions of a change another replica made (its
-    /// sessions there were told by it).
-    pub(crate) async fn notify_remote_change(&self, change: Change) {
-        for session in self.ready_sessions() {
-            let _ = match &change {
-                Change::ResourceUpdated(uri) if session.is_subscribed(uri) => {
-                    let params = ResourceUpdatedNotificationParams::new(uri.as_str());
-                    session
-                        .peer
-                        .notify::<ResourceUpdatedNotification>(params)
-                        .await
-                }
-                Change::ResourceUpdated(_) => continue,
-                Change::ToolsListChanged => {
-                    session
-                        .peer
-                        .notify::<ToolListChangedNotification>(None)
-                        .await
-                }
-                Change::PromptsListChanged => {
-                    session
-                        .peer
-                        .notify::<PromptListChangedNotification>(None)
-                        .await
-                }
-                Change::ResourcesListChanged => {
-                    session
-                        .peer
-                        .notify::<ResourceListChangedNotification>(None)
-                        .await
-                }
-            };
-        }
-        self.inner.bus.publish_remote(change);
     }
 
     fn require(&self, offered: bool, capability: &str) -> Result<()> {
@@ -627,6 +554,10 @@ impl ServerHandler for Server {
         if self.inner.tasks.is_some()
             && tool.task_support_of() == ToolExecutionTaskSupport::Required
         {
+            // Under the tasks extension the client did not allow a task.
+            if cx.protocol_version().is_some_and(|v| v.has_extensions()) {
+                return Err(crate::extensions::missing(crate::extensions::TASKS));
+            }
             return Err(RpcError::method_not_found(&format!(
                 "tools/call of `{}` without a task (the tool requires task-augmented execution)",
                 params.name
@@ -655,6 +586,22 @@ impl ServerHandler for Server {
             )));
         }
         tasks::start(manager, tool, params, cx).await
+    }
+
+    fn runs_as_task(&self, name: &str) -> bool {
+        self.inner.tasks.is_some()
+            && read(&self.inner.tools)
+                .get(name)
+                .is_some_and(|t| t.task_support_of() != ToolExecutionTaskSupport::Forbidden)
+    }
+
+    async fn tasks_extension(
+        &self,
+        request: TasksRequest,
+        cx: Context,
+    ) -> Result<Map<String, Value>, RpcError> {
+        let manager = self.task_manager(ClientRequestMethod::CallTool)?;
+        tasks::extension(manager, request, &cx)
     }
 
     async fn get_task(

@@ -41,12 +41,12 @@ pub(super) fn bridge(server: &Server, bus: Arc<dyn Bus>) {
         }
     });
     let mut remote = bus.subscribe(TOPIC);
-    let server = server.clone();
+    let bus = server.change_bus().clone();
     tokio::spawn(async move {
         while let Some(payload) = remote.recv().await {
             match decode(&payload) {
                 Some((from, change)) if from != origin => {
-                    server.notify_remote_change(change).await;
+                    bus.notify_remote_change(change).await;
                 }
                 Some(_) => {}
                 None => tracing::debug!("ignoring a change this version cannot read: {payload}"),

@@ -237,8 +237,10 @@ mod tests {
                 &json!({"arguments": {"y": 2, "x": 1}, "name": "t", "_meta": {}, "requestState": "s"})
             )
         );
-        let sealed = seal(&key, &state(&b)).unwrap();
-        assert_eq!(open(&key, &sealed, &b).unwrap(), state(&b));
+        // One state (its expiry read from the clock once), sealed and opened.
+        let original = state(&b);
+        let sealed = seal(&key, &original).unwrap();
+        assert_eq!(open(&key, &sealed, &b).unwrap(), original);
         let tampered = format!("{sealed}-TAMPERED");
         let e = open(&key, &tampered, &b).unwrap_err();
         assert_eq!(e.code, crate::jsonrpc::ErrorCode::INVALID_PARAMS);

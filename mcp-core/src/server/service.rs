@@ -12,6 +12,7 @@ use super::session_state::{ClientHello, SessionState};
 use super::{Context, ServerHandler};
 use super::{session_record, stateless};
 use crate::capability::ServerOffers;
+use crate::extensions::{ExtensionMethod, RequestMethod};
 use crate::jsonrpc::{InboundNotification, InboundRequest, RpcError};
 use crate::request_meta;
 use crate::schema::{
@@ -167,23 +168,31 @@ impl Service for ServerService {
         request: InboundRequest<'_>,
         ctx: RequestContext,
     ) -> Result<RequestFuture, RpcError> {
-        let method = ClientRequestMethod::from_name(&request.method)
-            .ok_or_else(|| RpcError::method_not_found(&request.method))?;
+        // A name of the core method table, or of the extension method table
+        // (only in a request that stands alone); anything else is unknown.
+        let core = ClientRequestMethod::from_name(&request.method);
+        if core.is_none() && ExtensionMethod::from_name(&request.method).is_none() {
+            return Err(RpcError::method_not_found(&request.method));
+        }
         let state = self.state(ctx.peer()).clone();
         if state.client.get().is_none() {
             // Outside a session, a request that names a revision without a
             // handshake in its `_meta` stands alone (2026-07-28).
             if let Some(meta) = request_meta::read(request.params)? {
+                let method = RequestMethod::resolve(&request.method, Some(meta.version))
+                    .ok_or_else(|| RpcError::method_not_found(&request.method))?;
                 return stateless::serve(&self.handler, method, meta, None, request, ctx);
             }
-            if !method
+        }
+        let method = core.ok_or_else(|| RpcError::method_not_found(&request.method))?;
+        if state.client.get().is_none()
+            && !method
                 .spec()
                 .revisions
                 .iter()
                 .any(ProtocolVersion::has_initialize)
-            {
-                return Err(request_meta::missing_meta());
-            }
+        {
+            return Err(request_meta::missing_meta());
         }
         // Which methods exist is the method table's to say: one absent from
         // the negotiated revision (or, before `initialize`, from every
@@ -328,11 +337,15 @@ pub(super) fn dispatch(
         ClientRequest::ListPrompts(r) => run!(encode(handler.list_prompts(r.params, cx).await)),
         ClientRequest::GetPrompt(r) => run!(encode(handler.get_prompt(r.params, cx).await)),
         ClientRequest::ListTools(r) => run!(encode(handler.list_tools(r.params, cx).await)),
-        ClientRequest::CallTool(r) if r.params.task.is_some() && offers_tool_tasks(&*handler) => {
-            run!(encode(handler.call_tool_as_task(r.params, cx).await))
-        }
-        // A receiver without the capability ignores the task field (spec).
-        ClientRequest::CallTool(r) => run!(encode(handler.call_tool(r.params, cx).await)),
+        ClientRequest::CallTool(r) => match tool_call_mode(&*handler, &state, &r.params) {
+            ToolCallMode::Direct => run!(encode(handler.call_tool(r.params, cx).await)),
+            ToolCallMode::Task => run!(encode(handler.call_tool_as_task(r.params, cx).await)),
+            // The extension's task is flat, with `resultType: "task"`.
+            ToolCallMode::ExtensionTask => run!({
+                let created = handler.call_tool_as_task(r.params, cx).await?;
+                encode(Ok(crate::tasks::created(&created.task)))
+            }),
+        },
         ClientRequest::SetLevel(r) => run!({
             state.set_log_level(r.params.level);
             encode(Ok(EmptyResult::new()))
@@ -345,8 +358,46 @@ pub(super) fn dispatch(
     }
 }
 
+/// How a `tools/call` runs.
+enum ToolCallMode {
+    /// Answered with the tool's result.
+    Direct,
+    /// A 2025-11-25 task: the client asked with `task`.
+    Task,
+    /// A task of the tasks extension: the client allows it, the server
+    /// decides (2026-07-28).
+    ExtensionTask,
+}
+
+fn tool_call_mode(
+    handler: &dyn ServerHandler,
+    state: &SessionState,
+    params: &crate::schema::CallToolRequestParams,
+) -> ToolCallMode {
+    if !offers_tool_tasks(handler) {
+        // A receiver without the capability ignores the task field (spec).
+        return ToolCallMode::Direct;
+    }
+    let Some(hello) = state.client.get() else {
+        return ToolCallMode::Direct;
+    };
+    if hello.version.has_extensions() {
+        // The legacy `task` field means nothing here (SEP-2663).
+        let allowed = crate::extensions::declared(&hello.capabilities, crate::extensions::TASKS);
+        if allowed && handler.runs_as_task(&params.name) {
+            return ToolCallMode::ExtensionTask;
+        }
+        return ToolCallMode::Direct;
+    }
+    if params.task.is_some() {
+        ToolCallMode::Task
+    } else {
+        ToolCallMode::Direct
+    }
+}
+
 /// Whether the handler declares task-augmented `tools/call`.
-fn offers_tool_tasks(handler: &dyn ServerHandler) -> bool {
+pub(super) fn offers_tool_tasks(handler: &dyn ServerHandler) -> bool {
     handler
         .info()
         .capabilities

@@ -109,6 +109,28 @@ impl SessionState {
         state
     }
 
+    /// The state a task of the tasks extension runs with: the client of the
+    /// request that started it, with neither its input round nor its log
+    /// level (a task sends no logs).
+    pub(crate) fn for_task(&self) -> Self {
+        let state = Self {
+            id: String::new(),
+            peer: self.peer.clone(),
+            client: OnceLock::new(),
+            initialized: AtomicBool::new(true),
+            log_level: Mutex::new(None),
+            logs_by_default: false,
+            subscriptions: Mutex::new(HashSet::new()),
+            input: None,
+            auth: Mutex::new(self.auth()),
+            changes: AtomicU64::new(0),
+        };
+        if let Some(hello) = self.client.get() {
+            let _ = state.client.set(hello.clone());
+        }
+        state
+    }
+
     pub(crate) fn is_ready(&self) -> bool {
         self.initialized.load(Ordering::Acquire)
     }

@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use indexmap::IndexMap;
+
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -14,15 +16,17 @@ use super::request_state::RequestStateKey;
 use super::service::dispatch;
 use super::session_state::{ClientHello, SessionState};
 use super::{Context, ServerHandler};
-use crate::ProtocolVersion;
 use crate::auth::AuthInfo;
 use crate::capability::ServerOffers;
+use crate::extensions::{self, ExtensionMethod, RequestMethod};
 use crate::jsonrpc::{ErrorCode, InboundRequest, RpcError};
 use crate::request_meta::{self, RequestMeta, SERVER_INFO};
 use crate::schema::{
-    ClientRequest, ClientRequestMethod, DiscoverResult, DiscoverResultCacheScope, Implementation,
+    ClientRequest, DiscoverResult, DiscoverResultCacheScope, Implementation, JsonObject,
+    ServerCapabilities,
 };
 use crate::session::{RequestContext, RequestFuture};
+use crate::tasks::TasksRequest;
 
 /// How long a client may reuse a cacheable result when the handler said
 /// nothing: not at all, and only for itself (the safe default).
@@ -32,12 +36,18 @@ const DEFAULT_CACHE_SCOPE: &str = "private";
 /// Serves `request` under its own metadata.
 pub(super) fn serve(
     handler: &Arc<dyn ServerHandler>,
-    method: ClientRequestMethod,
+    method: RequestMethod,
     meta: RequestMeta,
     identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
 ) -> Result<RequestFuture, RpcError> {
+    let method = match method {
+        RequestMethod::Core(method) => method,
+        RequestMethod::Extension(method) => {
+            return serve_extension(handler, method, meta, identity, request, ctx);
+        }
+    };
     let version = meta.version;
     let info = handler.info();
     let offers = ServerOffers::new(&info.capabilities);
@@ -61,32 +71,102 @@ pub(super) fn serve(
     };
     let request = ClientRequest::from_parts(method, request.id, request.params)
         .map_err(RpcError::invalid_params)?;
-    let hello = ClientHello {
-        info: meta
-            .info
-            .unwrap_or_else(|| Implementation::new("unnamed-client", "")),
-        capabilities: ClientHello::capabilities(meta.capabilities),
-        version,
-        offers,
-    };
-    let state = Arc::new(SessionState::for_request(
-        ctx.peer().unrelated(),
-        hello,
-        meta.log_level,
-        round.clone(),
-    ));
-    if let Some(identity) = identity {
-        state.set_auth(identity);
-    }
+    let state = request_state(meta, identity, offers, &ctx, round.clone());
     let cx = Context::for_request(ctx, state.clone());
     let mut answer = dispatch(handler, state, cx, request)?;
     if let Some(round) = round {
         answer = input::run(answer, round);
     }
     let server = info.implementation;
-    Ok(Box::pin(async move {
-        stamp(method, version, answer.await, &server)
-    }))
+    let cacheable = method.spec().cacheable.contains(version);
+    Ok(Box::pin(
+        async move { stamp(cacheable, answer.await, &server) },
+    ))
+}
+
+/// The per-request state of a request that stands alone: its client is
+/// what its `_meta` says.
+fn request_state(
+    meta: RequestMeta,
+    identity: Option<Arc<AuthInfo>>,
+    offers: ServerOffers,
+    ctx: &RequestContext,
+    round: Option<Arc<InputRound>>,
+) -> Arc<SessionState> {
+    let hello = ClientHello {
+        info: meta
+            .info
+            .unwrap_or_else(|| Implementation::new("unnamed-client", "")),
+        capabilities: ClientHello::capabilities(meta.capabilities),
+        version: meta.version,
+        offers,
+    };
+    let state = Arc::new(SessionState::for_request(
+        ctx.peer().unrelated(),
+        hello,
+        meta.log_level,
+        round,
+    ));
+    if let Some(identity) = identity {
+        state.set_auth(identity);
+    }
+    state
+}
+
+/// Serves a method of an extension (the tasks extension's `tasks/get`,
+/// `tasks/update`, `tasks/cancel`): -32601 if the server does not offer the
+/// extension, -32021 if the client did not declare it on this request.
+fn serve_extension(
+    handler: &Arc<dyn ServerHandler>,
+    method: ExtensionMethod,
+    meta: RequestMeta,
+    identity: Option<Arc<AuthInfo>>,
+    request: InboundRequest<'_>,
+    ctx: RequestContext,
+) -> Result<RequestFuture, RpcError> {
+    let info = handler.info();
+    let spec = method.spec();
+    if !offered_extensions(&info.capabilities).contains_key(spec.extension) {
+        return Err(RpcError::method_not_found(method.as_str()));
+    }
+    if !extensions::declared(&meta.capabilities, spec.extension) {
+        return Err(extensions::missing(spec.extension));
+    }
+    let offers = ServerOffers::new(&info.capabilities);
+    let answer = match method {
+        ExtensionMethod::TasksGet | ExtensionMethod::TasksUpdate | ExtensionMethod::TasksCancel => {
+            let tasks_request = TasksRequest::decode(method, request.params)?;
+            let state = request_state(meta, identity, offers, &ctx, None);
+            let cx = Context::for_request(ctx, state);
+            let handler = handler.clone();
+            Box::pin(async move {
+                let result = handler.tasks_extension(tasks_request, cx).await?;
+                serde_json::value::to_raw_value(&result)
+                    .map_err(|e| RpcError::internal(format!("could not encode the result: {e}")))
+            }) as RequestFuture
+        }
+    };
+    let server = info.implementation;
+    Ok(Box::pin(async move { stamp(false, answer.await, &server) }))
+}
+
+/// The extensions a server offers, by identifier: those its capabilities
+/// declare, plus the tasks extension when it runs tool calls as tasks.
+fn offered_extensions(capabilities: &ServerCapabilities) -> IndexMap<String, JsonObject> {
+    let mut offered = capabilities.extensions.clone().unwrap_or_default();
+    let tool_tasks = capabilities
+        .tasks
+        .as_ref()
+        .and_then(|t| t.requests.as_ref())
+        .and_then(|r| r.tools.as_ref())
+        .and_then(|t| t.call.as_ref())
+        .is_some();
+    if tool_tasks {
+        offered
+            .entry(extensions::TASKS.to_string())
+            .or_insert_with(|| JsonObject(IndexMap::new()));
+    }
+    offered
 }
 
 /// What a stateless revision's answer carries that a neutral value may
@@ -94,8 +174,7 @@ pub(super) fn serve(
 /// server's name in `_meta`; and its error codes (a missing resource is
 /// -32602 from 2026-07-28 on).
 fn stamp(
-    method: ClientRequestMethod,
-    version: ProtocolVersion,
+    cacheable: bool,
     answer: Result<Box<RawValue>, RpcError>,
     server: &Implementation,
 ) -> Result<Box<RawValue>, RpcError> {
@@ -110,7 +189,7 @@ fn stamp(
     result
         .entry("resultType")
         .or_insert_with(|| Value::String("complete".into()));
-    if method.spec().cacheable.contains(version) {
+    if cacheable {
         result.entry("ttlMs").or_insert(Value::from(DEFAULT_TTL_MS));
         result
             .entry("cacheScope")
@@ -135,7 +214,9 @@ fn stamp(
 pub(super) fn discover(handler: &dyn ServerHandler) -> DiscoverResult {
     let info = handler.info();
     let mut capabilities = info.capabilities;
-    // Tasks left the core protocol in 2026-07-28 (an extension now).
+    // Tasks left the core protocol in 2026-07-28: an extension now.
+    let offered = offered_extensions(&capabilities);
+    capabilities.extensions = (!offered.is_empty()).then_some(offered);
     capabilities.tasks = None;
     DiscoverResult {
         instructions: info.instructions,

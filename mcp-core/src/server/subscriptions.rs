@@ -6,10 +6,13 @@
 //! Streamable HTTP each stateless request may be served by its own instance,
 //! so every instance of one process shares one bus.
 
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
 use super::Context;
+use super::session_state::SessionState;
 use crate::jsonrpc::RpcError;
 use crate::schema::{
     McpNotification, NotificationMetaObject, NotificationParams, PromptListChangedNotification,
@@ -36,10 +39,15 @@ pub enum Change {
     ResourceUpdated(String),
 }
 
-/// Where changes are announced to `subscriptions/listen` streams. Clone it to
-/// share it: servers built with the same bus reach each other's listeners.
+/// Where changes are announced: to `subscriptions/listen` streams
+/// (2026-07-28), and to the sessions (2025-11-25) of every server built with
+/// it. Clone it to share it: servers built with the same bus reach each
+/// other's listeners and sessions.
 #[derive(Clone, Debug)]
-pub struct ChangeBus(broadcast::Sender<Announced>);
+pub struct ChangeBus {
+    changes: broadcast::Sender<Announced>,
+    sessions: Arc<Mutex<Vec<Weak<SessionState>>>>,
+}
 
 /// A change on the bus, and whether another replica announced it (then it
 /// is not sent on to the replicas again).
@@ -54,28 +62,114 @@ impl ChangeBus {
     /// the oldest (list changes say only "refetch", so nothing is lost that
     /// the next one does not repeat).
     pub fn new() -> Self {
-        Self(broadcast::channel(256).0)
+        Self {
+            changes: broadcast::channel(256).0,
+            sessions: Arc::default(),
+        }
     }
 
-    /// Announces `change` to every listener (none listening is fine).
+    /// Announces `change` to every `subscriptions/listen` stream (none
+    /// listening is fine). Sessions are told by the server's methods
+    /// ([`Server::notify_resource_updated`](super::Server::notify_resource_updated),
+    /// [`Server::add_tool`](super::Server::add_tool), …) or
+    /// [`notify_resource_updated`](Self::notify_resource_updated).
     pub fn publish(&self, change: Change) {
-        let _ = self.0.send(Announced {
+        let _ = self.changes.send(Announced {
             change,
             remote: false,
         });
     }
 
-    /// Announces a change another replica made to this process's listeners.
-    pub(crate) fn publish_remote(&self, change: Change) {
-        let _ = self.0.send(Announced {
+    /// Tells this process's sessions and listens of a change another
+    /// replica made (that replica told its own).
+    pub(crate) async fn notify_remote_change(&self, change: Change) {
+        for session in self.ready_sessions() {
+            let _ = match &change {
+                Change::ResourceUpdated(uri) if session.is_subscribed(uri) => {
+                    let params = ResourceUpdatedNotificationParams::new(uri.as_str());
+                    session
+                        .peer
+                        .notify::<ResourceUpdatedNotification>(params)
+                        .await
+                }
+                Change::ResourceUpdated(_) => continue,
+                Change::ToolsListChanged => {
+                    session
+                        .peer
+                        .notify::<ToolListChangedNotification>(None)
+                        .await
+                }
+                Change::PromptsListChanged => {
+                    session
+                        .peer
+                        .notify::<PromptListChangedNotification>(None)
+                        .await
+                }
+                Change::ResourcesListChanged => {
+                    session
+                        .peer
+                        .notify::<ResourceListChangedNotification>(None)
+                        .await
+                }
+            };
+        }
+        let _ = self.changes.send(Announced {
             change,
             remote: true,
         });
     }
 
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Announced> {
-        self.0.subscribe()
+    /// Sends `notifications/resources/updated` for `uri` to every session
+    /// on this bus that subscribed to it (`resources/subscribe`) and to every
+    /// listen that asked for it; returns how many sessions were told.
+    pub async fn notify_resource_updated(&self, uri: &str) -> usize {
+        self.publish(Change::ResourceUpdated(uri.to_string()));
+        let mut told = 0;
+        for session in self.ready_sessions() {
+            if !session.is_subscribed(uri) {
+                continue;
+            }
+            let params = ResourceUpdatedNotificationParams::new(uri);
+            if session
+                .peer
+                .notify::<ResourceUpdatedNotification>(params)
+                .await
+                .is_ok()
+            {
+                told += 1;
+            }
+        }
+        told
     }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Announced> {
+        self.changes.subscribe()
+    }
+
+    /// Keeps a session so that changes reach it.
+    pub(crate) fn register(&self, session: &Arc<SessionState>) {
+        let mut sessions = lock(&self.sessions);
+        // Ended sessions are pruned only when the list is full (about to
+        // grow): pruning on every registration made opening n sessions
+        // quadratic. Growth doubles the capacity, so this is amortised O(1).
+        if sessions.len() == sessions.capacity() {
+            sessions.retain(|s| s.upgrade().is_some_and(|s| !s.peer.is_closed()));
+        }
+        sessions.push(Arc::downgrade(session));
+    }
+
+    /// Live sessions that finished initializing.
+    pub(crate) fn ready_sessions(&self) -> Vec<Arc<SessionState>> {
+        lock(&self.sessions)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|s| s.is_ready() && !s.peer.is_closed())
+            .collect()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Default for ChangeBus {

@@ -1,19 +1,27 @@
 //! Tool calls run as tasks: the `Server`'s side of `tools/call` with
-//! `task`, and of `tasks/get|result|list|cancel`.
+//! `task`, and of `tasks/get|result|list|cancel` (2025-11-25); and of the
+//! tasks extension (2026-07-28): a `tools/call` the server turns into a
+//! task, and `tasks/get|update|cancel`.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 
+use futures::FutureExt;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 
 use super::Context;
 use super::context::TaskLink;
 use super::tool::ToolDef;
+use crate::ProtocolVersion;
 use crate::jsonrpc::RpcError;
 use crate::schema::{
     CallToolRequestParams, CancelTaskResult, CreateTaskResult, GetTaskResult, ListTasksResult,
     TaskStatus,
 };
-use crate::tasks::TaskManager;
+use crate::tasks::{TaskManager, TasksRequest};
 
 /// How long a cancelled task's work may take to stop by itself.
 const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
@@ -25,6 +33,12 @@ pub(crate) async fn start(
     params: CallToolRequestParams,
     cx: Context,
 ) -> Result<CreateTaskResult, RpcError> {
+    if cx
+        .protocol_version()
+        .is_some_and(ProtocolVersion::has_extensions)
+    {
+        return start_extension_task(manager, tool, params, &cx).await;
+    }
     let owner = cx.session.id.clone();
     let cancel = cx.session.peer.shared.closed.child_token();
     let ttl = params.task.as_ref().and_then(|t| t.ttl);
@@ -34,6 +48,8 @@ pub(crate) async fn start(
         owner: owner.clone(),
         manager: manager.clone(),
         progress_token: cx.progress_token().cloned(),
+        input_keys: None,
+        cancel: cancel.clone(),
     };
     let task_cx = Context::for_task(cx.session.clone(), cancel.clone(), link);
     let peer = cx.session.peer.clone();
@@ -79,6 +95,158 @@ pub(crate) async fn start(
 }
 
 pub(crate) use crate::tasks::notify;
+
+/// Starts `tool` as a task of the tasks extension (2026-07-28). The work
+/// belongs to the task manager, not to the request: it runs on after the
+/// request is answered and its stream (or the one-request engine of a
+/// stateless HTTP POST) is gone, until it ends, is cancelled with
+/// `tasks/cancel`, or the process ends. It sends the client nothing (the
+/// extension has no notifications on a task's behalf); questions it asks
+/// wait in the task's `inputRequests` for `tasks/update`.
+async fn start_extension_task(
+    manager: &Arc<TaskManager>,
+    tool: ToolDef,
+    params: CallToolRequestParams,
+    cx: &Context,
+) -> Result<CreateTaskResult, RpcError> {
+    if let Some(round) = cx.session.input.clone().filter(|_| tool.asks_before_task) {
+        return questions_then_task(manager, tool, params, cx, round).await;
+    }
+    let owner = extension_owner(cx);
+    let cancel = CancellationToken::new();
+    let task = manager.create(&owner, None, cancel.clone())?;
+    let link = TaskLink {
+        id: task.task_id.clone(),
+        owner: owner.clone(),
+        manager: manager.clone(),
+        progress_token: None,
+        input_keys: Some(Arc::new(AtomicUsize::new(0))),
+        cancel: cancel.clone(),
+    };
+    let task_cx = Context::for_task(Arc::new(cx.session.for_task()), cancel.clone(), link);
+    let (runner, task_id) = (manager.clone(), task.task_id.clone());
+    tokio::spawn(async move {
+        let work = AssertUnwindSafe(tool.call(params.arguments, task_cx)).catch_unwind();
+        tokio::pin!(work);
+        let outcome = tokio::select! {
+            biased;
+            outcome = &mut work => outcome,
+            () = cancel.cancelled() => {
+                let _ = tokio::time::timeout(CANCEL_GRACE, &mut work).await;
+                return;
+            }
+        };
+        let (status, outcome) = extension_outcome(outcome);
+        runner.finish(&owner, &task_id, status, outcome);
+    });
+    Ok(CreateTaskResult::new(task))
+}
+
+/// A tool that asks before it becomes a task ([`ToolDef::asks_before_task`]):
+/// it runs in the request, whose input-required rounds answer its first
+/// questions; the task begins when it first waits on anything else (then
+/// it runs on in the background, its later questions waiting in the task's
+/// `inputRequests`), or, if it finishes first, is created finished.
+async fn questions_then_task(
+    manager: &Arc<TaskManager>,
+    tool: ToolDef,
+    params: CallToolRequestParams,
+    cx: &Context,
+    round: Arc<super::input::InputRound>,
+) -> Result<CreateTaskResult, RpcError> {
+    let request_cx = cx.clone();
+    let call = async move { tool.call(params.arguments, request_cx).await };
+    let mut work = Box::pin(AssertUnwindSafe(call).catch_unwind());
+    // `None`: it waits on something other than the client (the task
+    // begins); while it waits on the client this stays pending, and the
+    // round ends with its questions.
+    let finished = std::future::poll_fn(|task_cx| match work.as_mut().poll(task_cx) {
+        std::task::Poll::Ready(outcome) => std::task::Poll::Ready(Some(outcome)),
+        std::task::Poll::Pending if round.is_waiting_on_the_client() => std::task::Poll::Pending,
+        std::task::Poll::Pending => std::task::Poll::Ready(None),
+    })
+    .await;
+    let owner = extension_owner(cx);
+    let cancel = CancellationToken::new();
+    let task = manager.create(&owner, None, cancel.clone())?;
+    let link = TaskLink {
+        id: task.task_id.clone(),
+        owner: owner.clone(),
+        manager: manager.clone(),
+        progress_token: None,
+        input_keys: Some(Arc::new(AtomicUsize::new(0))),
+        cancel: cancel.clone(),
+    };
+    if let Some(outcome) = finished {
+        let (status, outcome) = extension_outcome(outcome);
+        manager.finish(&owner, &task.task_id, status, outcome);
+        return Ok(CreateTaskResult::new(manager.get(&owner, &task.task_id)?));
+    }
+    round.became(link);
+    let (runner, task_id) = (manager.clone(), task.task_id.clone());
+    tokio::spawn(async move {
+        let outcome = tokio::select! {
+            biased;
+            outcome = &mut work => outcome,
+            () = cancel.cancelled() => {
+                let _ = tokio::time::timeout(CANCEL_GRACE, &mut work).await;
+                return;
+            }
+        };
+        let (status, outcome) = extension_outcome(outcome);
+        runner.finish(&owner, &task_id, status, outcome);
+    });
+    Ok(CreateTaskResult::new(task))
+}
+
+/// A tool result, even with isError, completes an extension task; only a
+/// JSON-RPC error (or a panic) fails it (SEP-2663).
+fn extension_outcome(
+    outcome: std::thread::Result<Result<crate::schema::CallToolResult, RpcError>>,
+) -> (TaskStatus, Result<Box<RawValue>, RpcError>) {
+    match outcome {
+        Ok(Ok(result)) => (
+            TaskStatus::Completed,
+            serde_json::value::to_raw_value(&result).map_err(RpcError::internal),
+        ),
+        Ok(Err(error)) => (TaskStatus::Failed, Err(error)),
+        Err(_) => (
+            TaskStatus::Failed,
+            Err(RpcError::internal("the tool panicked")),
+        ),
+    }
+}
+
+/// Who owns the extension tasks of this caller: the identity behind its
+/// bearer token, if the server is protected (requests of 2026-07-28 have no
+/// session to own them; without protection the task id is the only key).
+fn extension_owner(cx: &Context) -> String {
+    let auth = cx.auth();
+    crate::tasks::extension_owner(auth.as_deref().map(|a| a.subject.as_str()))
+}
+
+/// A request of the tasks extension.
+pub(crate) fn extension(
+    manager: &TaskManager,
+    request: TasksRequest,
+    cx: &Context,
+) -> Result<Map<String, Value>, RpcError> {
+    let owner = extension_owner(cx);
+    match request {
+        TasksRequest::Get { task_id } => manager.detailed(&owner, &task_id),
+        TasksRequest::Update {
+            task_id,
+            input_responses,
+        } => {
+            manager.answer(&owner, &task_id, &input_responses)?;
+            Ok(Map::new())
+        }
+        TasksRequest::Cancel { task_id } => {
+            manager.request_cancel(&owner, &task_id)?;
+            Ok(Map::new())
+        }
+    }
+}
 
 pub(crate) fn get(
     manager: &TaskManager,

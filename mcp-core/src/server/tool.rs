@@ -29,6 +29,8 @@ pub struct ToolDef {
     pub(crate) tool: Arc<Tool>,
     validator: Arc<InputValidator>,
     handler: Handler,
+    /// Under the tasks extension: questions come before the task.
+    pub(crate) asks_before_task: bool,
 }
 
 /// The validator of a tool's input schema. A schema given as is is compiled
@@ -263,6 +265,7 @@ impl ToolDef {
             tool: Arc::new(Tool::new(input_schema, name)),
             validator: Arc::new(validator),
             handler,
+            asks_before_task: false,
         })
     }
 
@@ -301,6 +304,18 @@ impl ToolDef {
             task_support: Some(support),
             ..crate::schema::ToolExecution::new()
         });
+        self
+    }
+
+    /// Under the tasks extension (2026-07-28), the questions this tool asks
+    /// before it first waits on anything else are input-required rounds of
+    /// the `tools/call` itself, and the task begins once it waits on
+    /// something else (SEP-2663: input gathered synchronously, then the
+    /// task); questions after that wait in the task's `inputRequests`. By
+    /// default the task begins at once and every question waits there.
+    #[must_use]
+    pub fn asks_before_task(mut self) -> Self {
+        self.asks_before_task = true;
         self
     }
 

@@ -2,8 +2,10 @@
 //! answered at once with a `CreateTaskResult` and runs in the background;
 //! the requestor polls `tasks/get`, waits with `tasks/result`, lists and
 //! cancels. This module is the receiver's bookkeeping; the server role
-//! (`server/tasks.rs`) runs tool calls through it.
+//! (`server/tasks.rs`) runs tool calls through it. The tasks extension of
+//! 2026-07-28 (`extension.rs`) keeps its tasks in the same manager.
 
+mod extension;
 mod store;
 mod time;
 
@@ -16,6 +18,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+pub use extension::TasksRequest;
+pub(crate) use extension::{created, owner as extension_owner};
 pub use store::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreFull};
 
 use crate::jsonrpc::{ErrorCode, RpcError};
@@ -127,6 +131,8 @@ fn not_found(task_id: &str) -> RpcError {
 pub(crate) struct TaskManager {
     pub(crate) config: TaskConfig,
     running: Mutex<HashMap<String, CancellationToken>>,
+    /// Input requests running extension tasks wait on, by task id.
+    inputs: Mutex<HashMap<String, Vec<extension::PendingInput>>>,
     changed: Notify,
 }
 
@@ -135,12 +141,19 @@ impl TaskManager {
         Self {
             config,
             running: Mutex::new(HashMap::new()),
+            inputs: Mutex::new(HashMap::new()),
             changed: Notify::new(),
         }
     }
 
     fn running(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
         self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn inputs(&self) -> MutexGuard<'_, HashMap<String, Vec<extension::PendingInput>>> {
+        self.inputs
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -214,6 +227,7 @@ impl TaskManager {
         outcome: Result<Box<RawValue>, RpcError>,
     ) -> Option<Task> {
         self.running().remove(task_id);
+        self.inputs().remove(task_id);
         let mut moved = false;
         let record = self.config.store.update(owner, task_id, &mut |r| {
             if can_move(r.task.status, status) {

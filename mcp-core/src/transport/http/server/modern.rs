@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 
 use super::reply::{SESSION_HEADER, VERSION_HEADER, header, rpc_error};
 use crate::ProtocolVersion;
+use crate::extensions::{NameParam, RequestMethod};
 use crate::jsonrpc::{DecodeError, ErrorCode, Inbound, InboundRequest, RpcError};
 use crate::request_meta::{self, RequestMeta};
 use crate::schema::ClientRequestMethod;
@@ -83,6 +84,8 @@ struct Head<'a> {
     name: Option<&'a RawValue>,
     #[serde(borrow)]
     uri: Option<&'a RawValue>,
+    #[serde(rename = "taskId", borrow)]
+    task_id: Option<&'a RawValue>,
     #[serde(rename = "_meta", borrow)]
     meta: Option<&'a RawValue>,
 }
@@ -142,8 +145,13 @@ fn check(
         }
         None => return Err(mismatch("the Mcp-Method header is missing".into())),
     }
-    let method = ClientRequestMethod::from_name(&request.method)
-        .filter(|m| m.in_revision(meta.version))
+    // A core method of the revision, or an extension method (whether the
+    // server offers the extension is the service's to say).
+    let method = RequestMethod::resolve(&request.method, Some(meta.version))
+        .filter(|m| match m {
+            RequestMethod::Core(m) => m.in_revision(meta.version),
+            RequestMethod::Extension(_) => true,
+        })
         .ok_or_else(|| {
             fail(
                 StatusCode::NOT_FOUND,
@@ -165,12 +173,18 @@ fn check(
 }
 
 /// What `Mcp-Name` must repeat: the tool or prompt name, or the resource
-/// URI, of the requests that have one.
-fn named(method: ClientRequestMethod, head: &Head<'_>) -> Option<String> {
+/// URI, of the requests that have one; for an extension method, the param
+/// the extension method table names (`taskId`).
+fn named(method: RequestMethod, head: &Head<'_>) -> Option<String> {
     let field = match method {
-        ClientRequestMethod::CallTool | ClientRequestMethod::GetPrompt => head.name,
-        ClientRequestMethod::ReadResource => head.uri,
-        _ => None,
+        RequestMethod::Core(ClientRequestMethod::CallTool | ClientRequestMethod::GetPrompt) => {
+            head.name
+        }
+        RequestMethod::Core(ClientRequestMethod::ReadResource) => head.uri,
+        RequestMethod::Core(_) => None,
+        RequestMethod::Extension(m) => match m.spec().name_param? {
+            NameParam::TaskId => head.task_id,
+        },
     };
     serde_json::from_str(field?.get()).ok()
 }
