@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::StreamExt;
+use mcp_core::auth::{AuthInfo, ProtectedResource, TokenError, TokenValidator};
 use mcp_core::schema::{LoggingLevel, ReadResourceResult};
 use mcp_core::server::{ResourceDef, Server, ToolDef};
 use mcp_core::store::{InMemoryBus, InMemorySessionStore, SessionStore, StoreError, StoreResult};
@@ -303,4 +304,75 @@ async fn a_store_that_is_down_is_503_with_a_json_rpc_error() {
     // Nothing was left behind: the next request of that session is refused too.
     let reply = call(&url, "0123", 1, "tools/list", json!({})).await;
     assert_eq!(reply.status, 503);
+}
+
+/// Tokens `alice` and `bob`, each its own subject.
+struct Named;
+
+#[async_trait]
+impl TokenValidator for Named {
+    async fn validate(&self, token: &str) -> Result<AuthInfo, TokenError> {
+        Ok(AuthInfo::new(token, RESOURCE, ["mcp"]))
+    }
+}
+
+const RESOURCE: &str = "http://127.0.0.1/mcp";
+
+async fn status_as(
+    url: &str,
+    session: Option<&str>,
+    token: &str,
+    message: Value,
+) -> (u16, Option<String>) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("Authorization", format!("Bearer {token}"))
+        .body(message.to_string());
+    if let Some(session) = session {
+        request = request
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-11-25");
+    }
+    let response = request.send().await.unwrap();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_string());
+    (response.status().as_u16(), session)
+}
+
+#[tokio::test]
+async fn a_session_belongs_to_its_subject_on_every_replica() {
+    let (store, bus) = (
+        Arc::new(InMemorySessionStore::new()),
+        Arc::new(InMemoryBus::new()),
+    );
+    let protected = || {
+        ProtectedResource::builder(RESOURCE, ["http://127.0.0.1/issuer"], Named)
+            .build()
+            .unwrap()
+    };
+    let (a, _) = replica(shared(&store, &bus).protected_resource(protected())).await;
+    let (b, _) = replica(shared(&store, &bus).protected_resource(protected())).await;
+    let (status, session) = status_as(
+        &a,
+        None,
+        "alice",
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let session = session.unwrap();
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let (status, _) = status_as(&b, Some(&session), "bob", list.clone()).await;
+    assert_eq!(
+        status, 403,
+        "another subject on a replica that never saw the session"
+    );
+    let (status, _) = status_as(&b, Some(&session), "alice", list).await;
+    assert_eq!(status, 200);
 }

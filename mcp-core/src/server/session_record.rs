@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::session_state::{ClientHello, SessionState};
 use crate::ProtocolVersion;
+use crate::auth::AuthInfo;
 use crate::capability::ServerOffers;
 use crate::schema::{ClientCapabilities, Implementation, LoggingLevel};
 
@@ -23,6 +24,10 @@ struct SessionRecord {
     log_level: Option<LoggingLevel>,
     #[serde(default)]
     subscriptions: Vec<String>,
+    /// The subject of the bearer token that opened the session (protected
+    /// HTTP): another subject is refused on every replica.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    subject: Option<String>,
 }
 
 /// The record of `state`, once the client has initialized.
@@ -37,6 +42,7 @@ pub(super) fn record(state: &SessionState) -> Option<String> {
         initialized: state.initialized.load(Ordering::Acquire),
         log_level: state.log_level(),
         subscriptions,
+        subject: state.auth().map(|info| info.subject.clone()),
     };
     serde_json::to_string(&record).ok()
 }
@@ -65,5 +71,12 @@ pub(super) fn restore(
         state.initialized.store(true, Ordering::Release);
     }
     state.restore_settings(record.log_level, record.subscriptions);
+    if let (Some(subject), None) = (record.subject, state.auth()) {
+        // The request's own identity replaces it once checked against it.
+        let _ = state.set_auth(std::sync::Arc::new(AuthInfo {
+            subject,
+            ..AuthInfo::default()
+        }));
+    }
     Ok(())
 }
