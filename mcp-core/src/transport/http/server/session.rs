@@ -197,16 +197,19 @@ pub(super) async fn existing(
         return Err(Rejection::SessionNotFound("Session not found"));
     };
     let session = match local {
-        Some(session) => session,
-        None => restore(state, id)?,
+        Some(session) => {
+            session.refresh(record).map_err(Rejection::Internal)?;
+            session
+        }
+        None => restore(state, id, record)?,
     };
-    session.refresh(record).map_err(Rejection::Internal)?;
     session.touch();
     Ok(session)
 }
 
-/// A session another replica opened, served here from now on too.
-fn restore(state: &State, id: &str) -> Result<Arc<HttpSession>, Rejection> {
+/// A session another replica opened, served here from now on too: made
+/// what `record` says before any other request can find it.
+fn restore(state: &State, id: &str, record: String) -> Result<Arc<HttpSession>, Rejection> {
     let mut sessions = lock(&state.sessions);
     if let Some(session) = sessions.get(id).filter(|s| !s.closed().is_cancelled()) {
         return Ok(session.clone());
@@ -223,6 +226,7 @@ fn restore(state: &State, id: &str) -> Result<Arc<HttpSession>, Rejection> {
         state.config.json_response,
     )
     .map_err(|e| Rejection::Internal(e.to_string()))?;
+    session.refresh(record).map_err(Rejection::Internal)?;
     sessions.insert(id.to_string(), session.clone());
     Ok(session)
 }
