@@ -444,3 +444,72 @@ fn extension_outcome(task: &GetTaskResult) -> Result<Option<CallToolResult>> {
         _ => Ok(None),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(value: Value) -> Result<GetTaskResult> {
+        let raw = RawValue::from_string(value.to_string()).map_err(Error::Json)?;
+        task_of_extension(&raw, "tasks/get")
+    }
+
+    fn base(status: &str) -> Value {
+        json!({"taskId": "t", "status": status, "createdAt": "2026-01-01T00:00:00Z",
+               "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 5, "pollIntervalMs": 7,
+               "resultType": "complete"})
+    }
+
+    #[test]
+    fn extension_tasks_read_as_2025_tasks() {
+        let t = task(base("working")).unwrap();
+        assert_eq!((t.ttl, t.poll_interval), (Some(5), Some(7)));
+        assert!(extension_outcome(&t).unwrap().is_none());
+        assert!(task(json!({"status": "working"})).is_err(), "no taskId");
+        assert!(task(json!([1])).is_err());
+        assert!(task(json!({"taskId": "t", "status": "later"})).is_err());
+    }
+
+    #[test]
+    fn malformed_ends_are_clear_errors() {
+        let done = |extra: Value| {
+            let mut v = base("completed");
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            extension_outcome(&task(v).unwrap())
+        };
+        let ok = done(json!({"result": {"content": [{"type": "text", "text": "x"}]}}));
+        assert!(ok.unwrap().is_some());
+        let missing = done(json!({})).unwrap_err().to_string();
+        assert!(missing.contains("no result"), "{missing}");
+        let bad = done(json!({"result": 3})).unwrap_err().to_string();
+        assert!(bad.contains("malformed result"), "{bad}");
+
+        let failed = task(base("failed")).unwrap();
+        let e = extension_outcome(&failed).unwrap_err().to_string();
+        assert!(e.contains("no error"), "{e}");
+        let mut v = base("failed");
+        v["error"] = json!({"code": -32603, "message": "boom"});
+        assert!(matches!(
+            extension_outcome(&task(v).unwrap()),
+            Err(Error::Rpc(e)) if e.message == "boom"
+        ));
+        let mut v = base("failed");
+        v["error"] = json!("boom");
+        assert!(extension_outcome(&task(v).unwrap()).is_err());
+        assert!(matches!(
+            extension_outcome(&task(base("cancelled")).unwrap()),
+            Err(Error::Cancelled(_))
+        ));
+    }
+
+    #[test]
+    fn poll_intervals_are_clamped() {
+        assert_eq!(poll_interval(None), DEFAULT_POLL);
+        assert_eq!(poll_interval(Some(0)), MIN_POLL);
+        assert_eq!(poll_interval(Some(-5)), DEFAULT_POLL);
+        assert_eq!(poll_interval(Some(i64::MAX)), MAX_POLL);
+        assert_eq!(poll_interval(Some(250)), Duration::from_millis(250));
+    }
+}
