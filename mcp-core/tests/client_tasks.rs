@@ -184,10 +184,7 @@ async fn extension_tasks_in_memory() {
         client.cancel_task(&long.task_id).await
     });
     cancelled.unwrap();
-    assert!(
-        matches!(waited, Err(Error::Cancelled(_))),
-        "{waited:?}"
-    );
+    assert!(matches!(waited, Err(Error::Cancelled(_))), "{waited:?}");
     // A tool that does not run as a task answers at once.
     match client.start_tool_task("sync", None, None).await.unwrap() {
         ToolTaskStart::Done(result) => assert_eq!(text(&result), "sync"),
@@ -258,11 +255,11 @@ async fn extension_tasks_over_http() {
 #[tokio::test]
 async fn the_same_calls_in_a_2025_session() {
     let asked = Arc::new(AtomicUsize::new(0));
-    let (client, _session) = in_memory(client(asked.clone()).negotiation(Negotiation::Legacy)).await;
+    let (client, _session) =
+        in_memory(client(asked.clone()).negotiation(Negotiation::Legacy)).await;
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
     assert!(!client.offers_tasks_extension());
     the_task_api(&client, &asked).await;
     assert!(client.list_tasks(None).await.is_ok());
     client.close().await;
 }
-

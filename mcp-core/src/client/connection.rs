@@ -12,19 +12,16 @@ use super::service::ClientService;
 use super::subscription::{LISTEN_LIFETIME, Subscription};
 use crate::capability::ServerOffers;
 use crate::schema::{
-    CallToolRequest, CallToolRequestParams, CallToolResult,
-    ClientRequestMethod, CompleteRequest,
-    CompleteRequestParams, CompleteResult, DiscoverRequest, DiscoverResult,
-    EmptyResult, GetPromptRequest, GetPromptRequestParams, GetPromptResult,
-   
-    Implementation, InitializeResult, ListPromptsRequest, ListPromptsResult,
-    ListResourceTemplatesRequest, ListResourceTemplatesResult, ListResourcesRequest,
-    ListResourcesResult, ListToolsRequest, ListToolsResult,
-    LoggingLevel, McpRequest, PaginatedRequestParams, PingRequest, Prompt, ReadResourceRequest,
-    ReadResourceRequestParams, ReadResourceResult, RequestParams, Resource, ResourceTemplate, Root,
-    RootsListChangedNotification, ServerCapabilities, ServerNotification, SetLevelRequest,
-    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, SubscriptionFilter,
-    SubscriptionsListenRequest, Tool, UnsubscribeRequest,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequestMethod, CompleteRequest,
+    CompleteRequestParams, CompleteResult, DiscoverRequest, DiscoverResult, EmptyResult,
+    GetPromptRequest, GetPromptRequestParams, GetPromptResult, Implementation, InitializeResult,
+    ListPromptsRequest, ListPromptsResult, ListResourceTemplatesRequest,
+    ListResourceTemplatesResult, ListResourcesRequest, ListResourcesResult, ListToolsRequest,
+    ListToolsResult, LoggingLevel, McpRequest, PaginatedRequestParams, PingRequest, Prompt,
+    ReadResourceRequest, ReadResourceRequestParams, ReadResourceResult, RequestParams, Resource,
+    ResourceTemplate, Root, RootsListChangedNotification, ServerCapabilities, ServerNotification,
+    SetLevelRequest, SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams,
+    SubscriptionFilter, SubscriptionsListenRequest, Tool, UnsubscribeRequest,
     UnsubscribeRequestParams,
 };
 use crate::session::{Peer, RequestOptions, Session};
@@ -443,7 +440,11 @@ impl Client {
         }
     }
 
-    pub(super) fn check_structured_content(&self, name: &str, result: &CallToolResult) -> Result<()> {
+    pub(super) fn check_structured_content(
+        &self,
+        name: &str,
+        result: &CallToolResult,
+    ) -> Result<()> {
         let Some(validator) = lock(&self.output_validators).get(name).cloned() else {
             return Ok(());
         };

@@ -188,8 +188,7 @@ impl Modern {
     ) -> Result<Box<RawValue>> {
         let core = ClientRequestMethod::from_name(method);
         let may_ask = core.is_some_and(|m| m.spec().input_required.contains(self.version));
-        let may_be_task =
-            core == Some(ClientRequestMethod::CallTool) && self.allows_tasks(declare);
+        let may_be_task = core == Some(ClientRequestMethod::CallTool) && self.allows_tasks(declare);
         let mut params = self.stamp_declaring(params, declare)?;
         let mut round = 0;
         loop {

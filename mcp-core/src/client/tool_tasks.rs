@@ -182,7 +182,9 @@ impl Client {
     fn tool_call_answer(&self, name: &str, raw: &RawValue) -> Result<ToolTaskStart> {
         let method = <CallToolRequest as McpRequest>::METHOD;
         match result_kind(raw)? {
-            ResultKind::Task => Ok(ToolTaskStart::Task(as_task(task_of_extension(raw, method)?)?)),
+            ResultKind::Task => Ok(ToolTaskStart::Task(as_task(task_of_extension(
+                raw, method,
+            )?)?)),
             _ => {
                 let result: CallToolResult = serde_json::from_str(raw.get())?;
                 self.check_structured_content(name, &result)?;
@@ -357,7 +359,10 @@ impl Client {
             .await?;
         let mut params = task_params(&task.task_id);
         let answers = answers.map(serde_json::to_value).transpose()?;
-        params.insert("inputResponses".into(), answers.unwrap_or_else(|| json!({})));
+        params.insert(
+            "inputResponses".into(),
+            answers.unwrap_or_else(|| json!({})),
+        );
         self.extension_request(modern, method, &params).await?;
         Ok(())
     }
@@ -403,8 +408,7 @@ fn as_task(task: GetTaskResult) -> Result<Task> {
             object.remove(inlined);
         }
     }
-    serde_json::from_value(value)
-        .map_err(|e| Error::Protocol(format!("malformed task: {e}")))
+    serde_json::from_value(value).map_err(|e| Error::Protocol(format!("malformed task: {e}")))
 }
 
 fn task_params(task_id: &str) -> Map<String, Value> {
@@ -427,9 +431,10 @@ fn extension_outcome(task: &GetTaskResult) -> Result<Option<CallToolResult>> {
                 .map_err(|e| Error::Protocol(format!("task `{id}` has a malformed result: {e}")))
         }
         TaskStatus::Failed => {
-            let error = task.extra.get("error").ok_or_else(|| {
-                Error::Protocol(format!("task `{id}` failed but gives no error"))
-            })?;
+            let error = task
+                .extra
+                .get("error")
+                .ok_or_else(|| Error::Protocol(format!("task `{id}` failed but gives no error")))?;
             let error: RpcError = serde_json::from_value(error.clone())
                 .map_err(|e| Error::Protocol(format!("task `{id}` has a malformed error: {e}")))?;
             Err(Error::Rpc(error))

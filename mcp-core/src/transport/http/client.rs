@@ -363,9 +363,7 @@ impl Conn {
         use crate::extensions::{NameParam, RequestMethod};
         use crate::schema::ClientRequestMethod as M;
         // An extension method names what the extension table says.
-        if let Some(RequestMethod::Extension(m)) =
-            RequestMethod::resolve(method, revision)
-        {
+        if let Some(RequestMethod::Extension(m)) = RequestMethod::resolve(method, revision) {
             let value = params.and_then(|p| serde_json::from_str::<Named>(p.get()).ok());
             let name = match m.spec().name_param {
                 Some(NameParam::TaskId) => value.and_then(|v| v.task_id),
