@@ -4,6 +4,7 @@
 # the C tests with gcc against both libmcp.so and libmcp.a under
 # AddressSanitizer + UndefinedBehaviorSanitizer (leak detection on), and runs:
 #   tests/test_api.c         the API without a peer (lifecycles, argument errors)
+#   tests/test_cpp.cc        the header and a client and server from C++
 #   tests/test_stdio.c       a client against the C fixture server over stdio
 #   tests/test_http.c        the fixture server and clients over Streamable HTTP
 #   tests/test_everything.c  a client against `mcp serve everything`
@@ -118,15 +119,33 @@ if [ ! -x "$python" ] || [ ! -x "$node" ] || [ ! -f "$official/package.json" ]; 
     quietly "tests/interop/setup.sh" "$root/tests/interop/setup.sh"
 fi
 
-# 2. The header compiles as C++ too (cpp_compat).
-printf '#include <mcp.h>\nint main() { return mcp_version() != nullptr ? 0 : 1; }\n' >"$build/cpp.cc"
-if g++ -std=c++17 -Wall -Wextra -Werror -I"$here/include" -fsyntax-only "$build/cpp.cc" 2>"$step_log"; then
-    passed=$((passed + 1))
-else
-    failed=$((failed + 1))
-    echo "--- FAIL header_compiles_as_cpp:" >&2
-    cat "$step_log" >&2
-fi
+# 2. The header compiles as strict C11, C17, C++11 and C++20, with the
+#    standard headers included before it and after it (a declaration in mcp.h
+#    that clashes with the C library's fails here), warnings as errors.
+strict=(-pedantic-errors -Wall -Wextra -Werror -Wredundant-decls -I"$here/include" -fsyntax-only)
+c_headers='#include <stdlib.h>\n#include <string.h>\n#include <stdio.h>\n#include <stdint.h>\n'
+cpp_headers='#include <string>\n#include <cstdlib>\n#include <cstring>\n#include <stdlib.h>\n#include <cstdio>\n'
+for std in c11 c17 c++11 c++20; do
+    for order in before after; do
+        case $std in
+        c++*) compiler=g++ ext=cc headers=$cpp_headers body='int main() { return mcp_version() != nullptr ? 0 : 1; }' ;;
+        *) compiler=gcc ext=c headers=$c_headers body='int main(void) { char *s = NULL; mcp_json_quote("x", &s); free(s); return 0; }' ;;
+        esac
+        source_file=$build/header-$std-$order.$ext
+        if [ "$order" = before ]; then
+            printf '%b#include <mcp.h>\n%s\n' "$headers" "$body" >"$source_file"
+        else
+            printf '#include <mcp.h>\n%b%s\n' "$headers" "$body" >"$source_file"
+        fi
+        if "$compiler" -std="$std" "${strict[@]}" "$source_file" 2>"$step_log"; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            echo "--- FAIL header_compiles_as_$std (standard headers $order mcp.h):" >&2
+            cat "$step_log" >&2
+        fi
+    done
+done
 
 # 3. install.sh and pkg-config: the example server builds from an installed
 #    copy with the flags pkg-config gives.
@@ -159,6 +178,9 @@ for variant in shared static; do
         gcc "${cflags[@]}" "$here/examples/server.c" "${link[@]}" -o "$out/server"
     quietly "compiling examples/client.c ($variant)" \
         gcc "${cflags[@]}" "$here/examples/client.c" "${link[@]}" -o "$out/client"
+    quietly "compiling tests/test_cpp.cc ($variant)" \
+        g++ -std=c++20 "${cflags[@]:1}" -Wredundant-decls "$here/tests/test_cpp.cc" "${link[@]}" \
+        -o "$out/test_cpp"
     for source in "$here"/tests/fixture_server.c "$here"/tests/test_*.c; do
         program=$(basename "$source" .c)
         quietly "compiling tests/$program.c ($variant)" \
@@ -170,6 +192,7 @@ done
 for variant in shared static; do
     out=$build/$variant
     run_test "test_api.$variant" "$out/test_api" "$out/fixture_server"
+    run_test "test_cpp.$variant" "$out/test_cpp"
     run_test "test_stdio.$variant" "$out/test_stdio" "$out/fixture_server"
     run_test "test_http.$variant" "$out/test_http"
     run_test "test_everything.$variant" "$out/test_everything" "$mcp_bin" serve everything

@@ -904,8 +904,6 @@ const char *mcp_last_error_rpc_data(void);
  */
 const char *mcp_result_name(mcp_result result);
 
-extern void free(void *ptr);
-
 /**
  * Makes a server named `name` at `version` (sent to clients when they
  * initialize) and its runtime; `*server_out` receives it, to be freed with

@@ -196,11 +196,6 @@ impl<T> OutValue<T> {
     }
 }
 
-unsafe extern "C" {
-    safe fn malloc(size: usize) -> *mut c_void;
-    fn free(ptr: *mut c_void);
-}
-
 /// Copies `text` into a new NUL-terminated C string allocated with `malloc`,
 /// the allocation `mcp_string_free` releases. An interior NUL ends the string
 /// early as C sees it (JSON text never holds one).
@@ -209,7 +204,8 @@ pub(crate) fn alloc_string(text: &str) -> Result<*mut c_char, Failure> {
     let Some(size) = bytes.len().checked_add(1) else {
         return Err(Failure::internal("string too long"));
     };
-    let buffer = malloc(size).cast::<u8>();
+    // SAFETY: `malloc` has no preconditions; the result is checked for NULL.
+    let buffer = unsafe { libc::malloc(size) }.cast::<u8>();
     if buffer.is_null() {
         return Err(Failure::internal(format!(
             "out of memory allocating {size} bytes"
@@ -232,7 +228,7 @@ pub(crate) fn alloc_string(text: &str) -> Result<*mut c_char, Failure> {
 pub(crate) unsafe fn free_string(ptr: *mut c_char) {
     if !ptr.is_null() {
         // SAFETY: allocated with `malloc`, freed once, as the caller guarantees.
-        unsafe { free(ptr.cast::<c_void>()) };
+        unsafe { libc::free(ptr.cast::<c_void>()) };
     }
 }
 
