@@ -50,7 +50,19 @@
  *   callback, possibly on several threads at once; it must stay valid until
  *   the handle is freed. After `mcp_<object>_free` returns, no callback of
  *   that handle runs.
- * - Never free a handle while another thread is still in a call on it.
+ * - Never free a handle while another thread is still in a call on it
+ *   (the one exception is in `mcp_server_free`).
+ *
+ * @par Limits
+ * - One message (a request, a response, a notification) may be at most
+ *   4 MiB (4194304 bytes) of JSON text, on every transport. Over stdio, a
+ *   request over the peer's limit is refused at once with JSON-RPC error
+ *   -32600 ("the message exceeds the limit of 4194304 bytes"): the call
+ *   fails with `MCP_ERR_RPC`. An answer over the limit is dropped and its
+ *   call fails at once with `MCP_ERR_TRANSPORT` ("larger than the message
+ *   limit"). Over Streamable HTTP a request body over the limit is answered
+ *   413 (`MCP_ERR_TRANSPORT`). Either way the session goes on. Send large
+ *   data as resource links or in pieces.
  */
 
 
@@ -918,12 +930,16 @@ mcp_result mcp_server_new(const char *name, const char *version, struct mcp_serv
 /**
  * Stops the server (as `mcp_server_stop`), waits for callbacks that are
  * running to return, shuts its runtime down and frees it. After it returns
- * no callback of this server runs. NULL is a no-op.
+ * no callback of this server runs (except the one calling it, below). NULL
+ * is a no-op.
  *
- * No other call on this server may be running or start (in particular
- * `mcp_server_serve_stdio` must have returned). Calling it from inside one
- * of this server's callbacks is allowed: that callback finishes normally and
- * the runtime shuts down in the background.
+ * No other call on this server may be running or start, with one
+ * exception: it may be called from inside one of this server's own
+ * callbacks while `mcp_server_serve_stdio` runs on another thread. That
+ * callback finishes normally and its answer still reaches the client; once
+ * it has returned, the sessions end, `mcp_server_serve_stdio` returns
+ * `MCP_OK` (the server is gone: do not free it again), and the runtime
+ * shuts down in the background.
  *
  * # Safety
  * `server` is NULL or a server from `mcp_server_new` not yet freed.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 atomic_int fixture_cancellations;
+atomic_int fixture_server_freed;
 atomic_int fixture_running;
 atomic_int fixture_max_running;
 static atomic_int counter;
@@ -243,6 +244,30 @@ static mcp_result stop(void *ud, mcp_context *cx, const char *args, char **out) 
     return r == MCP_OK ? plain_result(out, "stopping") : relay(r, NULL, out);
 }
 
+/* Answers with a text over the 4 MiB message limit. */
+static mcp_result big(void *ud, mcp_context *cx, const char *args, char **out) {
+    (void)ud, (void)cx, (void)args;
+    size_t size = (5u << 20) + 64;
+    char *json = malloc(size);
+    if (!json) return MCP_ERR_CALLBACK;
+    const char *head = "{\"content\":[{\"type\":\"text\",\"text\":\"";
+    size_t at = strlen(head);
+    memcpy(json, head, at);
+    memset(json + at, 'x', 5u << 20);
+    at += 5u << 20;
+    strcpy(json + at, "\"}]}");
+    *out = json;
+    return MCP_OK;
+}
+
+/* Frees the server from inside its own callback, then answers. */
+static mcp_result free_server(void *ud, mcp_context *cx, const char *args, char **out) {
+    (void)cx, (void)args;
+    atomic_store(&fixture_server_freed, 1);
+    mcp_server_free(ud);
+    return plain_result(out, "freed, and still answered");
+}
+
 static mcp_result static_resource(void *ud, mcp_context *cx, const char *params, char **out) {
     (void)ud, (void)cx;
     if (!strstr(params, "\"uri\":\"test://static\"")) return MCP_ERR_CALLBACK;
@@ -344,6 +369,8 @@ mcp_server *fixture_server_new(void) {
         {"remove_tool", OBJECT, remove_tool},
         {"touch", OBJECT, touch},
         {"stop", OBJECT, stop},
+        {"big", OBJECT, big},
+        {"free_server", OBJECT, free_server},
     };
     for (size_t i = 0; r == MCP_OK && i < sizeof tools / sizeof tools[0]; i++)
         r = mcp_server_add_tool(server, tools[i].name, "A fixture tool", tools[i].schema,

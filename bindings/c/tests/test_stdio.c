@@ -442,6 +442,37 @@ static void *slow_call(void *arg) {
     return NULL;
 }
 
+/* Over the 4 MiB message limit, both ways: each call fails at once (not at
+ * its timeout) with an error that says so, and the session goes on. */
+static void test_message_limit(void) {
+    size_t size = (4u << 20) + 100;
+    char *args = malloc(size + 32);
+    CHECK(args != NULL);
+    if (!args) return;
+    strcpy(args, "{\"message\":\"");
+    size_t at = strlen(args);
+    memset(args + at, 'x', size);
+    strcpy(args + at + size, "\"}");
+    char *json = NULL;
+    double start = now_ms();
+    CHECK_RC(mcp_client_call_tool(client, "echo", args, NULL, &json), MCP_ERR_RPC);
+    int64_t code = 0;
+    CHECK(mcp_last_error_rpc_code(&code) && code == -32600);
+    CHECK_CONTAINS(mcp_last_error_message(), "exceeds the limit of 4194304 bytes");
+    CHECK(now_ms() - start < 10000);
+    CHECK(json == NULL);
+    free(args);
+
+    start = now_ms();
+    CHECK_RC(mcp_client_call_tool(client, "big", NULL, NULL, &json), MCP_ERR_TRANSPORT);
+    CHECK_CONTAINS(mcp_last_error_message(), "larger than the message limit of 4194304 bytes");
+    CHECK(now_ms() - start < 10000);
+    CHECK(json == NULL);
+
+    CHECK_OK(mcp_client_ping(client, NULL));
+    CHECK_CALL(client, "add", "{\"a\":1,\"b\":2}", "\"3\"");
+}
+
 static void test_concurrent_calls(void) {
     enum { N = 8 };
     pthread_t threads[N];
@@ -601,6 +632,19 @@ static void test_server_stops_itself(void) {
     mcp_client_free(c);
 }
 
+/* A server freed from inside its own tool callback: the call still gets its
+ * answer, then the server process ends. */
+static void test_server_freed_inside_callback(void) {
+    mcp_client *c = connect_fixture();
+    CHECK(c != NULL);
+    if (!c) return;
+    CHECK_CALL(c, "free_server", NULL, "freed, and still answered");
+    double deadline = now_ms() + 5000;
+    while (mcp_client_ping(c, NULL) == MCP_OK && now_ms() < deadline) sleep_ms(20);
+    CHECK_RC(mcp_client_ping(c, NULL), MCP_ERR_CLOSED);
+    mcp_client_free(c);
+}
+
 /* A client freed from inside its own notification callback. */
 static struct {
     mcp_client *client;
@@ -690,6 +734,7 @@ int main(int argc, char **argv) {
     RUN(test_list_changed_reentrant);
     RUN(test_subscriptions);
     RUN(test_timeout);
+    RUN(test_message_limit);
     RUN(test_concurrent_calls);
     RUN(test_generic_request_and_notify);
     RUN(test_method_names);
@@ -699,6 +744,7 @@ int main(int argc, char **argv) {
     RUN(test_server_killed_mid_call);
     RUN(test_server_stops_itself);
     RUN(test_free_inside_callback);
+    RUN(test_server_freed_inside_callback);
     RUN(test_parallel_lifecycles);
     return finish();
 }

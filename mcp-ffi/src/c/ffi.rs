@@ -364,6 +364,50 @@ impl Drop for GateGuard {
     }
 }
 
+/// A count of pieces of work in progress, and a wait until there are none
+/// (used when a handle shuts down).
+#[derive(Debug, Default)]
+pub(crate) struct Counter {
+    count: Mutex<usize>,
+    idle: Condvar,
+}
+
+impl Counter {
+    fn lock(&self) -> MutexGuard<'_, usize> {
+        self.count
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Counts one piece of work until the guard is dropped.
+    pub(crate) fn enter(self: &Arc<Self>) -> CounterGuard {
+        *self.lock() += 1;
+        CounterGuard(self.clone())
+    }
+
+    /// Waits until nothing is counted, for at most `limit`.
+    pub(crate) fn wait_idle(&self, limit: Duration) {
+        let count = self.lock();
+        let _ = self
+            .idle
+            .wait_timeout_while(count, limit, |count| *count > 0);
+    }
+}
+
+/// One piece of work counted by a [`Counter`].
+#[derive(Debug)]
+pub(crate) struct CounterGuard(Arc<Counter>);
+
+impl Drop for CounterGuard {
+    fn drop(&mut self) {
+        let mut count = self.0.lock();
+        *count = count.saturating_sub(1);
+        if *count == 0 {
+            self.0.idle.notify_all();
+        }
+    }
+}
+
 /// Makes the multi-thread runtime a handle owns.
 pub(crate) fn new_runtime(kind: &str) -> Result<Runtime, Failure> {
     tokio::runtime::Builder::new_multi_thread()

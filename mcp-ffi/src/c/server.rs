@@ -5,6 +5,7 @@ use std::ffi::{c_char, c_void};
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
@@ -23,8 +24,8 @@ use tokio_util::sync::CancellationToken;
 use super::context::Context;
 use super::error::{Failure, MCP_ERR_CAPABILITY, MCP_ERR_TRANSPORT, MCP_OK, McpResult};
 use super::ffi::{
-    Gate, OutValue, Reply, Userdata, arg_handle, arg_json, arg_opt_json, arg_opt_str, arg_str,
-    boundary, boundary_or, c_string_lossy, new_runtime, run, shut_down,
+    Counter, Gate, OutValue, Reply, Userdata, arg_handle, arg_json, arg_opt_json, arg_opt_str,
+    arg_str, boundary, boundary_or, c_string_lossy, new_runtime, run, shut_down,
 };
 
 /// Answers `tools/call` for one tool.
@@ -86,6 +87,12 @@ pub type PromptCallback = Option<
     ) -> McpResult,
 >;
 
+/// How long the shutdown of a server freed from its own callback waits for
+/// answers to be handed over and for serving calls to return.
+const TEARDOWN_WAIT: Duration = Duration::from_secs(5);
+/// The moment the engine needs to queue an answer whose handler has ended.
+const ANSWER_GRACE: Duration = Duration::from_millis(50);
+
 /// `mcp_server_declare`: declare the `tools` capability.
 pub const MCP_CAPABILITY_TOOLS: u32 = 1;
 /// `mcp_server_declare`: declare the `resources` capability.
@@ -97,19 +104,41 @@ pub const MCP_CAPABILITY_PROMPTS: u32 = 4;
 /// prompts, answered by C callbacks. It owns a multi-thread runtime (two
 /// engine threads plus a pool of threads for callbacks), made by
 /// `mcp_server_new` and shut down by `mcp_server_free`.
-pub struct Server {
-    runtime: Mutex<Option<Runtime>>,
-    handle: Handle,
-    gate: Arc<Gate>,
-    stop: CancellationToken,
-    state: Mutex<ServerState>,
-}
+pub struct Server(Arc<ServerInner>);
 
 impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Server")
             .field("stopped", &self.stop.is_cancelled())
             .finish_non_exhaustive()
+    }
+}
+
+impl std::ops::Deref for Server {
+    type Target = ServerInner;
+
+    fn deref(&self) -> &ServerInner {
+        &self.0
+    }
+}
+
+/// What a server handle owns; shared with what outlives the handle for a
+/// moment (a free from inside a callback, a serving loop on another thread).
+pub struct ServerInner {
+    runtime: Mutex<Option<Runtime>>,
+    handle: Handle,
+    gate: Arc<Gate>,
+    /// Requests whose handler (callback and answer) is still at work.
+    handlers: Arc<Counter>,
+    /// `mcp_server_serve_stdio` calls in progress.
+    serving: Arc<Counter>,
+    stop: CancellationToken,
+    state: Mutex<ServerState>,
+}
+
+impl fmt::Debug for ServerInner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerInner").finish_non_exhaustive()
     }
 }
 
@@ -134,7 +163,7 @@ struct Built {
     offers: u32,
 }
 
-impl Server {
+impl ServerInner {
     fn lock(&self) -> MutexGuard<'_, ServerState> {
         self.state
             .lock()
@@ -188,6 +217,42 @@ impl Server {
         };
         state.built = Some(built.clone());
         built
+    }
+
+    fn handlers(&self) -> Handlers {
+        Handlers {
+            gate: self.gate.clone(),
+            busy: self.handlers.clone(),
+        }
+    }
+
+    /// Shuts the runtime down (waiting for its threads unless called from
+    /// one of them).
+    fn shut_down_runtime(&self, from_own_callback: bool) {
+        let runtime = self
+            .runtime
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(runtime) = runtime {
+            shut_down(runtime, from_own_callback);
+        }
+    }
+
+    /// The rest of a free made from inside one of this server's callbacks,
+    /// on a thread of its own: once every callback (the freeing one too) has
+    /// returned and every answer has been handed to the engine, the sessions
+    /// end (their queued answers are still written), serving calls return,
+    /// and the runtime shuts down.
+    fn tear_down_after_callbacks(&self) {
+        self.gate.close_and_wait();
+        self.handlers.wait_idle(TEARDOWN_WAIT);
+        // The engine queues an answer in the same step as its handler ends.
+        std::thread::sleep(ANSWER_GRACE);
+        self.stop.cancel();
+        self.serving.wait_idle(TEARDOWN_WAIT);
+        std::thread::sleep(ANSWER_GRACE);
+        self.shut_down_runtime(false);
     }
 
     fn not_stopped(&self) -> Result<(), Failure> {
@@ -262,14 +327,24 @@ impl Server {
 type HandlerCallback =
     unsafe extern "C" fn(*mut c_void, *mut Context, *const c_char, *mut *mut c_char) -> McpResult;
 
+/// What the handlers of requests share: the gate of their callbacks and the
+/// count of those at work.
+#[derive(Clone, Debug)]
+struct Handlers {
+    gate: Arc<Gate>,
+    busy: Arc<Counter>,
+}
+
 /// Runs a server callback on the blocking pool and collects its reply.
 async fn invoke(
-    gate: Arc<Gate>,
+    handlers: Handlers,
     callback: HandlerCallback,
     userdata: Userdata,
     cx: mcp_core::server::Context,
     params: String,
 ) -> Result<Reply, String> {
+    let Handlers { gate, busy } = handlers;
+    let _busy = busy.enter();
     let handle = Handle::current();
     let task = tokio::task::spawn_blocking(move || {
         let Some(_running) = gate.enter() else {
@@ -289,19 +364,19 @@ async fn invoke(
 }
 
 fn tool_def(
-    gate: &Arc<Gate>,
+    handlers: &Handlers,
     name: &str,
     description: Option<&str>,
     input_schema: Value,
     callback: HandlerCallback,
     userdata: Userdata,
 ) -> Result<ToolDef, Failure> {
-    let gate = gate.clone();
+    let handlers = handlers.clone();
     let def = ToolDef::raw(name, input_schema, move |arguments, cx| {
-        let gate = gate.clone();
+        let handlers = handlers.clone();
         async move {
             let params = Value::Object(arguments).to_string();
-            match invoke(gate, callback, userdata, cx, params).await {
+            match invoke(handlers, callback, userdata, cx, params).await {
                 Ok(reply) => tool_result(reply),
                 Err(e) => CallToolResult::error(e),
             }
@@ -330,14 +405,14 @@ fn tool_result(reply: Reply) -> CallToolResult {
 }
 
 async fn answer<T: serde::de::DeserializeOwned>(
-    gate: Arc<Gate>,
+    handlers: Handlers,
     callback: HandlerCallback,
     userdata: Userdata,
     cx: mcp_core::server::Context,
     params: Value,
     what: &'static str,
 ) -> Result<T, RpcError> {
-    invoke(gate, callback, userdata, cx, params.to_string())
+    invoke(handlers, callback, userdata, cx, params.to_string())
         .await
         .map_err(RpcError::internal)?
         .into_result(what)
@@ -367,10 +442,12 @@ pub unsafe extern "C" fn mcp_server_new(
         // SAFETY: as the caller guarantees.
         let version = unsafe { arg_str(version, "version") }?;
         let runtime = new_runtime("server")?;
-        let server = Box::new(Server {
+        let server = Box::new(Server(Arc::new(ServerInner {
             handle: runtime.handle().clone(),
             runtime: Mutex::new(Some(runtime)),
             gate: Arc::new(Gate::default()),
+            handlers: Arc::default(),
+            serving: Arc::default(),
             stop: CancellationToken::new(),
             state: Mutex::new(ServerState {
                 name: name.to_string(),
@@ -383,7 +460,7 @@ pub unsafe extern "C" fn mcp_server_new(
                 templates: Vec::new(),
                 prompts: IndexMap::new(),
             }),
-        });
+        })));
         // SAFETY: checked above.
         unsafe { server_out.write(Box::into_raw(server)) };
         Ok(())
@@ -392,12 +469,16 @@ pub unsafe extern "C" fn mcp_server_new(
 
 /// Stops the server (as `mcp_server_stop`), waits for callbacks that are
 /// running to return, shuts its runtime down and frees it. After it returns
-/// no callback of this server runs. NULL is a no-op.
+/// no callback of this server runs (except the one calling it, below). NULL
+/// is a no-op.
 ///
-/// No other call on this server may be running or start (in particular
-/// `mcp_server_serve_stdio` must have returned). Calling it from inside one
-/// of this server's callbacks is allowed: that callback finishes normally and
-/// the runtime shuts down in the background.
+/// No other call on this server may be running or start, with one
+/// exception: it may be called from inside one of this server's own
+/// callbacks while `mcp_server_serve_stdio` runs on another thread. That
+/// callback finishes normally and its answer still reaches the client; once
+/// it has returned, the sessions end, `mcp_server_serve_stdio` returns
+/// `MCP_OK` (the server is gone: do not free it again), and the runtime
+/// shuts down in the background.
 ///
 /// # Safety
 /// `server` is NULL or a server from `mcp_server_new` not yet freed.
@@ -408,18 +489,25 @@ pub unsafe extern "C" fn mcp_server_free(server: *mut Server) {
             return;
         }
         // SAFETY: a live server from `mcp_server_new`, given up by the caller.
-        let server = unsafe { Box::from_raw(server) };
-        server.stop.cancel();
-        let inside = server.gate.current_thread_inside();
-        server.gate.close_and_wait();
-        let runtime = server
-            .runtime
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        if let Some(runtime) = runtime {
-            shut_down(runtime, inside);
+        let server: Arc<ServerInner> = unsafe { Box::from_raw(server) }.0;
+        if server.gate.current_thread_inside() {
+            // From one of its own callbacks: no new callbacks start, the
+            // others are waited for, and the rest waits until this one has
+            // returned, so that its answer still reaches the client.
+            server.gate.close_and_wait();
+            let background = server.clone();
+            let spawned = std::thread::Builder::new()
+                .name("mcp-server-free".into())
+                .spawn(move || background.tear_down_after_callbacks());
+            if spawned.is_err() {
+                server.stop.cancel();
+                server.shut_down_runtime(true);
+            }
+            return;
         }
+        server.stop.cancel();
+        server.gate.close_and_wait();
+        server.shut_down_runtime(false);
     });
 }
 
@@ -504,7 +592,7 @@ pub unsafe extern "C" fn mcp_server_add_tool(
         let schema: Value = unsafe { arg_json(input_schema_json, "input_schema_json") }?;
         let callback = callback.ok_or_else(|| Failure::null("callback"))?;
         let def = tool_def(
-            &server.gate,
+            &server.handlers(),
             name,
             description,
             schema,
@@ -588,10 +676,10 @@ pub unsafe extern "C" fn mcp_server_add_resource(
         let mime_type = unsafe { arg_opt_str(mime_type, "mime_type") }?;
         let callback = callback.ok_or_else(|| Failure::null("callback"))?;
         let userdata = Userdata(userdata);
-        let gate = server.gate.clone();
+        let handlers = server.handlers();
         let mut def = ResourceDef::new(uri, name, move |uri, cx| {
             answer::<ReadResourceResult>(
-                gate.clone(),
+                handlers.clone(),
                 callback,
                 userdata,
                 cx,
@@ -681,10 +769,10 @@ pub unsafe extern "C" fn mcp_server_add_resource_template(
         let mime_type = unsafe { arg_opt_str(mime_type, "mime_type") }?;
         let callback = callback.ok_or_else(|| Failure::null("callback"))?;
         let userdata = Userdata(userdata);
-        let gate = server.gate.clone();
+        let handlers = server.handlers();
         let mut def = ResourceTemplateDef::new(uri_template, name, move |uri, variables, cx| {
             answer::<ReadResourceResult>(
-                gate.clone(),
+                handlers.clone(),
                 callback,
                 userdata,
                 cx,
@@ -748,10 +836,10 @@ pub unsafe extern "C" fn mcp_server_add_prompt(
             unsafe { arg_opt_json(arguments_json, "arguments_json") }?;
         let callback = callback.ok_or_else(|| Failure::null("callback"))?;
         let userdata = Userdata(userdata);
-        let gate = server.gate.clone();
+        let handlers = server.handlers();
         let mut def = PromptDef::new(name, move |arguments, cx| {
             let params = serde_json::to_value(arguments).unwrap_or_default();
-            answer::<GetPromptResult>(gate.clone(), callback, userdata, cx, params, "prompt")
+            answer::<GetPromptResult>(handlers.clone(), callback, userdata, cx, params, "prompt")
         });
         if let Some(d) = description {
             def = def.description(d);
@@ -850,9 +938,12 @@ pub unsafe extern "C" fn mcp_server_notify_resource_updated(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_serve_stdio(server: *const Server) -> McpResult {
     boundary(|| {
+        // The server may be freed from one of its callbacks while this
+        // runs: keep what it owns alive until this returns.
         // SAFETY: as the caller guarantees.
-        let server = unsafe { arg_handle(server, "server") }?;
+        let server = unsafe { arg_handle(server, "server") }?.0.clone();
         server.not_stopped()?;
+        let _serving = server.serving.enter();
         let core = server.built().server;
         let stop = server.stop.clone();
         run(&server.handle, None, |_| async move {
