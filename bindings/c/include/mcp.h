@@ -193,6 +193,20 @@ typedef struct mcp_client mcp_client;
 typedef struct mcp_context mcp_context;
 
 /**
+ * Options for serving Streamable HTTP (`mcp_server_start_http`): made by
+ * `mcp_http_options_new` with the defaults, changed by the
+ * `mcp_http_options_*` setters, freed with `mcp_http_options_free`. The
+ * server copies what it needs: the options may be freed or reused once
+ * `mcp_server_start_http` returns. Not for use by several threads at once.
+ *
+ * Defaults: address `127.0.0.1:0` (loopback, any free port), only loopback
+ * `Host`/`Origin` names accepted, sessions, SSE answers, a request body of at
+ * most 4 MiB, a request head of at most 32 KiB, at most 10,000 sessions,
+ * sessions idle for 30 minutes ended.
+ */
+typedef struct mcp_http_options mcp_http_options;
+
+/**
  * An MCP server: registered tools, resources, resource templates and
  * prompts, answered by C callbacks. It owns a multi-thread runtime (two
  * engine threads plus a pool of threads for callbacks), made by
@@ -917,6 +931,124 @@ const char *mcp_last_error_rpc_data(void);
 const char *mcp_result_name(mcp_result result);
 
 /**
+ * Makes options with the defaults; `*options_out` receives them, to be
+ * freed with `mcp_http_options_free`.
+ *
+ * # Safety
+ * `options_out` is NULL or points to writable memory for one pointer.
+ */
+mcp_result mcp_http_options_new(struct mcp_http_options **options_out);
+
+/**
+ * Frees options. NULL is a no-op.
+ *
+ * # Safety
+ * `options` is NULL or options from `mcp_http_options_new` not yet freed.
+ */
+void mcp_http_options_free(struct mcp_http_options *options);
+
+/**
+ * Sets the address to listen on, such as `"0.0.0.0:8080"` or
+ * `"[::]:8080"` (default `"127.0.0.1:0"`; port 0 picks a free port).
+ * Listening on a non-loopback address needs `mcp_http_options_allow_host`
+ * (or `mcp_http_options_allow_any_host`) for the names clients use.
+ *
+ * # Safety
+ * `options` is NULL or live options; `address` is NULL or NUL-terminated.
+ */
+mcp_result mcp_http_options_set_address(struct mcp_http_options *options, const char *address);
+
+/**
+ * Accepts `host` (`"mcp.example.com"`, `"mcp.example.com:8443"`, compared
+ * without regard to case) as the `Host` header, and as the host of an
+ * `Origin` header when a request has one (DNS-rebinding protection). The
+ * first call replaces the default, which accepts only loopback names
+ * (`localhost`, `127.0.0.1`, `[::1]`, any port); list those too if loopback
+ * clients should still be served. Call once per name.
+ *
+ * # Safety
+ * `options` is NULL or live options; `host` is NULL or NUL-terminated.
+ */
+mcp_result mcp_http_options_allow_host(struct mcp_http_options *options, const char *host);
+
+/**
+ * Accepts any `Host` and `Origin` (`true`; for a server behind a proxy that
+ * checks them), or goes back to the default loopback-only check (`false`,
+ * which also forgets the hosts allowed so far).
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_allow_any_host(struct mcp_http_options *options, bool any);
+
+/**
+ * Serves without sessions when `true`: every POST stands alone (no
+ * `Mcp-Session-Id`, no GET stream; default `false`).
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_stateless(struct mcp_http_options *options, bool stateless);
+
+/**
+ * Answers every request with one `application/json` body, never an SSE
+ * stream, when `true` (default `false`). Messages a callback sends before
+ * its result (progress, logs) then go to the session's GET stream.
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_json_response(struct mcp_http_options *options, bool json);
+
+/**
+ * Cancels a request whose client goes away before its answer, as if the
+ * client had cancelled it (`mcp_context_is_cancelled` turns true), when
+ * `true` (default `false`: the callback runs to the end).
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_cancel_on_disconnect(struct mcp_http_options *options, bool cancel);
+
+/**
+ * The largest request body in bytes (at least 1; default 4 MiB); a larger
+ * one is answered 413.
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_max_body_size(struct mcp_http_options *options, size_t bytes);
+
+/**
+ * The largest total size of a request's header fields in bytes (at least 1;
+ * default 32 KiB); larger is answered 431. The HTTP layer's own limits
+ * (a head over about 400 KiB, or over 100 fields) apply first.
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_max_header_size(struct mcp_http_options *options, size_t bytes);
+
+/**
+ * The most sessions open at once (at least 1; default 10,000); an
+ * `initialize` beyond that is answered 503.
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_max_sessions(struct mcp_http_options *options, size_t sessions);
+
+/**
+ * Ends sessions that have been idle for `milliseconds` (at least 1;
+ * default 30 minutes).
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_idle_timeout_ms(struct mcp_http_options *options,
+                                                uint64_t milliseconds);
+
+/**
  * Makes a server named `name` at `version` (sent to clients when they
  * initialize) and its runtime; `*server_out` receives it, to be freed with
  * `mcp_server_free`.
@@ -1108,11 +1240,11 @@ mcp_result mcp_server_serve_stdio(const struct mcp_server *server);
 
 /**
  * Starts serving over Streamable HTTP at `address` (`"127.0.0.1:8080"`, or
- * port 0 for any free port) with the endpoint at `/mcp`, and returns at once;
- * `*port_out` (if not NULL) receives the bound port. Requests are served on
- * the server's runtime until `mcp_server_stop` or `mcp_server_free`. Only
- * `Host`/`Origin` headers naming a loopback address are accepted
- * (DNS-rebinding protection), so bind to a loopback address.
+ * port 0 for any free port) with the endpoint at `/mcp` and the default
+ * options, and returns at once; `*port_out` (if not NULL) receives the bound
+ * port. Only `Host`/`Origin` headers naming a loopback address are accepted
+ * (DNS-rebinding protection), so bind to a loopback address; for other
+ * options use `mcp_server_start_http`.
  *
  * # Safety
  * `server` is NULL or a live server; `address` is NULL or NUL-terminated;
@@ -1121,6 +1253,35 @@ mcp_result mcp_server_serve_stdio(const struct mcp_server *server);
 mcp_result mcp_server_serve_http(const struct mcp_server *server,
                                  const char *address,
                                  uint16_t *port_out);
+
+/**
+ * Starts serving over Streamable HTTP with the endpoint at `/mcp`, as
+ * `options` say (NULL: the defaults, see `mcp_http_options`), and returns
+ * at once; `*port_out` (if not NULL) receives the bound port. Requests are
+ * served on the server's runtime until `mcp_server_stop` (then sessions
+ * end, requests in progress are answered, and `mcp_server_wait` returns)
+ * or `mcp_server_free`. May be called several times (several listeners).
+ *
+ * # Safety
+ * `server` is NULL or a live server; `options` is NULL or live options;
+ * `port_out` is NULL or points to a writable `uint16_t`.
+ */
+mcp_result mcp_server_start_http(const struct mcp_server *server,
+                                 const struct mcp_http_options *options,
+                                 uint16_t *port_out);
+
+/**
+ * Waits until the server has stopped: `mcp_server_stop` was called (from
+ * any thread or callback) and everything it was serving has finished —
+ * `mcp_server_serve_stdio` returned, HTTP sessions ended and their requests
+ * in progress were answered. `timeout_ms` bounds the wait (negative: no
+ * bound); `MCP_ERR_TIMEOUT` if the server is still serving then. The server
+ * must be freed afterwards as usual (not from another thread meanwhile).
+ *
+ * # Safety
+ * `server` is NULL or a live server.
+ */
+mcp_result mcp_server_wait(const struct mcp_server *server, int64_t timeout_ms);
 
 /**
  * Stops serving: `mcp_server_serve_stdio` ends its session and returns, HTTP

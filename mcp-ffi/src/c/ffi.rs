@@ -385,12 +385,15 @@ impl Counter {
         CounterGuard(self.clone())
     }
 
-    /// Waits until nothing is counted, for at most `limit`.
-    pub(crate) fn wait_idle(&self, limit: Duration) {
+    /// Waits until nothing is counted, for at most `limit`; whether
+    /// nothing is.
+    pub(crate) fn wait_idle(&self, limit: Duration) -> bool {
         let count = self.lock();
-        let _ = self
+        let (count, _) = self
             .idle
-            .wait_timeout_while(count, limit, |count| *count > 0);
+            .wait_timeout_while(count, limit, |count| *count > 0)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *count == 0
     }
 }
 

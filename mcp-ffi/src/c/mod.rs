@@ -16,5 +16,6 @@ pub mod client;
 pub mod context;
 pub mod error;
 mod ffi;
+pub mod http_options;
 pub mod server;
 pub mod string;

@@ -22,11 +22,14 @@ use tokio::runtime::{Handle, Runtime};
 use tokio_util::sync::CancellationToken;
 
 use super::context::Context;
-use super::error::{Failure, MCP_ERR_CAPABILITY, MCP_ERR_TRANSPORT, MCP_OK, McpResult};
+use super::error::{
+    Failure, MCP_ERR_CAPABILITY, MCP_ERR_TIMEOUT, MCP_ERR_TRANSPORT, MCP_OK, McpResult,
+};
 use super::ffi::{
     Counter, Gate, OutValue, Reply, Userdata, arg_handle, arg_json, arg_opt_json, arg_opt_str,
     arg_str, boundary, boundary_or, c_string_lossy, new_runtime, run, shut_down,
 };
+use super::http_options::{HttpOptions, parse_address};
 
 /// Answers `tools/call` for one tool.
 ///
@@ -958,11 +961,11 @@ pub unsafe extern "C" fn mcp_server_serve_stdio(server: *const Server) -> McpRes
 }
 
 /// Starts serving over Streamable HTTP at `address` (`"127.0.0.1:8080"`, or
-/// port 0 for any free port) with the endpoint at `/mcp`, and returns at once;
-/// `*port_out` (if not NULL) receives the bound port. Requests are served on
-/// the server's runtime until `mcp_server_stop` or `mcp_server_free`. Only
-/// `Host`/`Origin` headers naming a loopback address are accepted
-/// (DNS-rebinding protection), so bind to a loopback address.
+/// port 0 for any free port) with the endpoint at `/mcp` and the default
+/// options, and returns at once; `*port_out` (if not NULL) receives the bound
+/// port. Only `Host`/`Origin` headers naming a loopback address are accepted
+/// (DNS-rebinding protection), so bind to a loopback address; for other
+/// options use `mcp_server_start_http`.
 ///
 /// # Safety
 /// `server` is NULL or a live server; `address` is NULL or NUL-terminated;
@@ -979,34 +982,120 @@ pub unsafe extern "C" fn mcp_server_serve_http(
         // SAFETY: as the caller guarantees.
         let server = unsafe { arg_handle(server, "server") }?;
         // SAFETY: as the caller guarantees.
-        let address = unsafe { arg_str(address, "address") }?;
-        let address: SocketAddr = address.parse().map_err(|e| {
-            Failure::invalid(format!(
-                "`{address}` is not an address such as 127.0.0.1:8080: {e}"
-            ))
-        })?;
-        server.not_stopped()?;
-        let core = server.built().server;
-        let stop = server.stop.clone();
-        let port = run(&server.handle, None, |_| async move {
-            let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| {
-                Failure::new(MCP_ERR_TRANSPORT, format!("cannot bind {address}: {e}"))
-            })?;
-            let port = listener
-                .local_addr()
-                .map_err(|e| Failure::new(MCP_ERR_TRANSPORT, e.to_string()))?
-                .port();
-            let http = StreamableHttpServer::new(core, HttpServerConfig::default());
-            tokio::spawn(async move {
-                tokio::select! {
-                    _ = http.serve(listener) => {}
-                    () = stop.cancelled() => {}
-                }
-            });
-            Ok(port)
-        })?;
-        out.set(port);
+        let address = parse_address(unsafe { arg_str(address, "address") }?)?;
+        out.set(start_http(server, address, HttpServerConfig::default())?);
         Ok(())
+    })
+}
+
+/// Starts serving over Streamable HTTP with the endpoint at `/mcp`, as
+/// `options` say (NULL: the defaults, see `mcp_http_options`), and returns
+/// at once; `*port_out` (if not NULL) receives the bound port. Requests are
+/// served on the server's runtime until `mcp_server_stop` (then sessions
+/// end, requests in progress are answered, and `mcp_server_wait` returns)
+/// or `mcp_server_free`. May be called several times (several listeners).
+///
+/// # Safety
+/// `server` is NULL or a live server; `options` is NULL or live options;
+/// `port_out` is NULL or points to a writable `uint16_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_start_http(
+    server: *const Server,
+    options: *const HttpOptions,
+    port_out: *mut u16,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutValue::new(port_out) };
+        // SAFETY: as the caller guarantees.
+        let server = unsafe { arg_handle(server, "server") }?;
+        // SAFETY: as the caller guarantees.
+        let (address, config) = match unsafe { options.as_ref() } {
+            Some(options) => (options.address, options.config.clone()),
+            None => (
+                SocketAddr::from(([127, 0, 0, 1], 0)),
+                HttpServerConfig::default(),
+            ),
+        };
+        out.set(start_http(server, address, config)?);
+        Ok(())
+    })
+}
+
+/// Binds `address` and serves HTTP in the background until the server
+/// stops; returns the bound port.
+fn start_http(
+    server: &ServerInner,
+    address: SocketAddr,
+    config: HttpServerConfig,
+) -> Result<u16, Failure> {
+    server.not_stopped()?;
+    let core = server.built().server;
+    let stop = server.stop.clone();
+    let serving = server.serving.enter();
+    run(&server.handle, None, |_| async move {
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|e| Failure::new(MCP_ERR_TRANSPORT, format!("cannot bind {address}: {e}")))?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| Failure::new(MCP_ERR_TRANSPORT, e.to_string()))?
+            .port();
+        let http = StreamableHttpServer::new(core, config);
+        tokio::spawn(async move {
+            // On stop, sessions end and requests in progress are answered
+            // before this returns. A listener that fails has nobody to tell.
+            let _ = http.serve_until(listener, stop).await;
+            drop(serving);
+        });
+        Ok(port)
+    })
+}
+
+/// Waits until the server has stopped: `mcp_server_stop` was called (from
+/// any thread or callback) and everything it was serving has finished —
+/// `mcp_server_serve_stdio` returned, HTTP sessions ended and their requests
+/// in progress were answered. `timeout_ms` bounds the wait (negative: no
+/// bound); `MCP_ERR_TIMEOUT` if the server is still serving then. The server
+/// must be freed afterwards as usual (not from another thread meanwhile).
+///
+/// # Safety
+/// `server` is NULL or a live server.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_wait(server: *const Server, timeout_ms: i64) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let server = unsafe { arg_handle(server, "server") }?;
+        let limit = u64::try_from(timeout_ms).ok().map(Duration::from_millis);
+        let started = std::time::Instant::now();
+        let stop = server.stop.clone();
+        let stopped = run(&server.handle, None, |_| async move {
+            match limit {
+                Some(limit) => Ok(tokio::time::timeout(limit, stop.cancelled()).await.is_ok()),
+                None => {
+                    stop.cancelled().await;
+                    Ok(true)
+                }
+            }
+        })?;
+        let idle = stopped
+            && match limit {
+                Some(limit) => server
+                    .serving
+                    .wait_idle(limit.saturating_sub(started.elapsed())),
+                None => loop {
+                    if server.serving.wait_idle(Duration::from_secs(3600)) {
+                        break true;
+                    }
+                },
+            };
+        if idle {
+            return Ok(());
+        }
+        Err(Failure::new(
+            MCP_ERR_TIMEOUT,
+            format!("the server was still serving after {timeout_ms} ms"),
+        ))
     })
 }
 
