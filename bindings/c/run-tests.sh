@@ -147,29 +147,81 @@ for std in c11 c17 c++11 c++20; do
     done
 done
 
-# 3. install.sh and pkg-config: the example server builds from an installed
-#    copy with the flags pkg-config gives.
+# 3. install.sh like a system library: DESTDIR honoured; then the examples
+#    (C and C++) build from an installed copy with the flags pkg-config gives
+#    and with CMake's find_package(mcp), shared and static, and run.
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
+staged=$build/destdir
+quietly "install.sh with DESTDIR" env DESTDIR="$staged" "$here/install.sh" /opt/mcp debug
+if [ -f "$staged/opt/mcp/include/mcp.h" ] && [ -f "$staged/opt/mcp/lib/libmcp.so.$version" ] &&
+    [ "$(readlink "$staged/opt/mcp/lib/libmcp.so.${version%%.*}")" = "libmcp.so.$version" ] &&
+    grep -qx 'prefix=/opt/mcp' "$staged/opt/mcp/lib/pkgconfig/mcp.pc" &&
+    [ -f "$staged/opt/mcp/lib/cmake/mcp/mcpConfig.cmake" ] && [ ! -e /opt/mcp/include/mcp.h ]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "--- FAIL install_destdir: not every file is under DESTDIR with PREFIX inside" >&2
+    find "$staged" >&2
+fi
+if readelf -d "$lib/libmcp.so" | grep -q "SONAME.*\[libmcp\.so\.${version%%.*}\]"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "--- FAIL soname: libmcp.so's SONAME is not libmcp.so.${version%%.*}" >&2
+    readelf -d "$lib/libmcp.so" | grep SONAME >&2 || true
+fi
 prefix=$build/prefix
-quietly "install.sh" "$here/install.sh" "$prefix"
-if pc_flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs mcp 2>"$step_log") &&
-    # shellcheck disable=SC2086 # the flags are words
-    gcc -std=c11 -Wall -Werror "$here/examples/server.c" $pc_flags -Wl,-rpath,"$prefix/lib" \
-        -o "$build/server-from-pkg-config" 2>>"$step_log" &&
-    gcc -std=c11 -Wall -Werror "$here/examples/server.c" \
-        $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags mcp) \
-        "$prefix/lib/libmcp.a" -lpthread -ldl -lm -o "$build/server-static-from-prefix" 2>>"$step_log"; then
+quietly "install.sh" "$here/install.sh" "$prefix" debug
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+from_prefix=$build/from-prefix
+mkdir -p "$from_prefix"
+# shellcheck disable=SC2046 # pkg-config's flags are words
+if gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags --libs mcp) \
+    -Wl,-rpath,"$prefix/lib" -o "$from_prefix/server-pc" 2>"$step_log" &&
+    gcc -std=c11 -Wall -Werror "$here/examples/client.c" $(pkg-config --cflags --libs mcp) -lm \
+        -Wl,-rpath,"$prefix/lib" -o "$from_prefix/client-pc" 2>>"$step_log" &&
+    g++ -std=c++17 -Wall -Werror "$here/examples/hello.cc" $(pkg-config --cflags --libs mcp) \
+        -Wl,-rpath,"$prefix/lib" -o "$from_prefix/hello-pc" 2>>"$step_log" &&
+    gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags mcp) \
+        "$prefix/lib/libmcp.a" $(pkg-config --libs-only-other --static mcp) -lpthread -ldl -lm \
+        -o "$from_prefix/server-static-pc" 2>>"$step_log" &&
+    timeout 60 "$from_prefix/hello-pc" >"$from_prefix/hello-pc.out" 2>>"$step_log" &&
+    grep -q 'Hello from C++' "$from_prefix/hello-pc.out"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))
     echo "--- FAIL install_and_pkg_config:" >&2
     cat "$step_log" >&2
 fi
+if ! command -v cmake >/dev/null; then
+    failed=$((failed + 1))
+    echo "--- FAIL install_and_cmake: cmake is not installed (apt-get install cmake)" >&2
+elif cmake -S "$here/examples" -B "$build/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-Wall -Werror" -DCMAKE_CXX_FLAGS="-Wall -Werror" \
+    >"$step_log" 2>&1 &&
+    cmake --build "$build/cmake" >>"$step_log" 2>&1 &&
+    timeout 60 "$build/cmake/hello" >"$build/cmake/hello.out" 2>>"$step_log" &&
+    grep -q 'Hello from C++' "$build/cmake/hello.out" &&
+    [ -x "$build/cmake/server_static" ] && [ -x "$build/cmake/client" ]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "--- FAIL install_and_cmake:" >&2
+    cat "$step_log" >&2
+fi
+unset PKG_CONFIG_PATH
 
 # 4. Compile everything twice: against libmcp.so and against libmcp.a.
 cflags=(-std=c11 -Wall -Wextra -Werror -g -O1 -pthread
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
     -I"$here/include")
-link_shared=(-L"$lib" -lmcp -Wl,-rpath,"$lib" -lm)
+# Programs linked against libmcp.so load it by its SONAME, libmcp.so.MAJOR,
+# which cargo does not write: a directory of links gives both names.
+shared_dir=$build/lib
+mkdir -p "$shared_dir"
+ln -sfn "$lib/libmcp.so" "$shared_dir/libmcp.so"
+ln -sfn "$lib/libmcp.so" "$shared_dir/libmcp.so.${version%%.*}"
+link_shared=(-L"$shared_dir" -lmcp -Wl,-rpath,"$shared_dir" -lm)
 link_static=("$lib/libmcp.a" -lpthread -ldl -lm)
 for variant in shared static; do
     if [ "$variant" = shared ]; then link=("${link_shared[@]}"); else link=("${link_static[@]}"); fi

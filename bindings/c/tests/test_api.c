@@ -36,6 +36,12 @@ static void dummy_line(void *ud, const char *line) { (void)ud, (void)line; }
 
 static void test_version_and_names(void) {
     CHECK(strlen(mcp_version()) > 0);
+    /* The header's version macros are the library's version. */
+    char macros[64];
+    snprintf(macros, sizeof macros, "%d.%d.%d", MCP_VERSION_MAJOR, MCP_VERSION_MINOR,
+             MCP_VERSION_PATCH);
+    CHECK(strcmp(macros, mcp_version()) == 0);
+    CHECK(strcmp(MCP_VERSION_STRING, mcp_version()) == 0);
     CHECK(strcmp(mcp_result_name(MCP_OK), "MCP_OK") == 0);
     CHECK(strcmp(mcp_result_name(MCP_ERR_TIMEOUT), "MCP_ERR_TIMEOUT") == 0);
     CHECK(strcmp(mcp_result_name(MCP_ERR_INTERNAL), "MCP_ERR_INTERNAL") == 0);
