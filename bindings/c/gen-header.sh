@@ -29,7 +29,8 @@ if grep -qF "'''" "$methods"; then
     echo "gen-header: $methods contains ''' and cannot be quoted" >&2
     exit 1
 fi
-# The version macros, from the workspace's version (the one mcp_version()
+# The version macros (and the one initializer macro, which cbindgen cannot
+# write either), from the workspace's version (the one mcp_version()
 # returns; run-tests.sh checks that they agree).
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
 IFS=. read -r major minor patch <<<"${version%%[-+]*}"
@@ -42,7 +43,11 @@ versions="/** The version of libmcp this header belongs to (mcp_version() gives 
 #define MCP_VERSION_MAJOR $major
 #define MCP_VERSION_MINOR $minor
 #define MCP_VERSION_PATCH $patch
-#define MCP_VERSION_STRING \"$version\""
+#define MCP_VERSION_STRING \"$version\"
+
+/** Initializes an mcp_call_options with its size set and every option at its
+ * default: mcp_call_options options = MCP_CALL_OPTIONS_INIT; */
+#define MCP_CALL_OPTIONS_INIT {sizeof(mcp_call_options), 0, NULL, NULL, NULL}"
 config=$(mktemp)
 trap 'rm -f "$config"' EXIT
 {

@@ -268,6 +268,26 @@ static mcp_result free_server(void *ud, mcp_context *cx, const char *args, char 
     return plain_result(out, "freed, and still answered");
 }
 
+/* Answers with structured content matching its output schema. */
+static mcp_result structured(void *ud, mcp_context *cx, const char *args, char **out) {
+    (void)ud, (void)cx;
+    double city_len = json_number(args, "n", 1);
+    char json[256];
+    snprintf(json, sizeof json,
+             "{\"content\":[{\"type\":\"text\",\"text\":\"21.5\"}],"
+             "\"structuredContent\":{\"celsius\":21.5,\"n\":%d}}",
+             (int)city_len);
+    *out = mcp_string_new(json);
+    return MCP_OK;
+}
+
+/* Refuses the call with a JSON-RPC error rather than a tool error. */
+static mcp_result rpc_error(void *ud, mcp_context *cx, const char *args, char **out) {
+    (void)ud, (void)cx, (void)args;
+    *out = mcp_string_new("{\"code\":-32001,\"message\":\"not now\",\"data\":{\"retry\":true}}");
+    return MCP_ERR_RPC;
+}
+
 static mcp_result static_resource(void *ud, mcp_context *cx, const char *params, char **out) {
     (void)ud, (void)cx;
     if (!strstr(params, "\"uri\":\"test://static\"")) return MCP_ERR_CALLBACK;
@@ -375,6 +395,22 @@ mcp_server *fixture_server_new(void) {
     for (size_t i = 0; r == MCP_OK && i < sizeof tools / sizeof tools[0]; i++)
         r = mcp_server_add_tool(server, tools[i].name, "A fixture tool", tools[i].schema,
                                 tools[i].callback, server);
+    if (r == MCP_OK)
+        r = mcp_server_add_tool_json(
+            server,
+            "{\"name\":\"structured\",\"title\":\"Structured weather\","
+            "\"description\":\"Answers with structured content\","
+            "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}},"
+            "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"celsius\":{\"type\":"
+            "\"number\"},\"n\":{\"type\":\"integer\"}},\"required\":[\"celsius\"]},"
+            "\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false},"
+            "\"icons\":[{\"src\":\"https://example.com/sun.png\",\"mimeType\":\"image/png\"}],"
+            "\"_meta\":{\"example.com/origin\":\"fixture\"}}",
+            structured, NULL);
+    if (r == MCP_OK)
+        r = mcp_server_add_tool_json(
+            server, "{\"name\":\"rpc_error\",\"inputSchema\":{\"type\":\"object\"}}", rpc_error,
+            NULL);
     if (r == MCP_OK)
         r = mcp_server_add_resource(server, "test://static", "static", "A fixed text",
                                     "text/plain", static_resource, NULL);

@@ -156,6 +156,21 @@ static void test_client_null_arguments(void) {
     mcp_client_free(client);
 }
 
+/* mcp_call_options must say its size. */
+static void test_call_options_size(void) {
+    mcp_client *c = NULL;
+    CHECK_OK(mcp_client_new("sized", "1", &c));
+    mcp_call_options zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    CHECK_RC(mcp_client_ping(c, &zeroed), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(mcp_last_error_message(), "MCP_CALL_OPTIONS_INIT");
+    mcp_call_options sized = MCP_CALL_OPTIONS_INIT;
+    CHECK(sized.struct_size == sizeof(mcp_call_options));
+    /* Read, then refused because the client is not connected. */
+    CHECK_RC(mcp_client_ping(c, &sized), MCP_ERR_INVALID_STATE);
+    mcp_client_free(c);
+}
+
 static void test_client_invalid_arguments(void) {
     mcp_client *client = NULL;
     CHECK_OK(mcp_client_new("c", "1", &client));
@@ -244,6 +259,27 @@ static void test_server_registration_errors(void) {
     CHECK_OK(mcp_server_new("s", "1", &server));
     const char *schema = "{\"type\":\"object\"}";
     CHECK_RC(mcp_server_add_tool(NULL, "t", NULL, schema, dummy_tool, NULL), MCP_ERR_NULL_ARGUMENT);
+    /* Tools as JSON: required fields, unknown fields, bad schemas. */
+    CHECK_RC(mcp_server_add_tool_json(server, NULL, dummy_tool, NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_server_add_tool_json(server, "{\"name\":\"t\"}", dummy_tool, NULL),
+             MCP_ERR_INVALID_JSON);
+    CHECK_RC(mcp_server_add_tool_json(server, "{\"name\":\"t\",\"inputSchema\":{\"type\":"
+                                              "\"object\"},\"inputschema\":1}",
+                                      dummy_tool, NULL),
+             MCP_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(mcp_last_error_message(), "inputschema");
+    CHECK_RC(mcp_server_add_tool_json(server, "{\"name\":\"bad name!\",\"inputSchema\":{\"type\":"
+                                              "\"object\"}}",
+                                      dummy_tool, NULL),
+             MCP_ERR_INVALID_ARGUMENT);
+    CHECK_RC(mcp_server_add_tool_json(server, "{\"name\":\"t\",\"inputSchema\":{\"type\":"
+                                              "\"object\"},\"outputSchema\":{\"type\":\"string\"}}",
+                                      dummy_tool, NULL),
+             MCP_ERR_INVALID_ARGUMENT);
+    CHECK_RC(mcp_server_add_tool_json(server, "{\"name\":\"t\",\"inputSchema\":{\"type\":"
+                                              "\"object\"}}",
+                                      NULL, NULL),
+             MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_server_add_tool(server, NULL, NULL, schema, dummy_tool, NULL),
              MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_server_add_tool(server, "t", NULL, NULL, dummy_tool, NULL), MCP_ERR_NULL_ARGUMENT);
@@ -353,6 +389,7 @@ int main(int argc, char **argv) {
     RUN(test_server_lifecycle);
     RUN(test_client_null_arguments);
     RUN(test_client_invalid_arguments);
+    RUN(test_call_options_size);
     RUN(test_client_state_errors);
     RUN(test_connect_failures);
     RUN(test_server_registration_errors);

@@ -110,7 +110,7 @@ static void on_progress(void *userdata, double progress, double total, const cha
 }
 
 static void test_server_requests_and_notifications_over_http(void) {
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.on_progress = on_progress;
     char *json = call(client, "progress", NULL, &options);
     CHECK_CONTAINS(json, "done");
@@ -131,7 +131,7 @@ static void test_server_requests_and_notifications_over_http(void) {
 
 static void test_cancellation_reaches_the_server(void) {
     int before = atomic_load(&fixture_cancellations);
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 150;
     char *json = NULL;
     CHECK_RC(mcp_client_call_tool(client, "sleep", "{\"ms\":5000}", &options, &json),
@@ -139,6 +139,40 @@ static void test_cancellation_reaches_the_server(void) {
     /* The client sent notifications/cancelled; the callback saw it. */
     CHECK(wait_until(&fixture_cancellations, before + 1, 5000));
     CHECK_OK(mcp_client_ping(client, NULL));
+}
+
+static void *cancel_after_a_moment(void *token) {
+    sleep_ms(200);
+    mcp_cancel_token_cancel(token);
+    return NULL;
+}
+
+/* A call cancelled from another thread with a token fails at once, and the
+ * server's callback sees the cancellation. */
+static void test_cancel_from_another_thread(void) {
+    mcp_cancel_token *token = NULL;
+    CHECK_RC(mcp_cancel_token_new(NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_OK(mcp_cancel_token_new(&token));
+    CHECK(!mcp_cancel_token_is_cancelled(token));
+    int before = atomic_load(&fixture_cancellations);
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
+    options.cancel = token;
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, cancel_after_a_moment, token) == 0);
+    double start = now_ms();
+    char *json = NULL;
+    CHECK_RC(mcp_client_call_tool(client, "sleep", "{\"ms\":10000}", &options, &json),
+             MCP_ERR_CANCELLED);
+    CHECK(json == NULL);
+    CHECK(now_ms() - start < 5000);
+    pthread_join(thread, NULL);
+    CHECK(mcp_cancel_token_is_cancelled(token));
+    CHECK(wait_until(&fixture_cancellations, before + 1, 5000));
+    /* A cancelled token fails a new call at once; the client goes on. */
+    CHECK_RC(mcp_client_ping(client, &options), MCP_ERR_CANCELLED);
+    CHECK_OK(mcp_client_ping(client, NULL));
+    mcp_cancel_token_free(token);
+    mcp_cancel_token_free(NULL);
 }
 
 static void *sleeper(void *arg) {
@@ -234,7 +268,7 @@ static void test_server_freed_under_a_client(void) {
     mcp_server_free(server);
     server = NULL;
     /* The session is gone with the server's runtime: calls fail, quickly. */
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 3000;
     double start = now_ms();
     mcp_result r = mcp_client_ping(client, &options);
@@ -426,6 +460,7 @@ int main(void) {
     RUN(test_every_kind_over_http);
     RUN(test_server_requests_and_notifications_over_http);
     RUN(test_cancellation_reaches_the_server);
+    RUN(test_cancel_from_another_thread);
     RUN(test_callbacks_run_in_parallel);
     RUN(test_concurrent_clients);
     RUN(test_stop_from_another_thread);

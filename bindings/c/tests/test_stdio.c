@@ -158,7 +158,7 @@ static void test_connect_and_info(void) {
 
 static void test_ping(void) {
     CHECK_OK(mcp_client_ping(client, NULL));
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 5000;
     CHECK_OK(mcp_client_ping(client, &options));
 }
@@ -205,6 +205,31 @@ static void test_tool_failures(void) {
     CHECK(code == -32602);
     CHECK_CONTAINS(mcp_last_error_message(), "no_such_tool");
     CHECK(mcp_last_error_code() == MCP_ERR_RPC);
+}
+
+/* A tool declared with mcp_server_add_tool_json: every field is listed,
+ * structured content comes back; a callback's JSON-RPC error reaches the
+ * client as one. */
+static void test_tool_definitions_and_rpc_errors(void) {
+    char *json = NULL;
+    CHECK_OK(mcp_client_list_tools(client, NULL, &json));
+    CHECK_CONTAINS(json, "\"title\":\"Structured weather\"");
+    CHECK_CONTAINS(json, "\"outputSchema\":{\"type\":\"object\"");
+    CHECK_CONTAINS(json, "\"readOnlyHint\":true");
+    CHECK_CONTAINS(json, "\"src\":\"https://example.com/sun.png\"");
+    CHECK_CONTAINS(json, "\"_meta\":{\"example.com/origin\":\"fixture\"}");
+    mcp_string_free(json);
+    CHECK_CALL(client, "structured", "{\"n\":3}", "\"structuredContent\":{\"celsius\":21.5,\"n\":3}");
+    json = (char *)1;
+    CHECK_RC(mcp_client_call_tool(client, "rpc_error", NULL, NULL, &json), MCP_ERR_RPC);
+    CHECK(json == NULL);
+    int64_t code = 0;
+    CHECK(mcp_last_error_rpc_code(&code) && code == -32001);
+    CHECK_CONTAINS(mcp_last_error_message(), "not now");
+    CHECK_CONTAINS(mcp_last_error_rpc_data(), "\"retry\":true");
+    /* Arguments that fail the input schema: a tool error, not a JSON-RPC one. */
+    CHECK_CALL(client, "structured", "{\"n\":\"three\"}", "\"isError\":true");
+    CHECK_CALL(client, "structured", "{\"n\":\"three\"}", "Invalid arguments");
 }
 
 static void test_resources(void) {
@@ -283,7 +308,7 @@ static void test_progress(void) {
     atomic_store(&progress_seen.calls, 0);
     progress_seen.thread = pthread_self();
     progress_seen.same_thread = 1;
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.on_progress = on_progress;
     options.userdata = &progress_seen;
     char *json = NULL;
@@ -388,7 +413,7 @@ static void test_subscriptions(void) {
 }
 
 static void test_timeout(void) {
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 200;
     char *json = (char *)1;
     double start = now_ms();
@@ -519,7 +544,7 @@ static void test_generic_request_and_notify(void) {
     /* Progress through the generic request. */
     atomic_store(&progress_seen.calls, 0);
     progress_seen.thread = pthread_self();
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.on_progress = on_progress;
     options.userdata = &progress_seen;
     CHECK_OK(mcp_client_request(client, MCP_METHOD_TOOLS_CALL, "{\"name\":\"progress\"}", &options,
@@ -583,7 +608,7 @@ static void test_close(void) {
 static void *long_call(void *arg) {
     mcp_client *c = *(mcp_client **)arg;
     char *json = NULL;
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 30000;
     mcp_result r = mcp_client_call_tool(c, "sleep", "{\"ms\":20000}", &options, &json);
     mcp_string_free(json);
@@ -723,6 +748,7 @@ int main(int argc, char **argv) {
     RUN(test_list_tools);
     RUN(test_call_tools);
     RUN(test_tool_failures);
+    RUN(test_tool_definitions_and_rpc_errors);
     RUN(test_resources);
     RUN(test_prompts);
     RUN(test_progress);

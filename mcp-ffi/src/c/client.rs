@@ -23,9 +23,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::runtime::{Handle, Runtime};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio_util::sync::CancellationToken;
 
+use super::cancel::CancelToken;
 use super::context::parse_level;
-use super::error::{Failure, MCP_ERR_TIMEOUT, McpResult};
+use super::error::{Failure, MCP_ERR_CANCELLED, MCP_ERR_TIMEOUT, McpResult};
 use super::ffi::{
     Gate, OutString, ProgressFn, ProgressSink, Reply, Userdata, arg_handle, arg_json, arg_opt_json,
     arg_str, arg_str_list, boundary, boundary_or, c_string_lossy, expect_object, new_runtime, run,
@@ -88,11 +90,17 @@ type RequestFn = unsafe extern "C" fn(*mut c_void, *const c_char, *mut *mut c_ch
 type NotificationFn = unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char);
 type StderrFn = unsafe extern "C" fn(*mut c_void, *const c_char);
 
-/// Per-call options; pass NULL for the defaults, or zero the struct and set
-/// what you need (`mcp_call_options options = {0}; options.timeout_ms = 500;`).
+/// Per-call options; pass NULL for the defaults, or start from
+/// `MCP_CALL_OPTIONS_INIT` and set what you need
+/// (`mcp_call_options options = MCP_CALL_OPTIONS_INIT; options.timeout_ms = 500;`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct CallOptions {
+    /// `sizeof(mcp_call_options)` as the caller's header declares it
+    /// (`MCP_CALL_OPTIONS_INIT` sets it), so that fields can be added in later
+    /// versions without breaking programs built against this one. A size the
+    /// library does not know is `MCP_ERR_INVALID_ARGUMENT`.
+    pub struct_size: usize,
     /// Longest wait for the answer, in milliseconds; 0 uses the client's
     /// default (`mcp_client_set_timeout`, otherwise 60 s). When it expires the
     /// call fails with `MCP_ERR_TIMEOUT` and the request is cancelled. For
@@ -105,26 +113,43 @@ pub struct CallOptions {
     pub on_progress: ProgressCallback,
     /// Passed to `on_progress`.
     pub userdata: *mut c_void,
+    /// Cancels the call from another thread (`mcp_cancel_token_cancel`): it
+    /// then fails with `MCP_ERR_CANCELLED` and the server is told. May be
+    /// NULL; must stay valid until the call returns.
+    pub cancel: *const CancelToken,
 }
 
 /// What a call's options mean once read.
 struct Options {
     timeout: Option<Duration>,
     progress: Option<ProgressFn>,
+    cancel: Option<CancellationToken>,
 }
 
 /// Reads `mcp_call_options` (NULL: defaults).
 ///
 /// # Safety
-/// `options` is NULL or points to a valid `CallOptions`.
-unsafe fn read_options(options: *const CallOptions) -> Options {
-    // SAFETY: NULL or valid, as the caller guarantees.
-    let Some(options) = (unsafe { options.as_ref() }).copied() else {
-        return Options {
+/// `options` is NULL or points to a valid `CallOptions` whose `struct_size`
+/// is its real size.
+unsafe fn read_options(options: *const CallOptions) -> Result<Options, Failure> {
+    if options.is_null() {
+        return Ok(Options {
             timeout: None,
             progress: None,
-        };
-    };
+            cancel: None,
+        });
+    }
+    // SAFETY: not NULL; every version of the struct starts with its size.
+    let size = unsafe { options.cast::<usize>().read() };
+    // One layout so far; a larger struct (a newer header) starts with it.
+    if size < std::mem::size_of::<CallOptions>() {
+        return Err(Failure::invalid(format!(
+            "`options->struct_size` is {size}, not sizeof(mcp_call_options) ({}); start from MCP_CALL_OPTIONS_INIT",
+            std::mem::size_of::<CallOptions>()
+        )));
+    }
+    // SAFETY: valid and at least this large, as the caller guarantees.
+    let options = unsafe { options.read() };
     let timeout = (options.timeout_ms > 0).then(|| Duration::from_millis(options.timeout_ms));
     let progress = options.on_progress.map(|callback| {
         let userdata = Userdata(options.userdata);
@@ -143,7 +168,13 @@ unsafe fn read_options(options: *const CallOptions) -> Options {
         });
         progress
     });
-    Options { timeout, progress }
+    // SAFETY: NULL or a live token, as the caller guarantees.
+    let cancel = unsafe { options.cancel.as_ref() }.map(|t| t.0.clone());
+    Ok(Options {
+        timeout,
+        progress,
+        cancel,
+    })
 }
 
 /// `RequestOptions` for a call that supports progress.
@@ -382,8 +413,22 @@ impl Client {
         Fut: Future<Output = Result<T, Failure>> + Send + 'static,
     {
         let client = self.connected()?;
+        let cancel = options.cancel.clone();
         run(&self.handle, options.progress.as_ref(), |sink| {
-            make(client, sink)
+            let call = make(client, sink);
+            async move {
+                let Some(cancel) = cancel else {
+                    return call.await;
+                };
+                // Dropping the call cancels the request at the server.
+                tokio::select! {
+                    outcome = call => outcome,
+                    () = cancel.cancelled() => Err(Failure::new(
+                        MCP_ERR_CANCELLED,
+                        "the call was cancelled (mcp_cancel_token_cancel)",
+                    )),
+                }
+            }
         })
     }
 }
@@ -838,7 +883,7 @@ pub unsafe extern "C" fn mcp_client_ping(
         // SAFETY: as the caller guarantees.
         let client = unsafe { client_arg(client) }?;
         // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) };
+        let options = unsafe { read_options(options) }?;
         let timeout = options.timeout;
         client.call(&options, |core, _| async move {
             limit(timeout, methods::PING, core.ping()).await
@@ -868,7 +913,7 @@ where
         // SAFETY: as the caller guarantees.
         let client = unsafe { client_arg(client) }?;
         // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) };
+        let options = unsafe { read_options(options) }?;
         let timeout = options.timeout;
         let json = client.call(&options, |core, _| {
             let listing = fetch(core);
@@ -948,7 +993,7 @@ pub unsafe extern "C" fn mcp_client_call_tool(
             .map(|a| expect_object(a, "arguments_json"))
             .transpose()?;
         // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) };
+        let options = unsafe { read_options(options) }?;
         let timeout = options.timeout;
         let json = client.call(&options, |core, sink| async move {
             let params = CallToolRequestParams {
@@ -1035,7 +1080,7 @@ pub unsafe extern "C" fn mcp_client_read_resource(
         // SAFETY: as the caller guarantees.
         let uri = unsafe { arg_str(uri, "uri") }?.to_string();
         // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) };
+        let options = unsafe { read_options(options) }?;
         let timeout = options.timeout;
         let json = client.call(&options, |core, _| async move {
             let result = limit(timeout, methods::RESOURCES_READ, core.read_resource(&uri)).await?;
@@ -1065,7 +1110,7 @@ pub unsafe extern "C" fn mcp_client_subscribe_resource(
         // SAFETY: as the caller guarantees.
         let uri = unsafe { arg_str(uri, "uri") }?.to_string();
         // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) };
+        let options = unsafe { read_options(options) }?;
         let timeout = options.timeout;
         client.call(&options, |core, _| async move {
             limit(timeout, methods::RESOURCES_SUBSCRIBE, core.subscribe(&uri)).await
@@ -1090,7 +1135,7 @@ pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
         // SAFETY: as the caller guarantees.
         let uri = unsafe { arg_str(uri, "uri") }?.to_string();
         // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) };
+        let options = unsafe { read_options(options) }?;
         let timeout = options.timeout;
         client.call(&options, |core, _| async move {
             limit(
@@ -1154,7 +1199,7 @@ pub unsafe extern "C" fn mcp_client_get_prompt(
         let arguments: Option<IndexMap<String, String>> =
             unsafe { arg_opt_json(arguments_json, "arguments_json") }?;
         // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) };
+        let options = unsafe { read_options(options) }?;
         let timeout = options.timeout;
         let json = client.call(&options, |core, _| async move {
             let result = limit(
@@ -1189,7 +1234,7 @@ pub unsafe extern "C" fn mcp_client_set_logging_level(
         // SAFETY: as the caller guarantees.
         let level = parse_level(unsafe { arg_str(level, "level") }?)?;
         // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) };
+        let options = unsafe { read_options(options) }?;
         let timeout = options.timeout;
         client.call(&options, |core, _| async move {
             limit(
@@ -1234,7 +1279,7 @@ pub unsafe extern "C" fn mcp_client_request(
             .map(|p| expect_object(p, "params_json"))
             .transpose()?;
         // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) };
+        let options = unsafe { read_options(options) }?;
         let timeout = options.timeout;
         let json = client.call(&options, |core, sink| async move {
             let raw = core
@@ -1272,6 +1317,7 @@ pub unsafe extern "C" fn mcp_client_notify(
         let options = Options {
             timeout: None,
             progress: None,
+            cancel: None,
         };
         client.call(&options, |core, _| async move {
             core.peer()

@@ -553,6 +553,14 @@ impl Reply {
         RpcError::internal(self.describe_failure(what))
     }
 
+    /// The JSON-RPC error object a reply with `MCP_ERR_RPC` carries, if its
+    /// text is one.
+    pub(crate) fn rpc_error_object(&self) -> Option<RpcError> {
+        self.text
+            .as_deref()
+            .and_then(|t| serde_json::from_str::<RpcError>(t).ok())
+    }
+
     /// The message of a failed reply, for results that carry errors as text
     /// (tool results with `isError`).
     pub(crate) fn error_message(&self, what: &str) -> String {

@@ -12,6 +12,7 @@
 //! - JSON crosses as UTF-8 text; strings the library returns are freed with
 //!   `mcp_string_free`, strings the caller passes are copied.
 
+pub mod cancel;
 pub mod client;
 pub mod context;
 pub mod error;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
 use mcp_core::jsonrpc::RpcError;
-use mcp_core::schema::{CallToolResult, GetPromptResult, ReadResourceResult};
+use mcp_core::schema::{CallToolResult, GetPromptResult, ReadResourceResult, Tool};
 use mcp_core::server::{
     PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, ToolDef,
 };
@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::context::Context;
 use super::error::{
-    Failure, MCP_ERR_CAPABILITY, MCP_ERR_TIMEOUT, MCP_ERR_TRANSPORT, MCP_OK, McpResult,
+    Failure, MCP_ERR_CAPABILITY, MCP_ERR_RPC, MCP_ERR_TIMEOUT, MCP_ERR_TRANSPORT, MCP_OK, McpResult,
 };
 use super::ffi::{
     Counter, Gate, OutValue, Reply, Userdata, arg_handle, arg_json, arg_opt_json, arg_opt_str,
@@ -43,7 +43,16 @@ use super::http_options::{HttpOptions, parse_address};
 /// the library takes and frees it. On failure return any other code (e.g.
 /// `MCP_ERR_CALLBACK`), optionally setting `*result_json` to a message made
 /// with `mcp_string_new`: the client gets a result with `"isError": true` and
-/// that message as text. `context` is valid until the callback returns.
+/// that message as text (the model sees it and may retry). To refuse the
+/// call itself with a JSON-RPC error instead, return `MCP_ERR_RPC` with
+/// `*result_json` set to the error object
+/// (`{"code":-32602,"message":"…","data":{…}}`), sent as given. `context` is
+/// valid until the callback returns.
+///
+/// Arguments that do not match the tool's input schema never reach the
+/// callback: the client gets a result with `"isError": true` whose text
+/// begins `Invalid arguments` and names what failed (so that a model can
+/// correct its call), not a JSON-RPC error.
 pub type ToolCallback = Option<
     unsafe extern "C" fn(
         userdata: *mut c_void,
@@ -375,13 +384,13 @@ fn tool_def(
     userdata: Userdata,
 ) -> Result<ToolDef, Failure> {
     let handlers = handlers.clone();
-    let def = ToolDef::raw(name, input_schema, move |arguments, cx| {
+    let def = ToolDef::fallible(name, input_schema, move |arguments, cx| {
         let handlers = handlers.clone();
         async move {
             let params = Value::Object(arguments).to_string();
             match invoke(handlers, callback, userdata, cx, params).await {
                 Ok(reply) => tool_result(reply),
-                Err(e) => CallToolResult::error(e),
+                Err(e) => Ok(CallToolResult::error(e)),
             }
         }
     })?;
@@ -391,20 +400,27 @@ fn tool_def(
     })
 }
 
-fn tool_result(reply: Reply) -> CallToolResult {
+/// A tool callback's reply: its result, a tool error (`isError`) for a
+/// failure, or the JSON-RPC error it gave with `MCP_ERR_RPC`.
+fn tool_result(reply: Reply) -> Result<CallToolResult, RpcError> {
+    if reply.code == MCP_ERR_RPC {
+        if let Some(error) = reply.rpc_error_object() {
+            return Err(error);
+        }
+    }
     if reply.code != MCP_OK {
-        return CallToolResult::error(reply.error_message("tool"));
+        return Ok(CallToolResult::error(reply.error_message("tool")));
     }
     let Some(text) = reply.text else {
-        return CallToolResult::error(
+        return Ok(CallToolResult::error(
             "the tool callback returned MCP_OK without setting its result",
-        );
+        ));
     };
-    serde_json::from_str(&text).unwrap_or_else(|e| {
+    Ok(serde_json::from_str(&text).unwrap_or_else(|e| {
         CallToolResult::error(format!(
             "the tool callback's result does not decode as a CallToolResult: {e}"
         ))
-    })
+    }))
 }
 
 async fn answer<T: serde::de::DeserializeOwned>(
@@ -602,17 +618,83 @@ pub unsafe extern "C" fn mcp_server_add_tool(
             callback,
             Userdata(userdata),
         )?;
-        server.add(
-            MCP_CAPABILITY_TOOLS,
-            "tools",
-            def,
-            |state, def| {
-                state.tools.insert(def.tool().name.clone(), def);
-            },
-            |core: CoreServer, def| -> BoxFuture<'static, _> {
-                Box::pin(async move { core.add_tool(def).await.map_err(Failure::from) })
-            },
-        )
+        add_tool(server, def)
+    })
+}
+
+/// Adds a tool to the pending definitions or to the running server.
+fn add_tool(server: &ServerInner, def: ToolDef) -> Result<(), Failure> {
+    server.add(
+        MCP_CAPABILITY_TOOLS,
+        "tools",
+        def,
+        |state, def| {
+            state.tools.insert(def.tool().name.clone(), def);
+        },
+        |core: CoreServer, def| -> BoxFuture<'static, _> {
+            Box::pin(async move { core.add_tool(def).await.map_err(Failure::from) })
+        },
+    )
+}
+
+/// Registers a tool described by `tool_json`, a `Tool` object as
+/// `tools/list` shows it: `name` and `inputSchema` are required; `title`,
+/// `description`, `outputSchema`, `annotations`, `icons`, `execution`
+/// (`{"taskSupport":…}`) and `_meta` are served as given. Otherwise as
+/// `mcp_server_add_tool`. With an `outputSchema`, a result's
+/// `structuredContent` should match it (clients check it).
+///
+/// # Safety
+/// As for `mcp_server_add_tool`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_add_tool_json(
+    server: *const Server,
+    tool_json: *const c_char,
+    callback: ToolCallback,
+    userdata: *mut c_void,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let server = unsafe { arg_handle(server, "server") }?;
+        // SAFETY: as the caller guarantees.
+        let tool: Tool = unsafe { arg_json(tool_json, "tool_json") }?;
+        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
+        if let Some(key) = tool.extra.keys().next() {
+            return Err(Failure::invalid(format!(
+                "`tool_json` has `{key}`, which is not a field of Tool"
+            )));
+        }
+        let input_schema = serde_json::to_value(&tool.input_schema)
+            .map_err(|e| Failure::internal(format!("could not encode JSON: {e}")))?;
+        let mut def = tool_def(
+            &server.handlers(),
+            &tool.name,
+            tool.description.as_deref(),
+            input_schema,
+            callback,
+            Userdata(userdata),
+        )?;
+        if let Some(title) = tool.title {
+            def = def.title(title);
+        }
+        if let Some(annotations) = tool.annotations {
+            def = def.annotations(annotations);
+        }
+        if let Some(icons) = tool.icons {
+            def = def.icons(icons);
+        }
+        if let Some(support) = tool.execution.and_then(|e| e.task_support) {
+            def = def.task_support(support);
+        }
+        if let Some(meta) = tool.meta {
+            def = def.meta(meta);
+        }
+        if let Some(schema) = tool.output_schema {
+            let schema = serde_json::to_value(&schema)
+                .map_err(|e| Failure::internal(format!("could not encode JSON: {e}")))?;
+            def = def.output_schema(schema)?;
+        }
+        add_tool(server, def)
     })
 }
 

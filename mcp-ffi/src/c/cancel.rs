@@ -1,0 +1,72 @@
+//! `mcp_cancel_token`: cancels client calls from another thread.
+
+use tokio_util::sync::CancellationToken;
+
+use super::error::{Failure, McpResult};
+use super::ffi::{arg_handle, boundary, boundary_or};
+
+/// Cancels the calls it is given to (`mcp_call_options.cancel`) from any
+/// thread: `mcp_cancel_token_cancel` makes each call that uses it fail at
+/// once with `MCP_ERR_CANCELLED` and tells the server
+/// (`notifications/cancelled`). A cancelled token stays cancelled: a call
+/// given it later fails at once. Made by `mcp_cancel_token_new`, freed with
+/// `mcp_cancel_token_free` once no call uses it.
+#[derive(Debug, Default)]
+pub struct CancelToken(pub(crate) CancellationToken);
+
+/// Makes a token, not cancelled; `*token_out` receives it.
+///
+/// # Safety
+/// `token_out` is NULL or points to writable memory for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_cancel_token_new(token_out: *mut *mut CancelToken) -> McpResult {
+    boundary(|| {
+        if token_out.is_null() {
+            return Err(Failure::null("token_out"));
+        }
+        let token = Box::into_raw(Box::new(CancelToken::default()));
+        // SAFETY: not NULL and writable, as the caller guarantees.
+        unsafe { token_out.write(token) };
+        Ok(())
+    })
+}
+
+/// Cancels every call using `token`, now and later. Callable from any
+/// thread, also from callbacks; cancelling twice is fine.
+///
+/// # Safety
+/// `token` is NULL or a live token.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_cancel_token_cancel(token: *const CancelToken) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        unsafe { arg_handle(token, "token") }?.0.cancel();
+        Ok(())
+    })
+}
+
+/// Whether `token` was cancelled (false for NULL).
+///
+/// # Safety
+/// `token` is NULL or a live token.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_cancel_token_is_cancelled(token: *const CancelToken) -> bool {
+    boundary_or(false, || {
+        // SAFETY: as the caller guarantees.
+        unsafe { token.as_ref() }.is_some_and(|t| t.0.is_cancelled())
+    })
+}
+
+/// Frees a token. NULL is a no-op. No call may be using it.
+///
+/// # Safety
+/// `token` is NULL or a token from `mcp_cancel_token_new` not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_cancel_token_free(token: *mut CancelToken) {
+    boundary_or((), || {
+        if !token.is_null() {
+            // SAFETY: from `mcp_cancel_token_new`, given up by the caller.
+            drop(unsafe { Box::from_raw(token) });
+        }
+    });
+}
