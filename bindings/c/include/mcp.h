@@ -185,6 +185,101 @@
 #define MCP_CAPABILITY_PROMPTS 4
 
 /**
+ * What every fallible function returns: `MCP_OK` (0) or one of the
+ * `MCP_ERR_*` codes. The values are stable; new codes may be added, so
+ * treat an unknown value as a failure. `mcp_last_error_message()` describes
+ * the failure; `mcp_result_name()` names a code. Callbacks return one of
+ * these too.
+ */
+enum mcp_result
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Success.
+   */
+  MCP_OK = 0,
+  /**
+   * A pointer argument that must not be NULL was NULL.
+   */
+  MCP_ERR_NULL_ARGUMENT = 1,
+  /**
+   * An argument is not valid: not UTF-8, an unknown name, a bad address, a
+   * tool name or URI template that does not parse, and so on.
+   */
+  MCP_ERR_INVALID_ARGUMENT = 2,
+  /**
+   * A JSON text argument does not parse, or does not have the expected
+   * shape.
+   */
+  MCP_ERR_INVALID_JSON = 3,
+  /**
+   * The handle is not in a state that allows the call (e.g. a request
+   * before `mcp_client_connect_*`, or configuring a client that is
+   * connected).
+   */
+  MCP_ERR_INVALID_STATE = 4,
+  /**
+   * The peer answered with a JSON-RPC error; see
+   * `mcp_last_error_rpc_code()` and `mcp_last_error_rpc_data()`.
+   */
+  MCP_ERR_RPC = 5,
+  /**
+   * No answer came in time; the request was cancelled.
+   */
+  MCP_ERR_TIMEOUT = 6,
+  /**
+   * The request was cancelled.
+   */
+  MCP_ERR_CANCELLED = 7,
+  /**
+   * The connection is closed: the peer went away (e.g. the server process
+   * died), the session was closed, or the handle is shutting down.
+   */
+  MCP_ERR_CLOSED = 8,
+  /**
+   * A transport failed: a process could not be started, a connection
+   * could not be made, an address could not be bound, a message was over
+   * the size limit.
+   */
+  MCP_ERR_TRANSPORT = 9,
+  /**
+   * The peer did not declare the capability this call needs (e.g. calling
+   * a tool on a server without tools).
+   */
+  MCP_ERR_CAPABILITY = 10,
+  /**
+   * The peer broke the protocol: a result that does not decode, an
+   * unsupported protocol version, structured content that does not match
+   * the tool's output schema.
+   */
+  MCP_ERR_PROTOCOL = 11,
+  /**
+   * A callback reported failure. Callbacks return this (or any code other
+   * than `MCP_OK`) to fail the request they answer.
+   */
+  MCP_ERR_CALLBACK = 12,
+  /**
+   * The library panicked. This is a bug in libmcp; the call had no effect
+   * beyond what it did before the panic, and the process can go on.
+   */
+  MCP_ERR_PANIC = 13,
+  /**
+   * Any other failure inside the library (e.g. the runtime could not
+   * start).
+   */
+  MCP_ERR_INTERNAL = 14,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcp_result mcp_result;
+#else
+typedef uint32_t mcp_result;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Cancels the calls it is given to (`mcp_call_options.cancel`) from any
  * thread: `mcp_cancel_token_cancel` makes each call that uses it fail at
  * once with `MCP_ERR_CANCELLED` and tells the server
@@ -236,11 +331,13 @@ typedef struct mcp_http_options mcp_http_options;
 typedef struct mcp_server mcp_server;
 
 /**
- * What every fallible function returns: `MCP_OK` (0) or one of the
- * `MCP_ERR_*` codes. The values are stable; new codes may be added.
- * `mcp_last_error_message()` describes the failure.
+ * Releases what `userdata` points to (`mcp_server_on_free`,
+ * `mcp_client_on_free`). Called once, after the last callback of the handle
+ * has returned, on the thread that freed the handle (or, when it was freed
+ * from one of its own callbacks, on a library thread once that callback has
+ * returned).
  */
-typedef uint32_t mcp_result;
+typedef void (*mcp_free_callback)(void *userdata);
 
 /**
  * Receives a notification from the server: `method` such as
@@ -399,91 +496,6 @@ typedef mcp_result (*mcp_prompt_callback)(void *userdata,
                                           const char *arguments_json,
                                           char **result_json);
 
-/**
- * Success.
- */
-#define MCP_OK 0
-
-/**
- * A pointer argument that must not be NULL was NULL.
- */
-#define MCP_ERR_NULL_ARGUMENT 1
-
-/**
- * An argument is not valid: not UTF-8, an unknown name, a bad address, a
- * tool name or URI template that does not parse, and so on.
- */
-#define MCP_ERR_INVALID_ARGUMENT 2
-
-/**
- * A JSON text argument does not parse, or does not have the expected shape.
- */
-#define MCP_ERR_INVALID_JSON 3
-
-/**
- * The handle is not in a state that allows the call (e.g. a request before
- * `mcp_client_connect_*`, or configuring a client that is connected).
- */
-#define MCP_ERR_INVALID_STATE 4
-
-/**
- * The peer answered with a JSON-RPC error; see `mcp_last_error_rpc_code()`
- * and `mcp_last_error_rpc_data()`.
- */
-#define MCP_ERR_RPC 5
-
-/**
- * No answer came in time; the request was cancelled.
- */
-#define MCP_ERR_TIMEOUT 6
-
-/**
- * The request was cancelled.
- */
-#define MCP_ERR_CANCELLED 7
-
-/**
- * The connection is closed: the peer went away (e.g. the server process
- * died), the session was closed, or the handle is shutting down.
- */
-#define MCP_ERR_CLOSED 8
-
-/**
- * A transport failed: a process could not be started, a connection could
- * not be made, an address could not be bound.
- */
-#define MCP_ERR_TRANSPORT 9
-
-/**
- * The peer did not declare the capability this call needs (e.g. calling a
- * tool on a server without tools).
- */
-#define MCP_ERR_CAPABILITY 10
-
-/**
- * The peer broke the protocol: a result that does not decode, an
- * unsupported protocol version, structured content that does not match the
- * tool's output schema.
- */
-#define MCP_ERR_PROTOCOL 11
-
-/**
- * A callback reported failure. Callbacks return this (or any code other than
- * `MCP_OK`) to fail the request they answer.
- */
-#define MCP_ERR_CALLBACK 12
-
-/**
- * The library panicked. This is a bug in libmcp; the call had no effect
- * beyond what it did before the panic, and the process can go on.
- */
-#define MCP_ERR_PANIC 13
-
-/**
- * Any other failure inside the library (e.g. the runtime could not start).
- */
-#define MCP_ERR_INTERNAL 14
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -545,6 +557,21 @@ mcp_result mcp_client_new(const char *name, const char *version, struct mcp_clie
  * `client` is NULL or a client from `mcp_client_new` not yet freed.
  */
 void mcp_client_free(struct mcp_client *client);
+
+/**
+ * Registers `callback` to be called with `userdata` once the client is
+ * freed and none of its callbacks can run any more: the place to release
+ * what the callbacks' `userdata` point to. Cleanups run last registered
+ * first (see `mcp_free_callback` for the thread). Callable any time before
+ * `mcp_client_free`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `callback` is NULL or a function of
+ * the `mcp_free_callback` type.
+ */
+mcp_result mcp_client_on_free(const struct mcp_client *client,
+                              mcp_free_callback callback,
+                              void *userdata);
 
 /**
  * Sets the default timeout of this client's requests, including the
@@ -967,47 +994,6 @@ mcp_result mcp_context_list_roots(const struct mcp_context *context, char **resu
 mcp_result mcp_context_client_info(const struct mcp_context *context, char **info_json);
 
 /**
- * The message of the most recent call on the calling thread that failed
- * (an empty string if none has). Never NULL.
- *
- * Successful calls do not clear it. The pointer belongs to the library and
- * stays valid until another call on this thread fails; copy the text to
- * keep it longer.
- */
-const char *mcp_last_error_message(void);
-
-/**
- * The result code of the most recent call on the calling thread that
- * failed, or `MCP_OK` if none has.
- */
-mcp_result mcp_last_error_code(void);
-
-/**
- * When the most recent failure on the calling thread was `MCP_ERR_RPC`,
- * writes the JSON-RPC error code (e.g. -32602) to `*code` and returns true;
- * otherwise returns false and leaves `*code` alone. `code` may be NULL to
- * only ask whether there is one.
- *
- * # Safety
- * `code` is NULL or points to writable memory for one `int64_t`.
- */
-bool mcp_last_error_rpc_code(int64_t *code);
-
-/**
- * The `data` member of the JSON-RPC error of the most recent failure on the
- * calling thread, as JSON text, or NULL when that failure was not
- * `MCP_ERR_RPC` or the error had no data. Valid as long as
- * `mcp_last_error_message()`'s pointer.
- */
-const char *mcp_last_error_rpc_data(void);
-
-/**
- * The name of a result code, such as `"MCP_ERR_TIMEOUT"` (a static string;
- * `"MCP_ERR_UNKNOWN"` for a value that is not a code).
- */
-const char *mcp_result_name(mcp_result result);
-
-/**
  * Makes options with the defaults; `*options_out` receives them, to be
  * freed with `mcp_http_options_free`.
  *
@@ -1126,6 +1112,47 @@ mcp_result mcp_http_options_set_idle_timeout_ms(struct mcp_http_options *options
                                                 uint64_t milliseconds);
 
 /**
+ * The message of the most recent call on the calling thread that failed
+ * (an empty string if none has). Never NULL.
+ *
+ * Successful calls do not clear it. The pointer belongs to the library and
+ * stays valid until another call on this thread fails; copy the text to
+ * keep it longer.
+ */
+const char *mcp_last_error_message(void);
+
+/**
+ * The result code of the most recent call on the calling thread that
+ * failed, or `MCP_OK` if none has.
+ */
+mcp_result mcp_last_error_code(void);
+
+/**
+ * When the most recent failure on the calling thread was `MCP_ERR_RPC`,
+ * writes the JSON-RPC error code (e.g. -32602) to `*code` and returns true;
+ * otherwise returns false and leaves `*code` alone. `code` may be NULL to
+ * only ask whether there is one.
+ *
+ * # Safety
+ * `code` is NULL or points to writable memory for one `int64_t`.
+ */
+bool mcp_last_error_rpc_code(int64_t *code);
+
+/**
+ * The `data` member of the JSON-RPC error of the most recent failure on the
+ * calling thread, as JSON text, or NULL when that failure was not
+ * `MCP_ERR_RPC` or the error had no data. Valid as long as
+ * `mcp_last_error_message()`'s pointer.
+ */
+const char *mcp_last_error_rpc_data(void);
+
+/**
+ * The name of a result code, such as `"MCP_ERR_TIMEOUT"` (a static string;
+ * `"MCP_ERR_UNKNOWN"` for a value that is not a code).
+ */
+const char *mcp_result_name(mcp_result result);
+
+/**
  * Makes a server named `name` at `version` (sent to clients when they
  * initialize) and its runtime; `*server_out` receives it, to be freed with
  * `mcp_server_free`.
@@ -1154,6 +1181,21 @@ mcp_result mcp_server_new(const char *name, const char *version, struct mcp_serv
  * `server` is NULL or a server from `mcp_server_new` not yet freed.
  */
 void mcp_server_free(struct mcp_server *server);
+
+/**
+ * Registers `callback` to be called with `userdata` once the server is
+ * freed and none of its callbacks can run any more: the place to release
+ * what the callbacks' `userdata` point to. Cleanups run last registered
+ * first (see `mcp_free_callback` for the thread). Callable any time before
+ * `mcp_server_free`.
+ *
+ * # Safety
+ * `server` is NULL or a live server; `callback` is NULL or a function of
+ * the `mcp_free_callback` type.
+ */
+mcp_result mcp_server_on_free(const struct mcp_server *server,
+                              mcp_free_callback callback,
+                              void *userdata);
 
 /**
  * Sets the instructions sent to clients when they initialize (hints for the

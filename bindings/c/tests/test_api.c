@@ -156,6 +156,35 @@ static void test_client_null_arguments(void) {
     mcp_client_free(client);
 }
 
+/* Cleanups run once, at free, last registered first. */
+static char cleanup_order[8];
+static atomic_int cleanup_count;
+
+static void record_cleanup(void *userdata) {
+    int n = atomic_fetch_add(&cleanup_count, 1);
+    if (n < 7) cleanup_order[n] = *(const char *)userdata;
+}
+
+static void test_cleanups_at_free(void) {
+    static const char a = 'a', b = 'b', c = 'c';
+    mcp_server *server = NULL;
+    CHECK_OK(mcp_server_new("s", "1", &server));
+    CHECK_RC(mcp_server_on_free(server, NULL, NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_server_on_free(NULL, record_cleanup, NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_OK(mcp_server_on_free(server, record_cleanup, (void *)&a));
+    CHECK_OK(mcp_server_on_free(server, record_cleanup, (void *)&b));
+    CHECK(atomic_load(&cleanup_count) == 0);
+    mcp_server_free(server);
+    CHECK(atomic_load(&cleanup_count) == 2);
+    CHECK(strncmp(cleanup_order, "ba", 2) == 0);
+    mcp_client *client = NULL;
+    CHECK_OK(mcp_client_new("c", "1", &client));
+    CHECK_OK(mcp_client_on_free(client, record_cleanup, (void *)&c));
+    mcp_client_free(client);
+    CHECK(atomic_load(&cleanup_count) == 3);
+    CHECK(cleanup_order[2] == 'c');
+}
+
 /* mcp_call_options must say its size. */
 static void test_call_options_size(void) {
     mcp_client *c = NULL;
@@ -390,6 +419,7 @@ int main(int argc, char **argv) {
     RUN(test_client_null_arguments);
     RUN(test_client_invalid_arguments);
     RUN(test_call_options_size);
+    RUN(test_cleanups_at_free);
     RUN(test_client_state_errors);
     RUN(test_connect_failures);
     RUN(test_server_registration_errors);

@@ -281,13 +281,21 @@ static void test_server_freed_under_a_client(void) {
 /* A server freed from inside one of its own tool callbacks. */
 static atomic_int self_freed;
 
+static atomic_int cleanup_saw_freed; /* 1 + self_freed when the cleanup ran */
+
 static mcp_result free_own_server(void *userdata, mcp_context *cx, const char *args,
                                   char **result) {
     (void)cx, (void)args;
     mcp_server_free(userdata);
-    atomic_store(&self_freed, 1);
+    sleep_ms(100); /* the cleanup must still wait for this callback */
     *result = mcp_string_new("{\"content\":[{\"type\":\"text\",\"text\":\"freed\"}]}");
+    atomic_store(&self_freed, 1);
     return MCP_OK;
+}
+
+static void cleanup_after_free(void *userdata) {
+    (void)userdata;
+    atomic_store(&cleanup_saw_freed, 1 + atomic_load(&self_freed));
 }
 
 static void test_server_freed_inside_its_callback(void) {
@@ -295,6 +303,7 @@ static void test_server_freed_inside_its_callback(void) {
     CHECK_OK(mcp_server_new("doomed", "1", &doomed));
     CHECK_OK(mcp_server_add_tool(doomed, "free_server", NULL, "{\"type\":\"object\"}",
                                  free_own_server, doomed));
+    CHECK_OK(mcp_server_on_free(doomed, cleanup_after_free, NULL));
     uint16_t port = 0;
     CHECK_OK(mcp_server_serve_http(doomed, "127.0.0.1:0", &port));
     char doomed_url[128];
@@ -315,6 +324,9 @@ static void test_server_freed_inside_its_callback(void) {
     while ((r = mcp_client_ping(c, NULL)) == MCP_OK && now_ms() < deadline) sleep_ms(20);
     CHECK(r == MCP_ERR_TRANSPORT || r == MCP_ERR_CLOSED);
     mcp_client_free(c);
+    /* The cleanup ran once the freeing callback had returned. */
+    CHECK(wait_until(&cleanup_saw_freed, 1, 10000));
+    CHECK(atomic_load(&cleanup_saw_freed) == 2);
     sleep_ms(200); /* let the freed server's background shutdown finish */
 }
 

@@ -25,14 +25,17 @@ use tokio::runtime::{Handle, Runtime};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
+use super::callback::{Gate, Reply, Userdata};
 use super::cancel::CancelToken;
+use super::cleanup::{self, Cleanups, FreeCallback};
 use super::context::parse_level;
-use super::error::{Failure, MCP_ERR_CANCELLED, MCP_ERR_TIMEOUT, McpResult};
+use super::cstring::c_string_lossy;
+use super::error::{CallbackResult, Failure, MCP_ERR_CANCELLED, MCP_ERR_TIMEOUT, McpResult};
 use super::ffi::{
-    Gate, OutString, ProgressFn, ProgressSink, Reply, Userdata, arg_handle, arg_json, arg_opt_json,
-    arg_str, arg_str_list, boundary, boundary_or, c_string_lossy, expect_object, new_runtime, run,
-    shut_down, to_json,
+    OutString, arg_handle, arg_json, arg_opt_json, arg_str, arg_str_list, boundary, boundary_or,
+    expect_object, to_json,
 };
+use super::runtime::{ProgressFn, ProgressSink, new_runtime, run, shut_down};
 
 /// Answers a request from the server: `sampling/createMessage` (given to
 /// `mcp_client_on_sampling`) or `elicitation/create` (given to
@@ -55,7 +58,7 @@ pub type RequestCallback = Option<
         userdata: *mut c_void,
         params_json: *const c_char,
         result_json: *mut *mut c_char,
-    ) -> McpResult,
+    ) -> CallbackResult,
 >;
 
 /// Receives a notification from the server: `method` such as
@@ -86,7 +89,8 @@ pub type ProgressCallback = Option<
 pub type StderrCallback = Option<unsafe extern "C" fn(userdata: *mut c_void, line: *const c_char)>;
 
 /// The functions the callback types hold.
-type RequestFn = unsafe extern "C" fn(*mut c_void, *const c_char, *mut *mut c_char) -> McpResult;
+type RequestFn =
+    unsafe extern "C" fn(*mut c_void, *const c_char, *mut *mut c_char) -> CallbackResult;
 type NotificationFn = unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char);
 type StderrFn = unsafe extern "C" fn(*mut c_void, *const c_char);
 
@@ -217,6 +221,8 @@ pub struct Client {
     handle: Handle,
     gate: Arc<Gate>,
     state: Mutex<ClientState>,
+    /// Run once the client is gone (`mcp_client_on_free`).
+    cleanups: Cleanups,
 }
 
 impl fmt::Debug for Client {
@@ -516,6 +522,7 @@ pub unsafe extern "C" fn mcp_client_new(
                 notification: None,
                 stderr: None,
             })),
+            cleanups: Cleanups::default(),
         });
         // SAFETY: checked above.
         unsafe { client_out.write(Box::into_raw(client)) };
@@ -562,7 +569,50 @@ pub unsafe extern "C" fn mcp_client_free(client: *mut Client) {
         if let Some(runtime) = runtime {
             shut_down(runtime, inside);
         }
+        let cleanups = client.cleanups.take();
+        if cleanups.is_empty() {
+            return;
+        }
+        if !inside {
+            cleanup::run(cleanups);
+            return;
+        }
+        // The callback that freed the client still runs: clean up once it
+        // has returned.
+        let gate = client.gate.clone();
+        // If no thread can be started the cleanups never run: leaking the
+        // userdata is safer than freeing it under a running callback.
+        let _ = std::thread::Builder::new()
+            .name("mcp-client-free".into())
+            .spawn(move || {
+                gate.close_and_wait();
+                cleanup::run(cleanups);
+            });
     });
+}
+
+/// Registers `callback` to be called with `userdata` once the client is
+/// freed and none of its callbacks can run any more: the place to release
+/// what the callbacks' `userdata` point to. Cleanups run last registered
+/// first (see `mcp_free_callback` for the thread). Callable any time before
+/// `mcp_client_free`.
+///
+/// # Safety
+/// `client` is NULL or a live client; `callback` is NULL or a function of
+/// the `mcp_free_callback` type.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_on_free(
+    client: *const Client,
+    callback: FreeCallback,
+    userdata: *mut c_void,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
+        client.cleanups.push(callback, Userdata(userdata));
+        Ok(())
+    })
 }
 
 /// Sets the default timeout of this client's requests, including the
@@ -612,6 +662,25 @@ pub unsafe extern "C" fn mcp_client_set_protocol_version(
     })
 }
 
+/// Shared body of the `mcp_client_on_*` setters: checks the arguments and
+/// stores the callback with its userdata in the configuration.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+unsafe fn set_callback<C>(
+    client: *const Client,
+    callback: Option<C>,
+    userdata: *mut c_void,
+    store: impl FnOnce(&mut ClientConfig, (C, Userdata)),
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let client = unsafe { client_arg(client) }?;
+        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
+        client.configure(|c| store(c, (callback, Userdata(userdata))))
+    })
+}
+
 /// Sets the callback that receives the server's notifications (see
 /// `mcp_notification_callback`). `userdata` must stay valid until the client
 /// is freed. Only before connecting.
@@ -625,12 +694,12 @@ pub unsafe extern "C" fn mcp_client_on_notification(
     callback: NotificationCallback,
     userdata: *mut c_void,
 ) -> McpResult {
-    boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let client = unsafe { client_arg(client) }?;
-        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
-        client.configure(|c| c.notification = Some((callback, Userdata(userdata))))
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        set_callback(client, callback, userdata, |c, set| {
+            c.notification = Some(set)
+        })
+    }
 }
 
 /// Sets the callback that answers the server's `sampling/createMessage`
@@ -647,12 +716,8 @@ pub unsafe extern "C" fn mcp_client_on_sampling(
     callback: RequestCallback,
     userdata: *mut c_void,
 ) -> McpResult {
-    boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let client = unsafe { client_arg(client) }?;
-        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
-        client.configure(|c| c.sampling = Some((callback, Userdata(userdata))))
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { set_callback(client, callback, userdata, |c, set| c.sampling = Some(set)) }
 }
 
 /// Sets the callback that answers the server's `elicitation/create` requests
@@ -668,12 +733,12 @@ pub unsafe extern "C" fn mcp_client_on_elicitation(
     callback: RequestCallback,
     userdata: *mut c_void,
 ) -> McpResult {
-    boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let client = unsafe { client_arg(client) }?;
-        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
-        client.configure(|c| c.elicitation = Some((callback, Userdata(userdata))))
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        set_callback(client, callback, userdata, |c, set| {
+            c.elicitation = Some(set)
+        })
+    }
 }
 
 /// Sets the callback that receives each line the server process writes to
@@ -689,12 +754,8 @@ pub unsafe extern "C" fn mcp_client_on_stderr(
     callback: StderrCallback,
     userdata: *mut c_void,
 ) -> McpResult {
-    boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let client = unsafe { client_arg(client) }?;
-        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
-        client.configure(|c| c.stderr = Some((callback, Userdata(userdata))))
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { set_callback(client, callback, userdata, |c, set| c.stderr = Some(set)) }
 }
 
 /// Sets the roots offered to the server: a JSON array of `Root` objects

@@ -10,8 +10,9 @@ use tokio::runtime::Handle;
 
 use super::error::{Failure, McpResult};
 use super::ffi::{
-    OutString, arg_handle, arg_json, arg_opt_str, arg_str, boundary, boundary_or, run, to_json,
+    OutString, arg_handle, arg_json, arg_opt_str, arg_str, boundary, boundary_or, to_json,
 };
+use super::runtime::run;
 
 /// The request a server callback is handling: pass it to `mcp_context_*` to
 /// report progress, send log messages, or ask the client for sampling,

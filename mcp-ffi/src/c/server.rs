@@ -21,15 +21,19 @@ use serde_json::{Value, json};
 use tokio::runtime::{Handle, Runtime};
 use tokio_util::sync::CancellationToken;
 
+use super::callback::{Counter, Gate, Reply, Userdata};
+use super::cleanup::{self, Cleanups, FreeCallback};
 use super::context::Context;
+use super::cstring::c_string_lossy;
 use super::error::{
-    Failure, MCP_ERR_CAPABILITY, MCP_ERR_RPC, MCP_ERR_TIMEOUT, MCP_ERR_TRANSPORT, MCP_OK, McpResult,
+    CallbackResult, Failure, MCP_ERR_CAPABILITY, MCP_ERR_RPC, MCP_ERR_TIMEOUT, MCP_ERR_TRANSPORT,
+    MCP_OK, McpResult,
 };
 use super::ffi::{
-    Counter, Gate, OutValue, Reply, Userdata, arg_handle, arg_json, arg_opt_json, arg_opt_str,
-    arg_str, boundary, boundary_or, c_string_lossy, new_runtime, run, shut_down,
+    OutValue, arg_handle, arg_json, arg_opt_json, arg_opt_str, arg_str, boundary, boundary_or,
 };
 use super::http_options::{HttpOptions, parse_address};
+use super::runtime::{new_runtime, run, shut_down};
 
 /// Answers `tools/call` for one tool.
 ///
@@ -59,7 +63,7 @@ pub type ToolCallback = Option<
         context: *mut Context,
         arguments_json: *const c_char,
         result_json: *mut *mut c_char,
-    ) -> McpResult,
+    ) -> CallbackResult,
 >;
 
 /// Answers `resources/read` for one resource or resource template.
@@ -80,7 +84,7 @@ pub type ResourceCallback = Option<
         context: *mut Context,
         params_json: *const c_char,
         result_json: *mut *mut c_char,
-    ) -> McpResult,
+    ) -> CallbackResult,
 >;
 
 /// Answers `prompts/get` for one prompt.
@@ -96,7 +100,7 @@ pub type PromptCallback = Option<
         context: *mut Context,
         arguments_json: *const c_char,
         result_json: *mut *mut c_char,
-    ) -> McpResult,
+    ) -> CallbackResult,
 >;
 
 /// How long the shutdown of a server freed from its own callback waits for
@@ -144,6 +148,8 @@ pub struct ServerInner {
     handlers: Arc<Counter>,
     /// `mcp_server_serve_stdio` calls in progress.
     serving: Arc<Counter>,
+    /// Run once the server is gone (`mcp_server_on_free`).
+    cleanups: Cleanups,
     stop: CancellationToken,
     state: Mutex<ServerState>,
 }
@@ -265,6 +271,7 @@ impl ServerInner {
         self.serving.wait_idle(TEARDOWN_WAIT);
         std::thread::sleep(ANSWER_GRACE);
         self.shut_down_runtime(false);
+        cleanup::run(self.cleanups.take());
     }
 
     fn not_stopped(&self) -> Result<(), Failure> {
@@ -336,8 +343,12 @@ impl ServerInner {
 }
 
 /// The function the three server callback types hold.
-type HandlerCallback =
-    unsafe extern "C" fn(*mut c_void, *mut Context, *const c_char, *mut *mut c_char) -> McpResult;
+type HandlerCallback = unsafe extern "C" fn(
+    *mut c_void,
+    *mut Context,
+    *const c_char,
+    *mut *mut c_char,
+) -> CallbackResult;
 
 /// What the handlers of requests share: the gate of their callbacks and the
 /// count of those at work.
@@ -403,12 +414,12 @@ fn tool_def(
 /// A tool callback's reply: its result, a tool error (`isError`) for a
 /// failure, or the JSON-RPC error it gave with `MCP_ERR_RPC`.
 fn tool_result(reply: Reply) -> Result<CallToolResult, RpcError> {
-    if reply.code == MCP_ERR_RPC {
+    if reply.is(MCP_ERR_RPC) {
         if let Some(error) = reply.rpc_error_object() {
             return Err(error);
         }
     }
-    if reply.code != MCP_OK {
+    if !reply.is(MCP_OK) {
         return Ok(CallToolResult::error(reply.error_message("tool")));
     }
     let Some(text) = reply.text else {
@@ -467,6 +478,7 @@ pub unsafe extern "C" fn mcp_server_new(
             gate: Arc::new(Gate::default()),
             handlers: Arc::default(),
             serving: Arc::default(),
+            cleanups: Cleanups::default(),
             stop: CancellationToken::new(),
             state: Mutex::new(ServerState {
                 name: name.to_string(),
@@ -527,7 +539,32 @@ pub unsafe extern "C" fn mcp_server_free(server: *mut Server) {
         server.stop.cancel();
         server.gate.close_and_wait();
         server.shut_down_runtime(false);
+        cleanup::run(server.cleanups.take());
     });
+}
+
+/// Registers `callback` to be called with `userdata` once the server is
+/// freed and none of its callbacks can run any more: the place to release
+/// what the callbacks' `userdata` point to. Cleanups run last registered
+/// first (see `mcp_free_callback` for the thread). Callable any time before
+/// `mcp_server_free`.
+///
+/// # Safety
+/// `server` is NULL or a live server; `callback` is NULL or a function of
+/// the `mcp_free_callback` type.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_on_free(
+    server: *const Server,
+    callback: FreeCallback,
+    userdata: *mut c_void,
+) -> McpResult {
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let server = unsafe { arg_handle(server, "server") }?;
+        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
+        server.cleanups.push(callback, Userdata(userdata));
+        Ok(())
+    })
 }
 
 /// Sets the instructions sent to clients when they initialize (hints for the
