@@ -340,51 +340,6 @@ typedef struct mcp_server mcp_server;
 typedef void (*mcp_free_callback)(void *userdata);
 
 /**
- * Receives a notification from the server: `method` such as
- * `"notifications/tools/list_changed"` or `"notifications/message"` (a log
- * message; compare with the `MCP_METHOD_*` names), and its params as JSON
- * text (`"{}"` when it has none). Both strings are valid during the call
- * only.
- *
- * Notifications are delivered one at a time, in the order they arrived, on
- * a thread of the client's blocking pool; the callback may block and may
- * call `mcp_client_*` functions, including on this client (the engine keeps
- * running meanwhile; later notifications wait).
- */
-typedef void (*mcp_notification_callback)(void *userdata,
-                                          const char *method,
-                                          const char *params_json);
-
-/**
- * Answers a request from the server: `sampling/createMessage` (given to
- * `mcp_client_on_sampling`) or `elicitation/create` (given to
- * `mcp_client_on_elicitation`).
- *
- * Called on a thread of the client's blocking pool, never an engine thread,
- * so it may block (ask a user, call a model) and may call `mcp_client_*`
- * functions, including on this client. `params_json` is the request's
- * params (`CreateMessageRequestParams`, `ElicitRequestParams`).
- *
- * On success, return `MCP_OK` and set `*result_json` to the result
- * (`CreateMessageResult`, `ElicitResult`) made with `mcp_string_new`; the
- * library takes and frees it. On failure return another code; the server
- * gets a JSON-RPC error: with `MCP_ERR_RPC`, `*result_json` may be a JSON-RPC
- * error object (`{"code":-1,"message":"User rejected sampling request"}`)
- * sent as given; otherwise `*result_json` may be a plain message, sent with
- * code -32603.
- */
-typedef mcp_result (*mcp_request_callback)(void *userdata,
-                                           const char *params_json,
-                                           char **result_json);
-
-/**
- * Receives one line that the server process wrote to its stderr (without
- * the line end; valid during the call only). Delivered like notifications:
- * in order, on the client's blocking pool, interleaved with them.
- */
-typedef void (*mcp_stderr_callback)(void *userdata, const char *line);
-
-/**
  * Receives a progress notification for the call it was given to (in
  * `mcp_call_options`): the progress so far, the total if known (NAN
  * otherwise) and an optional message (NULL if none; valid during the call
@@ -433,6 +388,51 @@ typedef struct mcp_call_options {
    */
   const struct mcp_cancel_token *cancel;
 } mcp_call_options;
+
+/**
+ * Receives a notification from the server: `method` such as
+ * `"notifications/tools/list_changed"` or `"notifications/message"` (a log
+ * message; compare with the `MCP_METHOD_*` names), and its params as JSON
+ * text (`"{}"` when it has none). Both strings are valid during the call
+ * only.
+ *
+ * Notifications are delivered one at a time, in the order they arrived, on
+ * a thread of the client's blocking pool; the callback may block and may
+ * call `mcp_client_*` functions, including on this client (the engine keeps
+ * running meanwhile; later notifications wait).
+ */
+typedef void (*mcp_notification_callback)(void *userdata,
+                                          const char *method,
+                                          const char *params_json);
+
+/**
+ * Answers a request from the server: `sampling/createMessage` (given to
+ * `mcp_client_on_sampling`) or `elicitation/create` (given to
+ * `mcp_client_on_elicitation`).
+ *
+ * Called on a thread of the client's blocking pool, never an engine thread,
+ * so it may block (ask a user, call a model) and may call `mcp_client_*`
+ * functions, including on this client. `params_json` is the request's
+ * params (`CreateMessageRequestParams`, `ElicitRequestParams`).
+ *
+ * On success, return `MCP_OK` and set `*result_json` to the result
+ * (`CreateMessageResult`, `ElicitResult`) made with `mcp_string_new`; the
+ * library takes and frees it. On failure return another code; the server
+ * gets a JSON-RPC error: with `MCP_ERR_RPC`, `*result_json` may be a JSON-RPC
+ * error object (`{"code":-1,"message":"User rejected sampling request"}`)
+ * sent as given; otherwise `*result_json` may be a plain message, sent with
+ * code -32603.
+ */
+typedef mcp_result (*mcp_request_callback)(void *userdata,
+                                           const char *params_json,
+                                           char **result_json);
+
+/**
+ * Receives one line that the server process wrote to its stderr (without
+ * the line end; valid during the call only). Delivered like notifications:
+ * in order, on the client's blocking pool, interleaved with them.
+ */
+typedef void (*mcp_stderr_callback)(void *userdata, const char *line);
 
 /**
  * Answers `tools/call` for one tool.
@@ -574,141 +574,17 @@ mcp_result mcp_client_on_free(const struct mcp_client *client,
                               void *userdata);
 
 /**
- * Sets the default timeout of this client's requests, including the
- * `initialize` handshake (default 60 s); per-call options can override it.
- * Only before connecting.
+ * Ends the session: calls in progress on other threads fail with
+ * `MCP_ERR_CLOSED`, a child process is shut down (see
+ * `mcp_client_connect_stdio`), an HTTP session is deleted. Returns once the
+ * transport has closed. Later calls fail with `MCP_ERR_CLOSED`; the client
+ * must still be freed. Closing a client that is not connected, or twice, is
+ * fine.
  *
  * # Safety
  * `client` is NULL or a live client.
  */
-mcp_result mcp_client_set_timeout(const struct mcp_client *client, uint64_t timeout_ms);
-
-/**
- * Asks the server for this protocol revision (e.g. `"2025-06-18"`; default:
- * the newest this library speaks). Only before connecting.
- *
- * # Safety
- * `client` is NULL or a live client; `version` is NULL or NUL-terminated.
- */
-mcp_result mcp_client_set_protocol_version(const struct mcp_client *client, const char *version);
-
-/**
- * Sets the callback that receives the server's notifications (see
- * `mcp_notification_callback`). `userdata` must stay valid until the client
- * is freed. Only before connecting.
- *
- * # Safety
- * `client` is NULL or a live client; `callback` is NULL or a function of the
- * `mcp_notification_callback` type.
- */
-mcp_result mcp_client_on_notification(const struct mcp_client *client,
-                                      mcp_notification_callback callback,
-                                      void *userdata);
-
-/**
- * Sets the callback that answers the server's `sampling/createMessage`
- * requests, and so declares the `sampling` capability (see
- * `mcp_request_callback`). `userdata` must stay valid until the client is
- * freed. Only before connecting.
- *
- * # Safety
- * `client` is NULL or a live client; `callback` is NULL or a function of the
- * `mcp_request_callback` type.
- */
-mcp_result mcp_client_on_sampling(const struct mcp_client *client,
-                                  mcp_request_callback callback,
-                                  void *userdata);
-
-/**
- * Sets the callback that answers the server's `elicitation/create` requests
- * (form mode), and so declares the `elicitation` capability (see
- * `mcp_request_callback`). `userdata` must stay valid until the client is
- * freed. Only before connecting.
- *
- * # Safety
- * As for `mcp_client_on_sampling`.
- */
-mcp_result mcp_client_on_elicitation(const struct mcp_client *client,
-                                     mcp_request_callback callback,
-                                     void *userdata);
-
-/**
- * Sets the callback that receives each line the server process writes to
- * its stderr (`mcp_client_connect_stdio` only; see `mcp_stderr_callback`).
- * Without one, those lines are dropped. Only before connecting.
- *
- * # Safety
- * `client` is NULL or a live client; `callback` is NULL or a function of the
- * `mcp_stderr_callback` type.
- */
-mcp_result mcp_client_on_stderr(const struct mcp_client *client,
-                                mcp_stderr_callback callback,
-                                void *userdata);
-
-/**
- * Sets the roots offered to the server: a JSON array of `Root` objects
- * (`[{"uri":"file:///home/me/project","name":"project"}]`). Before
- * connecting this declares the `roots` capability, and the library answers
- * the server's `roots/list` requests with the current list. After
- * connecting (only if roots were set before) it replaces the list and sends
- * `notifications/roots/list_changed`.
- *
- * # Safety
- * `client` is NULL or a live client; `roots_json` is NULL or NUL-terminated.
- */
-mcp_result mcp_client_set_roots(const struct mcp_client *client, const char *roots_json);
-
-/**
- * Starts `command` as a child process and connects to it over its stdin and
- * stdout, then initializes the session (blocking until the server answers,
- * up to the client's timeout).
- *
- * `args` is the NULL-terminated list of arguments after the program name
- * (NULL for none). The child does not inherit this process's environment:
- * it gets a small safe set (`PATH`, `HOME`, `LANG`, `TERM`, `USER`, …) plus
- * the `"NAME=value"` entries of the NULL-terminated `envp` (NULL for none).
- * Its stderr goes to the `mcp_client_on_stderr` callback. Closing or freeing
- * the client closes the child's stdin, then after 2 s sends SIGTERM, then
- * after 2 s more SIGKILL, to its process group. If the process dies, pending
- * and later calls fail with `MCP_ERR_CLOSED`.
- *
- * # Safety
- * `client` is NULL or a live client; `command` is NULL or NUL-terminated;
- * `args` and `envp` are NULL or NULL-terminated arrays of NUL-terminated
- * strings.
- */
-mcp_result mcp_client_connect_stdio(const struct mcp_client *client,
-                                    const char *command,
-                                    const char *const *args,
-                                    const char *const *envp);
-
-/**
- * Connects to the Streamable HTTP endpoint at `url`
- * (`"http://127.0.0.1:8080/mcp"`) and initializes the session. `headers` is
- * a NULL-terminated list of `"Name: value"` strings sent with every request
- * (e.g. `"Authorization: Bearer …"`), or NULL. A request that cannot be sent
- * (connection refused or reset, here or later) fails with
- * `MCP_ERR_TRANSPORT`.
- *
- * # Safety
- * `client` is NULL or a live client; `url` is NULL or NUL-terminated;
- * `headers` is NULL or a NULL-terminated array of NUL-terminated strings.
- */
-mcp_result mcp_client_connect_http(const struct mcp_client *client,
-                                   const char *url,
-                                   const char *const *headers);
-
-/**
- * Writes what the server said when it initialized:
- * `{"protocolVersion":"…","capabilities":{…},"serverInfo":{"name":…,"version":…},"instructions":"…"}`
- * (`instructions` only if it gave some).
- *
- * # Safety
- * `client` is NULL or a live client; `info_json` is NULL or points to
- * writable memory for one `char *`.
- */
-mcp_result mcp_client_server_info(const struct mcp_client *client,
-                                  char **info_json);
+mcp_result mcp_client_close(const struct mcp_client *client);
 
 /**
  * Sends `ping` and waits for the answer.
@@ -889,17 +765,141 @@ mcp_result mcp_client_notify(const struct mcp_client *client,
                              const char *params_json);
 
 /**
- * Ends the session: calls in progress on other threads fail with
- * `MCP_ERR_CLOSED`, a child process is shut down (see
- * `mcp_client_connect_stdio`), an HTTP session is deleted. Returns once the
- * transport has closed. Later calls fail with `MCP_ERR_CLOSED`; the client
- * must still be freed. Closing a client that is not connected, or twice, is
- * fine.
+ * Sets the default timeout of this client's requests, including the
+ * `initialize` handshake (default 60 s); per-call options can override it.
+ * Only before connecting.
  *
  * # Safety
  * `client` is NULL or a live client.
  */
-mcp_result mcp_client_close(const struct mcp_client *client);
+mcp_result mcp_client_set_timeout(const struct mcp_client *client, uint64_t timeout_ms);
+
+/**
+ * Asks the server for this protocol revision (e.g. `"2025-06-18"`; default:
+ * the newest this library speaks). Only before connecting.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `version` is NULL or NUL-terminated.
+ */
+mcp_result mcp_client_set_protocol_version(const struct mcp_client *client, const char *version);
+
+/**
+ * Sets the callback that receives the server's notifications (see
+ * `mcp_notification_callback`). `userdata` must stay valid until the client
+ * is freed. Only before connecting.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `callback` is NULL or a function of the
+ * `mcp_notification_callback` type.
+ */
+mcp_result mcp_client_on_notification(const struct mcp_client *client,
+                                      mcp_notification_callback callback,
+                                      void *userdata);
+
+/**
+ * Sets the callback that answers the server's `sampling/createMessage`
+ * requests, and so declares the `sampling` capability (see
+ * `mcp_request_callback`). `userdata` must stay valid until the client is
+ * freed. Only before connecting.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `callback` is NULL or a function of the
+ * `mcp_request_callback` type.
+ */
+mcp_result mcp_client_on_sampling(const struct mcp_client *client,
+                                  mcp_request_callback callback,
+                                  void *userdata);
+
+/**
+ * Sets the callback that answers the server's `elicitation/create` requests
+ * (form mode), and so declares the `elicitation` capability (see
+ * `mcp_request_callback`). `userdata` must stay valid until the client is
+ * freed. Only before connecting.
+ *
+ * # Safety
+ * As for `mcp_client_on_sampling`.
+ */
+mcp_result mcp_client_on_elicitation(const struct mcp_client *client,
+                                     mcp_request_callback callback,
+                                     void *userdata);
+
+/**
+ * Sets the callback that receives each line the server process writes to
+ * its stderr (`mcp_client_connect_stdio` only; see `mcp_stderr_callback`).
+ * Without one, those lines are dropped. Only before connecting.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `callback` is NULL or a function of the
+ * `mcp_stderr_callback` type.
+ */
+mcp_result mcp_client_on_stderr(const struct mcp_client *client,
+                                mcp_stderr_callback callback,
+                                void *userdata);
+
+/**
+ * Sets the roots offered to the server: a JSON array of `Root` objects
+ * (`[{"uri":"file:///home/me/project","name":"project"}]`). Before
+ * connecting this declares the `roots` capability, and the library answers
+ * the server's `roots/list` requests with the current list. After
+ * connecting (only if roots were set before) it replaces the list and sends
+ * `notifications/roots/list_changed`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `roots_json` is NULL or NUL-terminated.
+ */
+mcp_result mcp_client_set_roots(const struct mcp_client *client, const char *roots_json);
+
+/**
+ * Starts `command` as a child process and connects to it over its stdin and
+ * stdout, then initializes the session (blocking until the server answers,
+ * up to the client's timeout).
+ *
+ * `args` is the NULL-terminated list of arguments after the program name
+ * (NULL for none). The child does not inherit this process's environment:
+ * it gets a small safe set (`PATH`, `HOME`, `LANG`, `TERM`, `USER`, …) plus
+ * the `"NAME=value"` entries of the NULL-terminated `envp` (NULL for none).
+ * Its stderr goes to the `mcp_client_on_stderr` callback. Closing or freeing
+ * the client closes the child's stdin, then after 2 s sends SIGTERM, then
+ * after 2 s more SIGKILL, to its process group. If the process dies, pending
+ * and later calls fail with `MCP_ERR_CLOSED`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `command` is NULL or NUL-terminated;
+ * `args` and `envp` are NULL or NULL-terminated arrays of NUL-terminated
+ * strings.
+ */
+mcp_result mcp_client_connect_stdio(const struct mcp_client *client,
+                                    const char *command,
+                                    const char *const *args,
+                                    const char *const *envp);
+
+/**
+ * Connects to the Streamable HTTP endpoint at `url`
+ * (`"http://127.0.0.1:8080/mcp"`) and initializes the session. `headers` is
+ * a NULL-terminated list of `"Name: value"` strings sent with every request
+ * (e.g. `"Authorization: Bearer …"`), or NULL. A request that cannot be sent
+ * (connection refused or reset, here or later) fails with
+ * `MCP_ERR_TRANSPORT`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `url` is NULL or NUL-terminated;
+ * `headers` is NULL or a NULL-terminated array of NUL-terminated strings.
+ */
+mcp_result mcp_client_connect_http(const struct mcp_client *client,
+                                   const char *url,
+                                   const char *const *headers);
+
+/**
+ * Writes what the server said when it initialized:
+ * `{"protocolVersion":"…","capabilities":{…},"serverInfo":{"name":…,"version":…},"instructions":"…"}`
+ * (`instructions` only if it gave some).
+ *
+ * # Safety
+ * `client` is NULL or a live client; `info_json` is NULL or points to
+ * writable memory for one `char *`.
+ */
+mcp_result mcp_client_server_info(const struct mcp_client *client,
+                                  char **info_json);
 
 /**
  * Reports progress on the request, if the client asked for progress (it

@@ -3,7 +3,7 @@
 use tokio_util::sync::CancellationToken;
 
 use super::error::{Failure, McpResult};
-use super::ffi::{arg_handle, boundary, boundary_or};
+use super::ffi::{arg, boundary, boundary_or};
 
 /// Cancels the calls it is given to (`mcp_call_options.cancel`) from any
 /// thread: `mcp_cancel_token_cancel` makes each call that uses it fail at
@@ -39,8 +39,7 @@ pub unsafe extern "C" fn mcp_cancel_token_new(token_out: *mut *mut CancelToken) 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_cancel_token_cancel(token: *const CancelToken) -> McpResult {
     boundary(|| {
-        // SAFETY: as the caller guarantees.
-        unsafe { arg_handle(token, "token") }?.0.cancel();
+        arg!(handle token).0.cancel();
         Ok(())
     })
 }

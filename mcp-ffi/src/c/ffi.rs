@@ -37,6 +37,54 @@ pub(crate) fn boundary_or<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     }
 }
 
+/// Reads an argument of an exported function, named after its parameter
+/// (the name its error messages use), returning the failure from the
+/// enclosing body with `?`: `arg!(str name)`, `arg!(opt_str description)`,
+/// `arg!(json params_json)`, `arg!(opt_json arguments_json)`,
+/// `arg!(str_list args)`, `arg!(handle server)`, `arg!(out_string
+/// result_json)` (set to NULL at once), `arg!(out_value port_out)`.
+///
+/// Use it only on a parameter of the exported function it is in: that
+/// function's `# Safety` section is the caller's promise that the pointer is
+/// NULL or valid for its type, for the whole call, which is what each reader
+/// needs.
+macro_rules! arg {
+    (handle $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or a live handle).
+        unsafe { $crate::c::ffi::arg_handle($p, stringify!($p)) }?
+    };
+    (str $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or a string).
+        unsafe { $crate::c::ffi::arg_str($p, stringify!($p)) }?
+    };
+    (opt_str $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or a string).
+        unsafe { $crate::c::ffi::arg_opt_str($p, stringify!($p)) }?
+    };
+    (json $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or a string).
+        unsafe { $crate::c::ffi::arg_json($p, stringify!($p)) }?
+    };
+    (opt_json $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or a string).
+        unsafe { $crate::c::ffi::arg_opt_json($p, stringify!($p)) }?
+    };
+    (str_list $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or a
+        // NULL-terminated array of strings).
+        unsafe { $crate::c::ffi::arg_str_list($p, stringify!($p)) }?
+    };
+    (out_string $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or writable).
+        unsafe { $crate::c::ffi::OutString::new($p, stringify!($p)) }?
+    };
+    (out_value $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or writable).
+        unsafe { $crate::c::ffi::OutValue::new($p) }
+    };
+}
+pub(crate) use arg;
+
 /// Reads a required string argument.
 ///
 /// # Safety
