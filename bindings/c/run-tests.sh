@@ -301,6 +301,9 @@ for variant in shared static; do
 
     # ... and over Streamable HTTP (the server stops on SIGTERM).
     server_log=$build/server-http.$variant.log
+    # Made here: the background server's redirection may come after the
+    # first read below.
+    : >"$server_log"
     "$out/server" --http 127.0.0.1:0 2>"$server_log" &
     server_pid=$!
     port=""
