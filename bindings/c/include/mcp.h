@@ -5,9 +5,6 @@
  * Link with `-lmcp` (shared) or with `libmcp.a -lpthread -ldl -lm` (static).
  *
  * @par Conventions
- * - Handles are opaque: `mcp_client`, `mcp_server` (each made by
- *   `mcp_<object>_new` and released by `mcp_<object>_free`; freeing NULL does
- *   nothing) and `mcp_context` (given to server callbacks; never freed).
  * - Every function that can fail returns an `mcp_result`: `MCP_OK` (0) or an
  *   `MCP_ERR_*` code. `mcp_last_error_message()` then describes the failure
  *   (per thread); for `MCP_ERR_RPC`, `mcp_last_error_rpc_code()` and
@@ -19,11 +16,41 @@
  *   a crash. Every function catches panics inside the library
  *   (`MCP_ERR_PANIC`); nothing unwinds into C.
  * - Data crosses as UTF-8 JSON text in the shapes of the MCP schema (params,
- *   results, schemas). Strings the library returns are yours: free them with
- *   `mcp_string_free`. Strings you pass are copied before the call returns.
- *   A callback hands a string to the library by allocating it with
- *   `mcp_string_new` (or `malloc`/`strdup`: `mcp_string_free` is `free`).
+ *   results, schemas).
+ * - The ABI can grow without breaking programs: options are builder objects
+ *   (`mcp_http_options`) or structs that carry their size
+ *   (`mcp_call_options.struct_size`, set by `MCP_CALL_OPTIONS_INIT`).
+ *   `MCP_VERSION_MAJOR/MINOR/PATCH` name the header's version; the shared
+ *   library's SONAME is `libmcp.so.MAJOR`.
  *
+ * @par Ownership (the whole of it)
+ * - Handles are opaque and yours from `mcp_<object>_new` until
+ *   `mcp_<object>_free` (freeing NULL does nothing): `mcp_client`,
+ *   `mcp_server`, `mcp_http_options`, `mcp_cancel_token`. `mcp_context` is
+ *   the library's: valid during the callback it was given to, never freed.
+ * - Strings returned through a `char **` out-parameter are yours: free each
+ *   with `mcp_string_free` (which is `free`).
+ * - Strings returned as `const char *` are the library's, never freed:
+ *   `mcp_version()` and `mcp_result_name()` are static;
+ *   `mcp_last_error_message()` and `mcp_last_error_rpc_data()` stay valid
+ *   until the next failure on the same thread.
+ * - Strings and arrays you pass are copied before the call returns (options
+ *   objects too: `mcp_server_start_http` keeps a copy).
+ * - Strings a callback receives are the library's, valid until it returns.
+ *   A string a callback hands back through `char **result_json` becomes the
+ *   library's: make it with `mcp_string_new` (or `malloc`/`strdup`).
+ * - `userdata` stays yours: the library passes it back untouched and never
+ *   frees it. It must stay valid until the handle is freed; release it in a
+ *   cleanup registered with `mcp_server_on_free` / `mcp_client_on_free`,
+ *   which runs once no callback of the handle can run.
+ * - Never free a handle while another thread is in a call on it. The one
+ *   exception: a handle may be freed from inside one of its own callbacks.
+ *   That callback finishes normally (a server callback's answer still
+ *   reaches the client); the rest of the shutdown, and the cleanups, happen
+ *   on a library thread once it has returned. For a server that means
+ *   `mcp_server_serve_stdio` (blocked on another thread) then returns
+ *   `MCP_OK`, and the server must not be used or freed again.
+
  * @par Runtimes and threads
  * - Each `mcp_client` and each `mcp_server` owns its own multi-thread Tokio
  *   runtime: two engine threads, which run the protocol and never run your
@@ -44,14 +71,13 @@
  * - Callbacks may call back into the library without deadlock: a client
  *   callback may call `mcp_client_*` on the same client (e.g. list tools from
  *   the `tools/list_changed` notification), and a server callback may use
- *   its `mcp_context` and `mcp_server_*` functions (e.g. add a tool). Even
- *   `mcp_<object>_free` of the callback's own handle is allowed.
- * - `userdata` is passed back untouched, as the first argument of every
- *   callback, possibly on several threads at once; it must stay valid until
- *   the handle is freed. After `mcp_<object>_free` returns, no callback of
- *   that handle runs.
- * - Never free a handle while another thread is still in a call on it
- *   (the one exception is in `mcp_server_free`).
+ *   its `mcp_context` and `mcp_server_*` functions (e.g. add a tool), and
+ *   even free its own handle (see Ownership).
+ * - `userdata` comes back as the first argument of every callback, possibly
+ *   on several threads at once. After `mcp_<object>_free` returns (called
+ *   from outside the handle's callbacks), no callback of that handle runs.
+ * - A call can be cancelled from another thread with an `mcp_cancel_token`
+ *   (`mcp_call_options.cancel`); the server is told.
  *
  * @par Limits
  * - One message (a request, a response, a notification) may be at most
@@ -551,7 +577,8 @@ mcp_result mcp_client_new(const char *name, const char *version, struct mcp_clie
  *
  * No other call on this client may be running or start. Calling it from
  * inside one of this client's callbacks is allowed: that callback finishes
- * normally and the runtime shuts down in the background.
+ * normally, the runtime shuts down in the background, and the cleanups
+ * (`mcp_client_on_free`) run once the callback has returned.
  *
  * # Safety
  * `client` is NULL or a client from `mcp_client_new` not yet freed.
@@ -1365,7 +1392,9 @@ mcp_result mcp_server_notify_resource_updated(const struct mcp_server *server,
 /**
  * Serves one client over this process's stdin and stdout, blocking the
  * calling thread until the client closes the connection (`MCP_OK`) or
- * `mcp_server_stop` is called from another thread or a callback (`MCP_OK`).
+ * `mcp_server_stop` is called from another thread or a callback (`MCP_OK`),
+ * or one of its callbacks frees the server (`MCP_OK`, once that callback's
+ * answer is written; the server is gone then: do not free it again).
  * Nothing else may write to stdout meanwhile (log to stderr).
  *
  * # Safety

@@ -525,7 +525,8 @@ pub unsafe extern "C" fn mcp_client_new(
 ///
 /// No other call on this client may be running or start. Calling it from
 /// inside one of this client's callbacks is allowed: that callback finishes
-/// normally and the runtime shuts down in the background.
+/// normally, the runtime shuts down in the background, and the cleanups
+/// (`mcp_client_on_free`) run once the callback has returned.
 ///
 /// # Safety
 /// `client` is NULL or a client from `mcp_client_new` not yet freed.

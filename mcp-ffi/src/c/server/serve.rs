@@ -5,7 +5,9 @@ use super::*;
 
 /// Serves one client over this process's stdin and stdout, blocking the
 /// calling thread until the client closes the connection (`MCP_OK`) or
-/// `mcp_server_stop` is called from another thread or a callback (`MCP_OK`).
+/// `mcp_server_stop` is called from another thread or a callback (`MCP_OK`),
+/// or one of its callbacks frees the server (`MCP_OK`, once that callback's
+/// answer is written; the server is gone then: do not free it again).
 /// Nothing else may write to stdout meanwhile (log to stderr).
 ///
 /// # Safety
