@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::ProtocolVersion;
 use crate::jsonrpc::{ErrorCode, RpcError};
-use crate::schema::{ClientCapabilities, Implementation, LoggingLevel};
+use crate::schema::{ClientCapabilities, Implementation, LoggingLevel, ProgressToken};
 
 /// `_meta` key: the revision a request is made under.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -29,6 +29,8 @@ pub(crate) struct RequestMeta {
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) info: Option<Implementation>,
     pub(crate) log_level: Option<LoggingLevel>,
+    /// The request's `progressToken`, read in the same pass.
+    pub(crate) progress_token: Option<ProgressToken>,
 }
 
 /// Only the `_meta` of the params is read here; the rest is skipped.
@@ -48,6 +50,8 @@ struct Meta {
     info: Option<Value>,
     #[serde(rename = "io.modelcontextprotocol/logLevel")]
     log_level: Option<Value>,
+    #[serde(rename = "progressToken")]
+    progress_token: Option<Value>,
 }
 
 /// The revision a request claims in its `_meta`, if any (`Ok(None)`: no
@@ -63,8 +67,31 @@ pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<RequestMeta>, Rpc
     let Ok(Params { meta: Some(meta) }) = serde_json::from_str::<Params<'_>>(params.get()) else {
         return Ok(None);
     };
-    let meta: Meta = serde_json::from_str(meta.get())
-        .map_err(|e| RpcError::invalid_params(format!("`_meta` must be an object: {e}")))?;
+    read_meta(meta).1
+}
+
+/// Like [`read`], given the params' `_meta` already found (a transport
+/// that read the params once); also returns the revision the `_meta`
+/// names, as written with no checks (for comparing with a transport's
+/// header before anything else).
+pub(crate) fn read_meta(
+    meta: &RawValue,
+) -> (Option<String>, Result<Option<RequestMeta>, RpcError>) {
+    let meta: Meta = match serde_json::from_str(meta.get()) {
+        Ok(meta) => meta,
+        Err(e) => {
+            let error = RpcError::invalid_params(format!("`_meta` must be an object: {e}"));
+            return (None, Err(error));
+        }
+    };
+    let claimed = match &meta.version {
+        Some(Value::String(v)) => Some(v.clone()),
+        _ => None,
+    };
+    (claimed, checked(meta))
+}
+
+fn checked(meta: Meta) -> Result<Option<RequestMeta>, RpcError> {
     let Some(claim) = meta.version else {
         // Metadata without a revision: a 2026-07-28 client that forgot it,
         // or an older client's own `_meta` (progress tokens); only the
@@ -113,24 +140,17 @@ pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<RequestMeta>, Rpc
                 .map_err(|e| invalid_meta(&format!("`{LOG_LEVEL}` is not valid: {e}")))?,
         ),
     };
+    // A malformed token is no token (as for requests of other revisions).
+    let progress_token = meta
+        .progress_token
+        .and_then(|token| serde_json::from_value(token).ok());
     Ok(Some(RequestMeta {
         version,
         capabilities,
         info,
         log_level,
+        progress_token,
     }))
-}
-
-/// The revision a request's `_meta` names, as written (no checks): for
-/// comparing with a transport's header before anything else.
-pub(crate) fn claimed_version(params: Option<&RawValue>) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Claim {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-        version: Option<String>,
-    }
-    let Params { meta } = serde_json::from_str(params?.get()).ok()?;
-    serde_json::from_str::<Claim>(meta?.get()).ok()?.version
 }
 
 fn invalid_meta(detail: &str) -> RpcError {

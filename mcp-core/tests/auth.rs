@@ -24,7 +24,10 @@ use mcp_core::auth::{
     AuthInfo, AuthProvider, BearerChallenge, LoopbackUserAgent, OAuthClient, ProtectedResource,
     TokenError, TokenValidator,
 };
-use mcp_core::client::Client;
+// The clients here speak 2025-11-25 sessions (`Negotiation::Legacy`): the
+// HTTP server's 2026-07-28 path does not give handlers the caller's identity
+// (`Context::auth`) yet.
+use mcp_core::client::{Client, Negotiation};
 use mcp_core::server::{Server, ToolDef};
 use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
 use reqwest::Url;
@@ -302,6 +305,7 @@ impl Setup {
 
     async fn connect(&self, oauth: Arc<OAuthClient>) -> mcp_core::Result<Client> {
         Client::builder("auth-test", "1.0.0")
+            .negotiation(Negotiation::Legacy)
             .connect(StreamableHttpClient::new(&self.endpoint).auth(oauth))
             .await
     }
@@ -556,6 +560,7 @@ async fn malformed_resource_metadata_is_a_clear_error() {
     let endpoint = format!("{base}/mcp");
     let oauth = OAuthClient::builder(&endpoint).build().unwrap();
     let e = Client::builder("t", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(StreamableHttpClient::new(&endpoint).auth(oauth))
         .await
         .unwrap_err()

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_core::Error;
-use mcp_core::client::Client;
+use mcp_core::client::{Client, Negotiation};
 use mcp_core::jsonrpc::{ErrorCode, RpcError};
 use mcp_core::schema::*;
 use mcp_core::server::{Json, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef};
@@ -195,6 +195,7 @@ async fn connect(server: &Server) -> (Client, mcp_core::server::ServerSession) {
     let (a, b) = memory_pair();
     let session = server.serve(b).unwrap();
     let client = Client::builder("test-client", "0.1.0")
+        .negotiation(Negotiation::Legacy)
         .on_sampling(false, |_params, _cx| async move {
             Ok(CreateMessageResult::new(
                 CreateMessageResultContent::TextContent(TextContent::new("hello")),
@@ -408,7 +409,11 @@ async fn capability_gating_on_both_sides() {
     let (a, b) = memory_pair();
     let _session = server.serve(b).unwrap();
     // This client declares neither sampling nor roots.
-    let client = Client::builder("bare", "1").connect(a).await.unwrap();
+    let client = Client::builder("bare", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(a)
+        .await
+        .unwrap();
     let sampled = client.call_tool("sample", None).await.unwrap();
     assert!(sampled.is_error());
     let text = sampled.content[0].as_text().unwrap();
@@ -418,7 +423,11 @@ async fn capability_gating_on_both_sides() {
     let bare = Server::builder("bare", "1").build();
     let (a, b) = memory_pair();
     let _s = bare.serve(b).unwrap();
-    let client = Client::builder("c", "1").connect(a).await.unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(a)
+        .await
+        .unwrap();
     let err = client.list_prompts(None).await.unwrap_err();
     assert!(
         matches!(err, Error::CapabilityNotSupported { ref capability, .. } if capability == "prompts"),
@@ -533,7 +542,13 @@ async fn concurrency_limit_gives_a_clear_error() {
         .build();
     let (a, b) = memory_pair();
     let _session = server.serve(b).unwrap();
-    let client = Arc::new(Client::builder("c", "1").connect(a).await.unwrap());
+    let client = Arc::new(
+        Client::builder("c", "1")
+            .negotiation(Negotiation::Legacy)
+            .connect(a)
+            .await
+            .unwrap(),
+    );
     let busy = {
         let client = client.clone();
         tokio::spawn(async move {
@@ -769,7 +784,11 @@ async fn undeclared_capabilities_are_refused_before_the_handler() {
         SessionConfig::default(),
     )
     .unwrap();
-    let client = Client::builder("c", "1").connect(a).await.unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(a)
+        .await
+        .unwrap();
     let raw = client
         .peer()
         .request_raw("prompts/list", &json!({}), RequestOptions::default())
@@ -808,6 +827,7 @@ async fn a_client_refuses_a_server_version_it_does_not_speak() {
         }
     });
     let err = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(client_end)
         .await
         .unwrap_err();
@@ -827,7 +847,11 @@ async fn rpc_errors_from_handlers_keep_code_and_data() {
         .build();
     let (a, b) = memory_pair();
     let _session = server.serve(b).unwrap();
-    let client = Client::builder("c", "1").connect(a).await.unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(a)
+        .await
+        .unwrap();
     let err = client.read_resource("x://err").await.unwrap_err();
     let Error::Rpc(e) = err else { panic!("{err}") };
     assert_eq!((e.code, e.data), (ErrorCode(-32042), Some(json!({"k": 1}))));

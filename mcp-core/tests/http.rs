@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_core::client::Client;
+use mcp_core::client::{Client, Negotiation};
 use mcp_core::schema::*;
 use mcp_core::server::{Json, PromptDef, ResourceDef, Server, ToolDef};
 use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
@@ -122,6 +122,7 @@ fn url(addr: SocketAddr) -> String {
 
 async fn client(addr: SocketAddr) -> Client {
     Client::builder("http-client", "1")
+        .negotiation(Negotiation::Legacy)
         .on_sampling(false, |_p, _cx| async move {
             Ok(CreateMessageResult::new(
                 CreateMessageResultContent::TextContent(TextContent::new("x")),
@@ -272,6 +273,7 @@ async fn json_and_stateless_modes() {
 
     let (addr, http) = start(HttpServerConfig::default().stateless(true)).await;
     let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(StreamableHttpClient::new(url(addr)))
         .await
         .unwrap();
@@ -604,6 +606,7 @@ async fn session_limit_gives_503() {
 async fn an_unreachable_server_is_a_transport_error_not_a_peer_answer() {
     // Nothing listens on port 9 of loopback.
     let err = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(StreamableHttpClient::new("http://127.0.0.1:9/mcp"))
         .await
         .unwrap_err();

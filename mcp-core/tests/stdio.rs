@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_core::Error;
-use mcp_core::client::Client;
+use mcp_core::client::{Client, Negotiation};
 use mcp_core::transport::{ChildProcess, DEFAULT_MAX_MESSAGE_SIZE};
 
 mod common;
@@ -60,7 +60,11 @@ async fn talks_to_a_child_and_forwards_its_stderr() {
     let lines = Arc::new(Mutex::new(0usize));
     let counter = lines.clone();
     let server = fake_server("answer").on_stderr(move |_| *counter.lock().unwrap() += 1);
-    let client = Client::builder("c", "1").connect(server).await.unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(server)
+        .await
+        .unwrap();
     client.ping().await.unwrap();
     client.close().await;
     assert_eq!(
@@ -74,6 +78,7 @@ async fn talks_to_a_child_and_forwards_its_stderr() {
 async fn a_server_that_exits_at_once_fails_the_connect() {
     let started = Instant::now();
     let err = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(ChildProcess::new("python3").args(["-c", "import sys; sys.exit(3)"]))
         .await
         .unwrap_err();
@@ -87,6 +92,7 @@ async fn a_server_that_exits_at_once_fails_the_connect() {
 #[tokio::test]
 async fn a_program_that_does_not_exist_is_a_clear_error() {
     let err = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(ChildProcess::new("/nonexistent/mcp-server"))
         .await
         .unwrap_err();
@@ -98,6 +104,7 @@ async fn a_program_that_does_not_exist_is_a_clear_error() {
 
 async fn pending_call_fails_fast(mode: &str, expect: &str) {
     let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(fake_server(mode))
         .await
         .unwrap();
@@ -135,6 +142,7 @@ async fn a_child_closing_stdout_fails_the_call_at_once() {
 async fn an_oversize_answer_fails_the_call_at_once() {
     for mode in ["huge", "huge-id-last"] {
         let client = Client::builder("c", "1")
+            .negotiation(Negotiation::Legacy)
             .connect(fake_server(mode))
             .await
             .unwrap();
@@ -165,6 +173,7 @@ async fn an_oversize_request_is_refused_at_once() {
         .await
         .unwrap();
     let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(ChildProcess::new(binary).args(["serve", "everything"]))
         .await
         .unwrap();
@@ -189,6 +198,7 @@ async fn an_oversize_request_is_refused_at_once() {
 #[tokio::test]
 async fn close_stops_a_hanging_child() {
     let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(fake_server("hang"))
         .await
         .unwrap();
@@ -229,7 +239,11 @@ for line in sys.stdin:
     // cargo sets CARGO_MANIFEST_DIR for the test process; it is not in the
     // safe list, so the child must not see it.
     assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
-    let client = Client::builder("c", "1").connect(server).await.unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(server)
+        .await
+        .unwrap();
     assert_eq!(client.server_info().name, "none|yes");
     client.close().await;
 }
@@ -241,6 +255,7 @@ async fn an_endless_stderr_line_is_cut_not_buffered() {
     let script =
         "import sys; sys.stderr.write('x' * 5_000_000 + '\\nafter\\n'); sys.stderr.flush()";
     let err = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .connect(
             ChildProcess::new("python3")
                 .args(["-c", script])
@@ -270,7 +285,11 @@ async fn a_child_killed_mid_call_fails_the_call_at_once_and_is_reaped() {
             *seen.lock().unwrap() = n.trim().parse().ok();
         }
     });
-    let client = Client::builder("c", "1").connect(server).await.unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(server)
+        .await
+        .unwrap();
     let started = Instant::now();
     let err = client
         .peer()

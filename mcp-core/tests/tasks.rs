@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_core::Error;
-use mcp_core::client::Client;
+use mcp_core::client::{Client, Negotiation};
 use mcp_core::jsonrpc::ErrorCode;
 use mcp_core::schema::*;
 use mcp_core::server::{Server, ToolDef};
@@ -121,26 +121,28 @@ async fn client_for(server: &Server, seen_related: Arc<AtomicUsize>) -> Client {
 }
 
 fn with_handlers(seen_related: Arc<AtomicUsize>) -> mcp_core::client::ClientBuilder {
-    Client::builder("c", "1").on_elicitation(false, move |params, _cx| {
-        let seen_related = seen_related.clone();
-        async move {
-            let ElicitRequestParams::Form(form) = params else {
-                panic!("form expected")
-            };
-            if form
-                .meta
-                .is_some_and(|m| m.extra.contains_key(RELATED_TASK_META))
-            {
-                seen_related.fetch_add(1, Ordering::SeqCst);
+    Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .on_elicitation(false, move |params, _cx| {
+            let seen_related = seen_related.clone();
+            async move {
+                let ElicitRequestParams::Form(form) = params else {
+                    panic!("form expected")
+                };
+                if form
+                    .meta
+                    .is_some_and(|m| m.extra.contains_key(RELATED_TASK_META))
+                {
+                    seen_related.fetch_add(1, Ordering::SeqCst);
+                }
+                let mut result = ElicitResult::new(ElicitResultAction::Accept);
+                result.content.get_or_insert_with(Default::default).insert(
+                    "name".into(),
+                    ElicitResultContentValue::String("Ada".into()),
+                );
+                Ok(result)
             }
-            let mut result = ElicitResult::new(ElicitResultAction::Accept);
-            result.content.get_or_insert_with(Default::default).insert(
-                "name".into(),
-                ElicitResultContentValue::String("Ada".into()),
-            );
-            Ok(result)
-        }
-    })
+        })
 }
 
 async fn lifecycle(client: &Client) {
@@ -460,6 +462,7 @@ async fn task_augmented_sampling_from_the_server() {
     let (a, b) = memory_pair();
     server.serve(b).unwrap();
     let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .tasks(TaskConfig::default().poll_interval(Duration::from_millis(10)))
         .on_sampling(false, |_params, _cx| async move {
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -483,6 +486,7 @@ async fn task_augmented_sampling_from_the_server() {
     let (a, b) = memory_pair();
     server.serve(b).unwrap();
     let plain = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
         .on_sampling(false, |_p, _cx| async move {
             Err(mcp_core::jsonrpc::RpcError::internal("unused"))
         })

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_core::Error;
-use mcp_core::client::Client;
+use mcp_core::client::{Client, Negotiation};
 use mcp_core::jsonrpc::{ErrorCode, RpcError};
 use mcp_core::schema::*;
 use mcp_core::server::{Server, ToolDef};
@@ -54,14 +54,16 @@ fn server(authorized: Arc<AtomicBool>) -> Server {
 }
 
 fn client(shown: Arc<AtomicUsize>, accept: bool) -> mcp_core::client::ClientBuilder {
-    Client::builder("c", "1").on_url_elicitation(move |params| {
-        let shown = shown.clone();
-        async move {
-            assert_eq!(params.url, "https://example.com/authorize?state=xyz");
-            shown.fetch_add(1, Ordering::SeqCst);
-            accept
-        }
-    })
+    Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .on_url_elicitation(move |params| {
+            let shown = shown.clone();
+            async move {
+                assert_eq!(params.url, "https://example.com/authorize?state=xyz");
+                shown.fetch_add(1, Ordering::SeqCst);
+                accept
+            }
+        })
 }
 
 #[tokio::test]
@@ -93,7 +95,11 @@ async fn a_declined_elicitation_gives_back_the_error() {
 async fn without_a_handler_the_error_reaches_the_caller() {
     let (a, b) = memory_pair();
     server(Arc::default()).serve(b).unwrap();
-    let client = Client::builder("c", "1").connect(a).await.unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(a)
+        .await
+        .unwrap();
     let err = client.call_tool("fetch_private", None).await.unwrap_err();
     assert!(
         matches!(&err, Error::Rpc(e) if e.code == ErrorCode::URL_ELICITATION_REQUIRED),

@@ -4,6 +4,8 @@ use std::ffi::OsString;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcp_core::ProtocolVersion;
+use mcp_core::client::Negotiation;
 
 const AFTER_HELP: &str = "\
 The server to talk to is given after `--` as a command to start (stdio), e.g.
@@ -38,6 +40,18 @@ pub(crate) struct Cli {
     /// Do not show the server's stderr, log messages or progress.
     #[arg(long, short, global = true)]
     pub(crate) quiet: bool,
+
+    /// The protocol revision: `auto` (the newest both sides speak, probed
+    /// with server/discover), or one of 2026-07-28, 2025-11-25, 2025-06-18,
+    /// 2025-03-26, 2024-11-05.
+    #[arg(
+        long,
+        global = true,
+        value_name = "REVISION",
+        default_value = "auto",
+        value_parser = parse_protocol
+    )]
+    pub(crate) protocol: Negotiation,
 
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -160,6 +174,21 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+fn parse_protocol(text: &str) -> Result<Negotiation, String> {
+    if text == "auto" {
+        return Ok(Negotiation::Auto);
+    }
+    ProtocolVersion::parse(text)
+        .map(Negotiation::Pinned)
+        .ok_or_else(|| {
+            let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+            format!(
+                "`{text}` is not a protocol revision: use auto or one of {}",
+                known.join(", ")
+            )
+        })
+}
+
 fn parse_env(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
@@ -200,6 +229,28 @@ mod tests {
             panic!()
         };
         assert_eq!(target.url.as_deref(), Some("http://localhost:1/mcp"));
+    }
+
+    #[test]
+    fn parses_the_protocol_before_or_after_the_subcommand() {
+        let cli = Cli::try_parse_from(["mcp", "ping", "--", "s"]).unwrap();
+        assert_eq!(cli.protocol, Negotiation::Auto);
+        let cli =
+            Cli::try_parse_from(["mcp", "--protocol", "2025-06-18", "ping", "--", "s"]).unwrap();
+        assert_eq!(
+            cli.protocol,
+            Negotiation::Pinned(ProtocolVersion::V2025_06_18)
+        );
+        let cli =
+            Cli::try_parse_from(["mcp", "ping", "--protocol", "2026-07-28", "--", "s"]).unwrap();
+        assert_eq!(
+            cli.protocol,
+            Negotiation::Pinned(ProtocolVersion::V2026_07_28)
+        );
+        let e = Cli::try_parse_from(["mcp", "ping", "--protocol", "2020-01-01", "--", "s"])
+            .unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("not a protocol revision"), "{e}");
     }
 
     #[test]

@@ -86,7 +86,7 @@ pub(crate) async fn run(
     request: Request,
     printing: Printing,
 ) -> Result<(), CliError> {
-    let json = printing.json;
+    let json = printing.json.then(|| client.protocol_version().as_str());
     match request {
         Request::ListTools => {
             let tools = client.list_all_tools().await.map_err(CliError::request)?;
@@ -192,9 +192,14 @@ pub(crate) async fn run(
     Ok(())
 }
 
-fn print<T: serde::Serialize>(json: bool, value: &T, human: impl FnOnce() -> String) {
-    if json {
-        output::stdout(&output::json(value));
+fn print<T: serde::Serialize>(json: Option<&str>, value: &T, human: impl FnOnce() -> String) {
+    if let Some(version) = json {
+        // Every result names the revision it was spoken in.
+        let mut value = serde_json::to_value(value).unwrap_or(Value::Null);
+        if let Value::Object(object) = &mut value {
+            object.insert("protocolVersion".into(), Value::String(version.into()));
+        }
+        output::stdout(&output::json(&value));
     } else {
         output::stdout(&human());
     }

@@ -14,6 +14,7 @@ mod args;
 mod commands;
 pub mod error;
 pub mod everything;
+mod input;
 mod output;
 pub mod transport;
 
@@ -21,6 +22,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
+use mcp_core::client::Negotiation;
 
 use args::{
     BuiltinServer, Cli, Command, PromptsCommand, ResourcesCommand, TargetArgs, ToolsCommand,
@@ -67,9 +69,10 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         json: cli.json,
         quiet: cli.quiet,
     };
-    let options = ConnectOptions {
+    let mut options = ConnectOptions {
         timeout: cli.timeout,
         quiet: cli.quiet,
+        negotiation: cli.protocol,
     };
     let (request, target) = match cli.command {
         Command::Serve(serve) => {
@@ -114,6 +117,12 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Ping(target) => (Request::Ping, target),
     };
+    if matches!(request, Request::CallTool { task: true, .. })
+        && options.negotiation == Negotiation::Auto
+    {
+        // Tasks as this command runs them are the 2025-11-25 core API.
+        options.negotiation = Negotiation::Legacy;
+    }
     let target = target_of(target)?;
     let client = transport::connect(&target, options).await?;
     let result = tokio::select! {

@@ -28,6 +28,13 @@ pub(crate) fn stderr(line: &str) {
     eprintln!("{line}");
 }
 
+/// Writes a prompt to stderr, without a newline.
+pub(crate) fn stderr_inline(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
 /// A line the server process wrote to its stderr.
 pub(crate) fn server_stderr(line: &str) {
     eprintln!("[server] {line}");

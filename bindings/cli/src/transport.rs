@@ -44,20 +44,28 @@ pub struct ConnectOptions {
     pub timeout: Duration,
     /// Hide the server's stderr and log messages.
     pub quiet: bool,
+    /// How the protocol revision is chosen.
+    pub negotiation: mcp_core::client::Negotiation,
 }
 
 /// Connects to `target` and initializes the session.
 pub async fn connect(target: &Target, options: ConnectOptions) -> Result<Client, CliError> {
     let builder = Client::builder("mcp-cli", env!("CARGO_PKG_VERSION"))
-        .session_config(SessionConfig::default().request_timeout(options.timeout));
+        .negotiation(options.negotiation)
+        .session_config(SessionConfig::default().request_timeout(options.timeout))
+        .on_elicitation(false, |params, _cx| crate::input::elicit(params))
+        .on_sampling(false, |params, _cx| crate::input::sample(params));
     let builder = if options.quiet {
         builder
     } else {
-        builder.on_notification(|notification| {
-            if let ServerNotification::LoggingMessage(m) = notification {
-                output::log_message(&m.params);
-            }
-        })
+        // Revisions without a session send logs only when asked for them.
+        builder
+            .log_level(mcp_core::schema::LoggingLevel::Debug)
+            .on_notification(|notification| {
+                if let ServerNotification::LoggingMessage(m) = notification {
+                    output::log_message(&m.params);
+                }
+            })
     };
     match target {
         Target::Stdio {

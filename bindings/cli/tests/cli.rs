@@ -138,9 +138,24 @@ fn tools_call_prints_content_and_passes_arguments() {
         r#"{"a": 0.5, "b": 0.25}"#,
     ]);
     ok(&run);
+    // The result as the server sent it, plus the revision spoken.
+    let result = run.json();
+    assert_eq!(result["content"], json!([{"type": "text", "text": "0.75"}]));
+    assert_eq!(result["protocolVersion"], "2026-07-28", "{result}");
+    let run = against_everything(&[
+        "--protocol",
+        "2025-11-25",
+        "tools",
+        "call",
+        "add_numbers",
+        "--json",
+        "--args",
+        r#"{"a": 0.5, "b": 0.25}"#,
+    ]);
+    ok(&run);
     assert_eq!(
         run.json(),
-        json!({"content": [{"type": "text", "text": "0.75"}]})
+        json!({"content": [{"type": "text", "text": "0.75"}], "protocolVersion": "2025-11-25"})
     );
 
     let run = against_everything(&["tools", "call", "test_multiple_content_types"]);
@@ -340,7 +355,16 @@ fn over_streamable_http() {
     ok(&run);
     assert!(run.stdout.contains("42"), "{}", run.stdout);
     // The server closes the stream mid-call; the client resumes it.
-    let run = mcp(&["tools", "call", "test_reconnection", "--url", &server.url]);
+    // Resumption is 2025-11-25's (2026-07-28 streams are not resumable).
+    let run = mcp(&[
+        "tools",
+        "call",
+        "test_reconnection",
+        "--protocol",
+        "2025-11-25",
+        "--url",
+        &server.url,
+    ]);
     ok(&run);
     assert!(run.stdout.contains("reconnected"), "{}", run.stdout);
 }
@@ -403,7 +427,17 @@ fn resources() {
         run.stdout
     );
 
+    // Resource not found: -32602 in 2026-07-28, -32002 before.
     let run = against_everything(&["resources", "read", "test://missing"]);
+    assert_eq!(run.status, 1);
+    assert!(run.stderr.contains("error -32602"), "{}", run.stderr);
+    let run = against_everything(&[
+        "resources",
+        "read",
+        "test://missing",
+        "--protocol",
+        "2025-11-25",
+    ]);
     assert_eq!(run.status, 1);
     assert!(run.stderr.contains("error -32002"), "{}", run.stderr);
 }
@@ -449,7 +483,17 @@ fn ping() {
     assert!(run.stdout.starts_with("pong ("), "{}", run.stdout);
     let run = against_everything(&["ping", "--json"]);
     ok(&run);
-    assert_eq!(run.json(), json!({}));
+    assert_eq!(run.json(), json!({"protocolVersion": "2026-07-28"}));
+    let run = against_everything(&["ping", "--json", "--protocol", "2024-11-05"]);
+    ok(&run);
+    assert_eq!(run.json(), json!({"protocolVersion": "2024-11-05"}));
+    let run = against_everything(&["ping", "--protocol", "1.0"]);
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr.contains("not a protocol revision"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

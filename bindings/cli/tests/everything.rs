@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 use mcp_cli::everything::everything_server;
-use mcp_core::client::Client;
+use mcp_core::client::{Client, Negotiation};
 use mcp_core::schema::*;
 use mcp_core::server::ServerSession;
 use mcp_core::session::RequestOptions;
@@ -32,6 +32,7 @@ async fn connect() -> (Client, ServerSession, Arc<Mutex<Asked>>) {
     let session = everything_server().serve(b).unwrap();
     let (on_sampling, on_elicitation) = (asked.clone(), asked.clone());
     let client = Client::builder("everything-test", "1")
+        .negotiation(Negotiation::Legacy)
         .on_sampling(false, move |params, _cx| {
             on_sampling
                 .lock()
@@ -399,7 +400,11 @@ async fn sampling_and_elicitation() {
 async fn a_client_without_sampling_gets_a_tool_error() {
     let (a, b) = memory_pair();
     let _session = everything_server().serve(b).unwrap();
-    let client = Client::builder("bare", "1").connect(a).await.unwrap();
+    let client = Client::builder("bare", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(a)
+        .await
+        .unwrap();
     let mut args = Map::new();
     args.insert("prompt".into(), json!("hi"));
     let result = client.call_tool("test_sampling", Some(args)).await.unwrap();

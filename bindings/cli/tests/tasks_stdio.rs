@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use mcp_core::Error;
-use mcp_core::client::Client;
+use mcp_core::client::{Client, Negotiation};
 use mcp_core::jsonrpc::ErrorCode;
 use mcp_core::schema::{
     ElicitRequestParams, ElicitResult, ElicitResultAction, ElicitResultContentValue,
@@ -29,6 +29,7 @@ fn obj(v: Value) -> Map<String, Value> {
 
 async fn connect() -> Client {
     Client::builder("tasks-over-stdio", "1")
+        .negotiation(Negotiation::Legacy)
         .on_elicitation(false, |params, _cx| async move {
             let ElicitRequestParams::Form(form) = params else {
                 panic!("form mode expected")

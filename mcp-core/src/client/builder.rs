@@ -6,16 +6,22 @@ use futures::future::BoxFuture;
 use serde_json::Map;
 
 use super::Client;
+use super::modern::DEFAULT_MAX_INPUT_ROUNDS;
+use super::negotiation::Negotiation;
 use crate::jsonrpc::RpcError;
 use crate::schema::{
     ClientCapabilities, ClientCapabilitiesElicitation, ClientCapabilitiesRoots,
     ClientCapabilitiesSampling, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitRequestUrlParams, ElicitResult, Implementation, Root,
+    ElicitRequestParams, ElicitRequestUrlParams, ElicitResult, Implementation, LoggingLevel, Root,
     ServerNotification,
 };
 use crate::session::{RequestContext, SessionConfig};
 use crate::transport::Transport;
 use crate::{ProtocolVersion, Result};
+use std::time::Duration;
+
+/// How long the version probe waits by default.
+const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Answers `sampling/createMessage`.
 pub type SamplingFn = Arc<
@@ -44,8 +50,11 @@ pub(crate) type NotificationFn = Arc<dyn Fn(ServerNotification) + Send + Sync>;
 /// Configures and connects a [`Client`].
 pub struct ClientBuilder {
     pub(crate) info: Implementation,
-    pub(crate) version: ProtocolVersion,
+    pub(crate) negotiation: Negotiation,
     pub(crate) config: SessionConfig,
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) max_input_rounds: usize,
+    pub(crate) probe_timeout: Duration,
     pub(crate) sampling: Option<(SamplingFn, bool)>,
     pub(crate) elicitation: Option<(ElicitationFn, bool)>,
     pub(crate) roots: Option<Arc<Mutex<Vec<Root>>>>,
@@ -58,7 +67,7 @@ impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientBuilder")
             .field("info", &self.info)
-            .field("version", &self.version)
+            .field("negotiation", &self.negotiation)
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
             .field("roots", &self.roots.is_some())
@@ -70,8 +79,11 @@ impl ClientBuilder {
     pub(crate) fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         Self {
             info: Implementation::new(name, version),
-            version: ProtocolVersion::LATEST,
+            negotiation: Negotiation::Auto,
             config: SessionConfig::default(),
+            log_level: None,
+            max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            probe_timeout: DEFAULT_PROBE_TIMEOUT,
             sampling: None,
             elicitation: None,
             roots: None,
@@ -81,10 +93,45 @@ impl ClientBuilder {
         }
     }
 
-    /// Asks the server for this protocol revision (default: the latest).
+    /// Speaks this protocol revision only (the same as
+    /// `negotiation(Negotiation::Pinned(version))`; default: [`Negotiation::Auto`]).
     #[must_use]
     pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.version = version;
+        self.negotiation = Negotiation::Pinned(version);
+        self
+    }
+
+    /// How the revision is chosen (default [`Negotiation::Auto`]: the newest
+    /// both sides speak, probed with `server/discover`).
+    #[must_use]
+    pub fn negotiation(mut self, negotiation: Negotiation) -> Self {
+        self.negotiation = negotiation;
+        self
+    }
+
+    /// How long the version probe waits for an answer before taking the
+    /// server for an older one (default 5 s).
+    #[must_use]
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// Asks for log messages of `level` and above from the start (revisions
+    /// without a handshake send `logLevel` with every request; in a session
+    /// use [`Client::set_logging_level`]).
+    #[must_use]
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// Most input-required rounds one request may take before it fails
+    /// (default 16); each round answers the server's questions with the
+    /// sampling, elicitation and roots handlers.
+    #[must_use]
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds;
         self
     }
 

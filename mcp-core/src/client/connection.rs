@@ -6,20 +6,22 @@ use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
 use super::ClientBuilder;
+use super::modern::Modern;
+use super::negotiation::{self, Setup};
 use super::service::ClientService;
 use crate::capability::ServerOffers;
 use crate::schema::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelTaskRequest,
     CancelTaskRequestParams, CancelTaskResult, ClientRequestMethod, CompleteRequest,
-    CompleteRequestParams, CompleteResult, CreateTaskResult, EmptyResult, GetPromptRequest,
-    GetPromptRequestParams, GetPromptResult, GetTaskPayloadRequest, GetTaskPayloadRequestParams,
-    GetTaskRequest, GetTaskRequestParams, GetTaskResult, Implementation, InitializeRequest,
-    InitializeRequestParams, InitializeResult, InitializedNotification, ListPromptsRequest,
-    ListPromptsResult, ListResourceTemplatesRequest, ListResourceTemplatesResult,
-    ListResourcesRequest, ListResourcesResult, ListTasksRequest, ListTasksResult, ListToolsRequest,
-    ListToolsResult, LoggingLevel, McpRequest, PaginatedRequestParams, PingRequest, Prompt,
-    ReadResourceRequest, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
-    Root, RootsListChangedNotification, ServerCapabilities, ServerNotification, SetLevelRequest,
+    CompleteRequestParams, CompleteResult, CreateTaskResult, DiscoverRequest, DiscoverResult,
+    EmptyResult, GetPromptRequest, GetPromptRequestParams, GetPromptResult, GetTaskPayloadRequest,
+    GetTaskPayloadRequestParams, GetTaskRequest, GetTaskRequestParams, GetTaskResult,
+    Implementation, InitializeResult, ListPromptsRequest, ListPromptsResult,
+    ListResourceTemplatesRequest, ListResourceTemplatesResult, ListResourcesRequest,
+    ListResourcesResult, ListTasksRequest, ListTasksResult, ListToolsRequest, ListToolsResult,
+    LoggingLevel, McpRequest, PaginatedRequestParams, PingRequest, Prompt, ReadResourceRequest,
+    ReadResourceRequestParams, ReadResourceResult, RequestParams, Resource, ResourceTemplate, Root,
+    RootsListChangedNotification, ServerCapabilities, ServerNotification, SetLevelRequest,
     SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, TaskMetadata, TaskStatus,
     Tool, UnsubscribeRequest, UnsubscribeRequestParams,
 };
@@ -53,6 +55,11 @@ const URL_ELICITATION_WAIT: std::time::Duration = std::time::Duration::from_secs
 pub struct Client {
     session: Session,
     server: InitializeResult,
+    /// Per-request metadata, for revisions without a handshake.
+    modern: Option<Modern>,
+    discover: Option<DiscoverResult>,
+    /// Answers server requests (in a session) and input-required rounds.
+    service: Arc<ClientService>,
     /// The requests the server's declared capabilities offer.
     offers: ServerOffers,
     version: ProtocolVersion,
@@ -112,7 +119,15 @@ impl Client {
     }
 
     pub(crate) async fn connect(builder: ClientBuilder, transport: impl Transport) -> Result<Self> {
-        let capabilities = builder.capabilities();
+        let setup = Setup {
+            capabilities: builder.capabilities(),
+            info: builder.info.clone(),
+            negotiation: builder.negotiation,
+            config: builder.config.clone(),
+            log_level: builder.log_level,
+            max_input_rounds: builder.max_input_rounds,
+            probe_timeout: builder.probe_timeout,
+        };
         let (notifications, _) = broadcast::channel(256);
         let service = Arc::new(ClientService {
             sampling: builder.sampling.map(|(f, _)| f),
@@ -126,43 +141,64 @@ impl Client {
             on_notification: builder.on_notification,
             notifications: notifications.clone(),
         });
-        let session = Session::start(transport, service, builder.config)?;
-        let params =
-            InitializeRequestParams::new(capabilities, builder.info, builder.version.as_str());
-        let server = match session
-            .peer()
-            .request::<InitializeRequest>(params, RequestOptions::default())
-            .await
-        {
-            Ok(server) => server,
-            Err(e) => {
-                session.close().await;
-                return Err(e);
-            }
-        };
-        let Some(version) = ProtocolVersion::parse(&server.protocol_version) else {
-            session.close().await;
-            let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-            return Err(Error::ProtocolVersion(format!(
-                "the server answered with protocol version `{}`; this client supports {}",
-                server.protocol_version,
-                supported.join(", ")
-            )));
-        };
-        session
-            .peer()
-            .notify::<InitializedNotification>(None)
-            .await?;
+        let connected = negotiation::open(&setup, &service, transport).await?;
         Ok(Self {
-            session,
-            offers: ServerOffers::new(&server.capabilities),
-            server,
-            version,
+            session: connected.session,
+            offers: ServerOffers::new(&connected.server.capabilities),
+            server: connected.server,
+            version: connected.version,
+            modern: connected.modern,
+            discover: connected.discover,
+            service,
             roots: builder.roots,
             url_elicitation: builder.url_elicitation,
             notifications,
             output_validators: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Sends a typed request the way the negotiated revision wants: in a
+    /// session as is; without one with the client's `_meta`, answering
+    /// input-required rounds until the result is complete.
+    pub(crate) async fn send<R: McpRequest>(
+        &self,
+        params: R::Params,
+        options: RequestOptions,
+    ) -> Result<R::Result> {
+        let raw = self.send_raw(R::METHOD, &params, options).await?;
+        Ok(serde_json::from_str(raw.get())?)
+    }
+
+    /// [`send`](Self::send) with any params, giving back the raw result.
+    pub(crate) async fn send_raw<P: serde::Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+    ) -> Result<Box<serde_json::value::RawValue>> {
+        match &self.modern {
+            None => self.peer().request_raw(method, params, options).await,
+            Some(modern) => {
+                modern
+                    .call(self.peer(), &self.service, method, params, options)
+                    .await
+            }
+        }
+    }
+
+    /// The server's `server/discover` answer, for revisions without a
+    /// handshake (its revisions, capabilities, instructions and caching
+    /// hints `ttlMs`/`cacheScope`); `None` in a session.
+    pub fn discover_result(&self) -> Option<&DiscoverResult> {
+        self.discover.as_ref()
+    }
+
+    /// Asks the server for `server/discover` again (revisions without a
+    /// handshake only).
+    pub async fn discover(&self) -> Result<DiscoverResult> {
+        self.check(ClientRequestMethod::Discover)?;
+        self.send::<DiscoverRequest>(RequestParams::new(), RequestOptions::default())
+            .await
     }
 
     /// The server's name and version.
@@ -208,9 +244,16 @@ impl Client {
         }
     }
 
-    /// Fails with a clear error when the server's declared capabilities do
-    /// not offer `method` (the method table names the capability).
+    /// Fails with a clear error when the negotiated revision has no
+    /// `method`, or the server's declared capabilities do not offer it (the
+    /// method table names the capability).
     fn check(&self, method: ClientRequestMethod) -> Result<()> {
+        if !method.in_revision(self.version) {
+            return Err(Error::ProtocolVersion(format!(
+                "`{method}` is not part of protocol revision {}, which this server speaks",
+                self.version.as_str()
+            )));
+        }
         self.require(
             self.offers.allows(method),
             method.as_str(),
@@ -219,9 +262,13 @@ impl Client {
     }
 
     /// `ping`.
+    /// `ping`; revisions without it (2026-07-28) check the server is there
+    /// with `server/discover`.
     pub async fn ping(&self) -> Result<()> {
-        self.peer()
-            .request::<PingRequest>(None, RequestOptions::default())
+        if !ClientRequestMethod::Ping.in_revision(self.version) {
+            return self.discover().await.map(|_| ());
+        }
+        self.send::<PingRequest>(None, RequestOptions::default())
             .await
             .map(|_: EmptyResult| ())
     }
@@ -230,8 +277,7 @@ impl Client {
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult> {
         self.check(ClientRequestMethod::ListTools)?;
         let result = self
-            .peer()
-            .request::<ListToolsRequest>(paginated(cursor), RequestOptions::default())
+            .send::<ListToolsRequest>(paginated(cursor), RequestOptions::default())
             .await?;
         self.remember_output_schemas(&result.tools);
         Ok(result)
@@ -273,15 +319,12 @@ impl Client {
         self.check(ClientRequestMethod::CallTool)?;
         let name = params.name.clone();
         let first = self
-            .peer()
-            .request::<CallToolRequest>(params.clone(), options.clone())
+            .send::<CallToolRequest>(params.clone(), options.clone())
             .await;
         let result = match first {
             Err(Error::Rpc(e)) if e.code == crate::jsonrpc::ErrorCode::URL_ELICITATION_REQUIRED => {
                 self.complete_url_elicitations(e).await?;
-                self.peer()
-                    .request::<CallToolRequest>(params, options)
-                    .await?
+                self.send::<CallToolRequest>(params, options).await?
             }
             other => other?,
         };
@@ -421,8 +464,7 @@ impl Client {
             ..CallToolRequestParams::new(name)
         };
         let raw = self
-            .peer()
-            .request_raw(
+            .send_raw(
                 <CallToolRequest as McpRequest>::METHOD,
                 &params,
                 RequestOptions::default(),
@@ -434,8 +476,7 @@ impl Client {
     /// `tasks/get`.
     pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult> {
         let params = GetTaskRequestParams::new(task_id);
-        self.peer()
-            .request::<GetTaskRequest>(params, RequestOptions::default())
+        self.send::<GetTaskRequest>(params, RequestOptions::default())
             .await
     }
 
@@ -444,8 +485,7 @@ impl Client {
     pub async fn tool_task_result(&self, task_id: &str) -> Result<CallToolResult> {
         let params = GetTaskPayloadRequestParams::new(task_id);
         let raw = self
-            .peer()
-            .request_raw(
+            .send_raw(
                 <GetTaskPayloadRequest as McpRequest>::METHOD,
                 &params,
                 RequestOptions::default().timeout(std::time::Duration::from_secs(24 * 3600)),
@@ -473,24 +513,21 @@ impl Client {
 
     /// One page of `tasks/list`.
     pub async fn list_tasks(&self, cursor: Option<String>) -> Result<ListTasksResult> {
-        self.peer()
-            .request::<ListTasksRequest>(paginated(cursor), RequestOptions::default())
+        self.send::<ListTasksRequest>(paginated(cursor), RequestOptions::default())
             .await
     }
 
     /// `tasks/cancel`.
     pub async fn cancel_task(&self, task_id: &str) -> Result<CancelTaskResult> {
         let params = CancelTaskRequestParams::new(task_id);
-        self.peer()
-            .request::<CancelTaskRequest>(params, RequestOptions::default())
+        self.send::<CancelTaskRequest>(params, RequestOptions::default())
             .await
     }
 
     /// One page of `resources/list`.
     pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult> {
         self.check(ClientRequestMethod::ListResources)?;
-        self.peer()
-            .request::<ListResourcesRequest>(paginated(cursor), RequestOptions::default())
+        self.send::<ListResourcesRequest>(paginated(cursor), RequestOptions::default())
             .await
     }
 
@@ -512,8 +549,7 @@ impl Client {
         cursor: Option<String>,
     ) -> Result<ListResourceTemplatesResult> {
         self.check(ClientRequestMethod::ListResourceTemplates)?;
-        self.peer()
-            .request::<ListResourceTemplatesRequest>(paginated(cursor), RequestOptions::default())
+        self.send::<ListResourceTemplatesRequest>(paginated(cursor), RequestOptions::default())
             .await
     }
 
@@ -533,8 +569,7 @@ impl Client {
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
         self.check(ClientRequestMethod::ReadResource)?;
         let params = ReadResourceRequestParams::new(uri);
-        self.peer()
-            .request::<ReadResourceRequest>(params, RequestOptions::default())
+        self.send::<ReadResourceRequest>(params, RequestOptions::default())
             .await
     }
 
@@ -542,8 +577,7 @@ impl Client {
     pub async fn subscribe(&self, uri: &str) -> Result<()> {
         self.check(ClientRequestMethod::Subscribe)?;
         let params = SubscribeRequestParams::new(uri);
-        self.peer()
-            .request::<SubscribeRequest>(params, RequestOptions::default())
+        self.send::<SubscribeRequest>(params, RequestOptions::default())
             .await
             .map(|_| ())
     }
@@ -552,8 +586,7 @@ impl Client {
     pub async fn unsubscribe(&self, uri: &str) -> Result<()> {
         self.check(ClientRequestMethod::Unsubscribe)?;
         let params = UnsubscribeRequestParams::new(uri);
-        self.peer()
-            .request::<UnsubscribeRequest>(params, RequestOptions::default())
+        self.send::<UnsubscribeRequest>(params, RequestOptions::default())
             .await
             .map(|_| ())
     }
@@ -561,8 +594,7 @@ impl Client {
     /// One page of `prompts/list`.
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult> {
         self.check(ClientRequestMethod::ListPrompts)?;
-        self.peer()
-            .request::<ListPromptsRequest>(paginated(cursor), RequestOptions::default())
+        self.send::<ListPromptsRequest>(paginated(cursor), RequestOptions::default())
             .await
     }
 
@@ -589,25 +621,28 @@ impl Client {
             arguments,
             ..GetPromptRequestParams::new(name)
         };
-        self.peer()
-            .request::<GetPromptRequest>(params, RequestOptions::default())
+        self.send::<GetPromptRequest>(params, RequestOptions::default())
             .await
     }
 
     /// `completion/complete` (needs the server's `completions`).
     pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult> {
         self.check(ClientRequestMethod::Complete)?;
-        self.peer()
-            .request::<CompleteRequest>(params, RequestOptions::default())
+        self.send::<CompleteRequest>(params, RequestOptions::default())
             .await
     }
 
-    /// `logging/setLevel` (needs the server's `logging`).
+    /// `logging/setLevel` (needs the server's `logging`); in revisions
+    /// without it (2026-07-28), every later request asks for `level` in its
+    /// `_meta` instead.
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
+        if let Some(modern) = &self.modern {
+            modern.set_log_level(level);
+            return Ok(());
+        }
         self.check(ClientRequestMethod::SetLevel)?;
         let params = SetLevelRequestParams::new(level);
-        self.peer()
-            .request::<SetLevelRequest>(params, RequestOptions::default())
+        self.send::<SetLevelRequest>(params, RequestOptions::default())
             .await
             .map(|_| ())
     }
@@ -621,6 +656,10 @@ impl Client {
             ));
         };
         *lock(current) = roots;
+        if self.modern.is_some() {
+            // Nothing to tell: the server asks for roots in each round.
+            return Ok(());
+        }
         self.peer()
             .notify::<RootsListChangedNotification>(None)
             .await

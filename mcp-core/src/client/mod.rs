@@ -5,7 +5,11 @@
 
 mod builder;
 mod connection;
+mod modern;
+mod negotiation;
 mod service;
 
 pub use builder::{ClientBuilder, ElicitationFn, SamplingFn, UrlElicitationFn};
 pub use connection::Client;
+pub use modern::DEFAULT_MAX_INPUT_ROUNDS;
+pub use negotiation::Negotiation;

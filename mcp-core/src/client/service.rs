@@ -7,6 +7,7 @@ use tokio::sync::broadcast;
 use super::builder::{ElicitationFn, NotificationFn, SamplingFn};
 use crate::jsonrpc::{InboundNotification, InboundRequest, RpcError};
 use crate::schema::{
+    ElicitRequestParams, ElicitResult, ElicitResultAction, InputRequest, InputResponse,
     ListRootsResult, Root, ServerNotification, ServerNotificationMethod, ServerRequest,
     ServerRequestMethod,
 };
@@ -35,6 +36,58 @@ fn encode<T: Serialize>(value: Result<T, RpcError>) -> Result<Box<RawValue>, Rpc
 }
 
 impl ClientService {
+    /// Answers one request embedded in a 2026-07-28 input-required result
+    /// with the same handlers that answer a 2025-11-25 server's requests.
+    pub(crate) async fn answer_input(
+        &self,
+        request: InputRequest,
+        ctx: RequestContext,
+    ) -> Result<InputResponse, RpcError> {
+        let not_offered =
+            |what: &str| RpcError::method_not_found(&format!("{what} (this client offers none)"));
+        match request {
+            InputRequest::CreateMessage(r) => {
+                let handler = self
+                    .sampling
+                    .clone()
+                    .ok_or_else(|| not_offered(&r.method.to_string()))?;
+                handler(r.params, ctx).await.map(InputResponse::from)
+            }
+            InputRequest::Elicit(r) => {
+                let method = r.method.to_string();
+                match (
+                    self.elicitation.clone(),
+                    self.url_elicitation.clone(),
+                    r.params,
+                ) {
+                    (Some(handler), _, params) => {
+                        handler(params, ctx).await.map(InputResponse::from)
+                    }
+                    (None, Some(url), ElicitRequestParams::Url(params)) => {
+                        let action = if url(params).await {
+                            ElicitResultAction::Accept
+                        } else {
+                            ElicitResultAction::Decline
+                        };
+                        Ok(ElicitResult::new(action).into())
+                    }
+                    _ => Err(not_offered(&method)),
+                }
+            }
+            InputRequest::ListRoots(r) => {
+                let roots = self
+                    .roots
+                    .as_ref()
+                    .ok_or_else(|| not_offered(&r.method.to_string()))?;
+                let roots = roots
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone();
+                Ok(ListRootsResult::new(roots).into())
+            }
+        }
+    }
+
     /// Runs `work` as a task when the request asked for one and the client
     /// offers tasks (answering `CreateTaskResult` at once); otherwise as is.
     fn maybe_as_task(

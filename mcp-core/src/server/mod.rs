@@ -4,6 +4,7 @@
 
 mod context;
 mod handler;
+mod http;
 mod input;
 mod pagination;
 mod registry;
@@ -21,7 +22,6 @@ pub use handler::{ServerHandler, ServerInfo};
 pub use registry::{CompletionFn, Server, ServerBuilder};
 pub use request_state::RequestStateKey;
 pub use resource::{PromptDef, ResourceDef, ResourceTemplateDef};
-pub(crate) use service::serve_initialized;
 pub use service::{ServerSession, serve};
 pub use subscriptions::{Change, ChangeBus};
 pub use tool::{Json, ToolDef, ToolOutput, validate_tool_name};

@@ -9,7 +9,7 @@ use serde_json::Map;
 
 use super::pagination::page;
 use super::request_state::RequestStateKey;
-use super::service::{ServerSession, serve, serve_initialized};
+use super::service::{ServerSession, serve};
 use super::session_state::SessionState;
 use super::subscriptions::{self, Change, ChangeBus};
 use super::tasks;
@@ -323,23 +323,18 @@ impl Server {
         Ok(session)
     }
 
-    /// Serves a session that skips the handshake (stateless HTTP).
-    pub(crate) fn serve_initialized(
-        &self,
-        transport: impl Transport,
-        version: crate::ProtocolVersion,
-    ) -> Result<ServerSession> {
-        let session = serve_initialized(
-            Arc::new(self.clone()),
-            transport,
-            self.inner.config.clone(),
-            version,
-        )?;
-        self.register(&session);
-        Ok(session)
+    /// The settings of every session of this server.
+    pub(crate) fn session_config(&self) -> &SessionConfig {
+        &self.inner.config
     }
 
     fn register(&self, session: &ServerSession) {
+        self.register_state(session.state());
+    }
+
+    /// Adds a session to those told about changes (list changes, resource
+    /// updates).
+    pub(crate) fn register_state(&self, state: &Arc<SessionState>) {
         let mut sessions = self
             .inner
             .sessions
@@ -351,7 +346,7 @@ impl Server {
         if sessions.len() == sessions.capacity() {
             sessions.retain(|s| s.upgrade().is_some_and(|s| !s.peer.is_closed()));
         }
-        sessions.push(Arc::downgrade(session.state()));
+        sessions.push(Arc::downgrade(state));
     }
 
     /// Live sessions that finished initializing.

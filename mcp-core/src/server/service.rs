@@ -18,7 +18,9 @@ use crate::schema::{
     ClientNotificationMethod, ClientRequest, ClientRequestMethod, EmptyResult, Implementation,
     InitializeRequestParams, InitializeResult,
 };
-use crate::session::{Peer, RequestContext, RequestFuture, Service, Session, SessionConfig};
+use crate::session::{
+    Attached, OutboundSink, Peer, RequestContext, RequestFuture, Service, Session, SessionConfig,
+};
 use crate::transport::Transport;
 use crate::{ProtocolVersion, Result};
 
@@ -83,22 +85,16 @@ pub fn serve(
     serve_with(handler, transport, config, None)
 }
 
-/// Serves a session that skips the handshake, as if a client without
-/// capabilities had initialized at `version` (stateless Streamable HTTP,
-/// where every request stands alone).
-pub(crate) fn serve_initialized(
-    handler: Arc<dyn ServerHandler>,
-    transport: impl Transport,
-    config: SessionConfig,
-    version: ProtocolVersion,
-) -> Result<ServerSession> {
-    let hello = ClientHello {
+/// The hello of a session that skips the handshake, as if a client without
+/// capabilities had initialized at `version` (legacy stateless Streamable
+/// HTTP, where every POST is a session of its own).
+fn preset_hello(handler: &dyn ServerHandler, version: ProtocolVersion) -> ClientHello {
+    ClientHello {
         info: Implementation::new("stateless-client", "0"),
         capabilities: ClientHello::capabilities(crate::schema::ClientCapabilities::default()),
         version,
         offers: ServerOffers::new(&handler.info().capabilities),
-    };
-    serve_with(handler, transport, config, Some(hello))
+    }
 }
 
 fn serve_with(
@@ -115,6 +111,26 @@ fn serve_with(
     let session = Session::start(transport, service.clone(), config)?;
     let state = service.state(session.peer()).clone();
     Ok(ServerSession { session, state })
+}
+
+/// Opens a session of `handler` on a transport that routes its messages
+/// itself (Streamable HTTP); `preset` skips the handshake (see
+/// [`preset_hello`]). Returns the session and its state.
+pub(super) fn attach(
+    handler: Arc<dyn ServerHandler>,
+    sink: Arc<dyn OutboundSink>,
+    config: SessionConfig,
+    preset: Option<ProtocolVersion>,
+) -> (Attached, Arc<SessionState>) {
+    let preset = preset.map(|version| Box::new(preset_hello(&*handler, version)));
+    let service = Arc::new(ServerService {
+        handler,
+        state: OnceLock::new(),
+        preset,
+    });
+    let attached = Attached::new(service.clone(), sink, config);
+    let state = service.state(&attached.peer()).clone();
+    (attached, state)
 }
 
 struct ServerService {
@@ -158,7 +174,7 @@ impl Service for ServerService {
             // Outside a session, a request that names a revision without a
             // handshake in its `_meta` stands alone (2026-07-28).
             if let Some(meta) = request_meta::read(request.params)? {
-                return stateless::serve(&self.handler, method, meta, request, ctx);
+                return stateless::serve(&self.handler, method, meta, None, request, ctx);
             }
             if !method
                 .spec()
@@ -205,6 +221,16 @@ impl Service for ServerService {
             .map_err(RpcError::invalid_params)?;
         let cx = Context::for_request(ctx, state.clone());
         dispatch(&self.handler, state, cx, request)
+    }
+
+    fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.state.get()?.client.get().map(|c| c.version)
+    }
+
+    fn bind_identity(&self, identity: &Arc<crate::auth::AuthInfo>) -> bool {
+        self.state
+            .get()
+            .is_none_or(|state| state.set_auth(identity.clone()))
     }
 
     fn notification(&self, notification: InboundNotification<'_>, peer: &Peer) {

@@ -15,6 +15,7 @@ use super::service::dispatch;
 use super::session_state::{ClientHello, SessionState};
 use super::{Context, ServerHandler};
 use crate::ProtocolVersion;
+use crate::auth::AuthInfo;
 use crate::capability::ServerOffers;
 use crate::jsonrpc::{ErrorCode, InboundRequest, RpcError};
 use crate::request_meta::{self, RequestMeta, SERVER_INFO};
@@ -33,6 +34,7 @@ pub(super) fn serve(
     handler: &Arc<dyn ServerHandler>,
     method: ClientRequestMethod,
     meta: RequestMeta,
+    identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
 ) -> Result<RequestFuture, RpcError> {
@@ -73,6 +75,9 @@ pub(super) fn serve(
         meta.log_level,
         round.clone(),
     ));
+    if let Some(identity) = identity {
+        state.set_auth(identity);
+    }
     let cx = Context::for_request(ctx, state.clone());
     let mut answer = dispatch(handler, state, cx, request)?;
     if let Some(round) = round {

@@ -12,10 +12,11 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::outbound::{Outbound, OutboundSink};
 use super::{Peer, RequestContext, SessionConfig};
 use crate::jsonrpc::{
-    ErrorCode, Inbound, InboundNotification, InboundRequest, InboundResponse, RpcError, decode,
-    encode_empty_result, encode_error, encode_result,
+    DecodeError, ErrorCode, Inbound, InboundNotification, InboundRequest, InboundResponse,
+    RpcError, decode, encode_empty_result, encode_error, encode_result,
 };
 use crate::schema::{
     CancelledNotificationParams, ProgressNotificationParams, ProgressToken, RequestId, methods,
@@ -43,6 +44,45 @@ pub(crate) trait Service: Send + Sync + 'static {
 
     /// The session ended.
     fn closed(&self, _reason: &str) {}
+
+    /// The protocol revision the session negotiated, once it has (a
+    /// transport that writes SSE asks, for the priming event).
+    fn protocol_version(&self) -> Option<crate::ProtocolVersion> {
+        None
+    }
+
+    /// Records the identity a transport authenticated for the session;
+    /// `false` if the session belongs to another subject.
+    fn bind_identity(&self, _identity: &Arc<crate::auth::AuthInfo>) -> bool {
+        true
+    }
+}
+
+/// What a transport that accepts sessions itself (Streamable HTTP) serves:
+/// a role that opens a session on the transport's own sink, and answers a
+/// request that stands alone. The transport knows nothing else of the role.
+pub(crate) trait Acceptor: Send + Sync + 'static {
+    /// Opens a session whose messages go to `sink`; `preset` skips the
+    /// handshake, as if a client without capabilities had initialized at
+    /// that revision (legacy stateless HTTP, every POST its own session).
+    fn open(
+        &self,
+        sink: Arc<dyn OutboundSink>,
+        preset: Option<crate::ProtocolVersion>,
+    ) -> Result<Attached>;
+
+    /// Starts a request that stands alone (2026-07-28), its client and
+    /// revision read from its `_meta` once, by the transport.
+    fn serve_alone(
+        &self,
+        request: InboundRequest<'_>,
+        meta: crate::request_meta::RequestMeta,
+        identity: Option<Arc<crate::auth::AuthInfo>>,
+        ctx: RequestContext,
+    ) -> std::result::Result<RequestFuture, RpcError>;
+
+    /// The settings of the sessions and requests it serves.
+    fn config(&self) -> &SessionConfig;
 }
 
 pub(crate) struct PendingCall {
@@ -52,7 +92,7 @@ pub(crate) struct PendingCall {
 
 /// State shared by the engine task and every [`Peer`].
 pub(crate) struct Shared {
-    pub(crate) outbound: mpsc::Sender<OutboundMessage>,
+    pub(crate) outbound: Outbound,
     pub(crate) config: SessionConfig,
     pub(crate) closed: CancellationToken,
     close_reason: Mutex<Option<String>>,
@@ -129,11 +169,29 @@ impl Shared {
             related,
         };
         // A closed transport means the session is ending; the reader will
-        // notice and fail what is pending. Waiting for room is rare: boxed,
-        // so that every task awaiting this stays small (a session's engine
-        // task is part of the memory each idle session costs).
-        if let Err(mpsc::error::TrySendError::Full(message)) = self.outbound.try_send(message) {
-            let _ = Box::pin(self.outbound.send(message)).await;
+        // notice and fail what is pending.
+        let _ = self.outbound.send(message).await;
+    }
+
+    fn new(outbound: Outbound, config: SessionConfig) -> Self {
+        Self {
+            outbound,
+            config,
+            closed: CancellationToken::new(),
+            close_reason: Mutex::new(None),
+            pending: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(0),
+            transport_close: CancellationToken::new(),
+            transport_done: CancellationToken::new(),
+        }
+    }
+
+    /// Cancels request `id` of the peer, if in progress.
+    fn cancel_inbound(&self, id: &RequestId, reason: &str) {
+        if let Some(token) = lock(&self.inflight).remove(id) {
+            tracing::debug!("request {id} cancelled by the peer: {reason}");
+            token.cancel();
         }
     }
 }
@@ -167,15 +225,9 @@ impl Session {
             done,
         } = transport.start()?;
         let shared = Arc::new(Shared {
-            outbound,
-            config,
-            closed: CancellationToken::new(),
-            close_reason: Mutex::new(None),
-            pending: Mutex::new(HashMap::new()),
-            inflight: Mutex::new(HashMap::new()),
-            next_id: AtomicI64::new(0),
             transport_close: close,
             transport_done: done,
+            ..Shared::new(Outbound::Channel(outbound), config)
         });
         let peer = Peer {
             shared: shared.clone(),
@@ -254,6 +306,102 @@ async fn run(
     service.closed(&reason);
 }
 
+/// A session whose transport calls in itself, from its own tasks
+/// (Streamable HTTP): no read task and no inbound channel. The transport
+/// hands each message in already decoded and gets the answer back when it
+/// is ready at once; later answers and everything else the session sends go
+/// to the transport's [`OutboundSink`].
+pub(crate) struct Attached {
+    shared: Arc<Shared>,
+    service: Option<Arc<dyn Service>>,
+}
+
+impl fmt::Debug for Attached {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Attached")
+            .field("closed", &self.shared.closed.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Attached {
+    /// A session of `service` whose messages go to `sink`.
+    pub(crate) fn new(
+        service: Arc<dyn Service>,
+        sink: Arc<dyn OutboundSink>,
+        config: SessionConfig,
+    ) -> Self {
+        Self {
+            shared: Arc::new(Shared::new(Outbound::Direct(sink), config)),
+            service: Some(service),
+        }
+    }
+
+    /// The frame of one request that stands alone: it has no session, and
+    /// what its handler sends goes to `sink`. Never closed by the
+    /// transport: work the handler leaves running (a task) keeps its peer.
+    pub(crate) fn alone(sink: Arc<dyn OutboundSink>, config: SessionConfig) -> Self {
+        Self {
+            shared: Arc::new(Shared::new(Outbound::Direct(sink), config)),
+            service: None,
+        }
+    }
+
+    /// The other side.
+    pub(crate) fn peer(&self) -> Peer {
+        Peer {
+            shared: self.shared.clone(),
+            related: None,
+        }
+    }
+
+    /// The session's service.
+    pub(crate) fn service(&self) -> Option<&Arc<dyn Service>> {
+        self.service.as_ref()
+    }
+
+    /// Handles one decoded message; returns the answer when it is ready at
+    /// once (later ones go to the sink).
+    pub(crate) fn handle(
+        &self,
+        message: std::result::Result<Inbound<'_>, Box<DecodeError>>,
+    ) -> Option<Reply> {
+        let service = self.service.as_ref()?;
+        handle_decoded(&self.shared, service, message)
+    }
+
+    /// Starts `request` through `start` (a request that stands alone);
+    /// returns its answer when it is ready at once.
+    pub(crate) fn handle_alone(
+        &self,
+        request: InboundRequest<'_>,
+        progress_token: Option<ProgressToken>,
+        start: impl FnOnce(
+            InboundRequest<'_>,
+            RequestContext,
+        ) -> std::result::Result<RequestFuture, RpcError>,
+    ) -> Option<Reply> {
+        handle_request(&self.shared, request, |_| progress_token, start)
+    }
+
+    /// Cancels the peer's request `id`, as `notifications/cancelled` would.
+    pub(crate) fn cancel(&self, id: &RequestId, reason: &str) {
+        self.shared.cancel_inbound(id, reason);
+    }
+
+    /// Ends the session: pending calls fail, running handlers are cancelled.
+    pub(crate) fn close(&self, reason: &str) {
+        if self.shared.closed.is_cancelled() {
+            return;
+        }
+        self.shared.close(reason.to_string());
+        self.shared.transport_done.cancel();
+        if let Some(service) = &self.service {
+            service.closed(reason);
+        }
+    }
+}
+
 /// The answer to a message over the transport's size limit.
 fn oversize(limit: usize) -> RpcError {
     RpcError::new(
@@ -264,9 +412,10 @@ fn oversize(limit: usize) -> RpcError {
 
 /// A response to send for an inbound message: its text, and the id of the
 /// request it answers (`None` when that id is unknown).
-struct Reply {
-    text: String,
-    id: Option<RequestId>,
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) text: String,
+    pub(crate) id: Option<RequestId>,
 }
 
 fn error_reply(id: Option<RequestId>, error: &RpcError) -> Reply {
@@ -277,7 +426,15 @@ fn error_reply(id: Option<RequestId>, error: &RpcError) -> Reply {
 }
 
 fn handle_message(shared: &Arc<Shared>, service: &Arc<dyn Service>, text: &str) -> Option<Reply> {
-    match decode(text) {
+    handle_decoded(shared, service, decode(text))
+}
+
+fn handle_decoded(
+    shared: &Arc<Shared>,
+    service: &Arc<dyn Service>,
+    message: std::result::Result<Inbound<'_>, Box<DecodeError>>,
+) -> Option<Reply> {
+    match message {
         Err(e) if e.notification => {
             tracing::debug!(
                 "dropping a notification with bad params: {}",
@@ -286,7 +443,11 @@ fn handle_message(shared: &Arc<Shared>, service: &Arc<dyn Service>, text: &str) 
             None
         }
         Err(e) => Some(error_reply(e.id, &e.error)),
-        Ok(Inbound::Request(request)) => handle_request(shared, service, request),
+        Ok(Inbound::Request(request)) => {
+            handle_request(shared, request, progress_token, |request, ctx| {
+                service.request(request, ctx)
+            })
+        }
         Ok(Inbound::Notification(notification)) => {
             handle_notification(shared, service, notification);
             None
@@ -321,11 +482,17 @@ fn progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
     peek.meta?.progress_token
 }
 
-/// Starts handling a request; returns the answer when it is ready at once.
+/// Starts handling a request through `start`; returns the answer when it is
+/// ready at once. `token` reads the progress token (from the params, or
+/// from what the caller has read already).
 fn handle_request(
     shared: &Arc<Shared>,
-    service: &Arc<dyn Service>,
     request: InboundRequest<'_>,
+    token: impl FnOnce(Option<&RawValue>) -> Option<ProgressToken>,
+    start: impl FnOnce(
+        InboundRequest<'_>,
+        RequestContext,
+    ) -> std::result::Result<RequestFuture, RpcError>,
 ) -> Option<Reply> {
     let id = request.id.clone();
     let limit = shared.config.max_concurrent_requests;
@@ -372,11 +539,11 @@ fn handle_request(
             related: Some(id.clone()),
         },
         cancel: cancel.clone(),
-        progress_token: progress_token(request.params),
+        progress_token: token(request.params),
     };
     // A handler that panics answers -32603 and the session goes on (the
     // panic is never unwound into the engine, nor polled again).
-    let mut future = match catch_unwind(AssertUnwindSafe(|| service.request(request, ctx))) {
+    let mut future = match catch_unwind(AssertUnwindSafe(|| start(request, ctx))) {
         Ok(Ok(future)) => future,
         Ok(Err(error)) => return Some(error_reply(Some(id), &error)),
         Err(panic) => {
@@ -463,15 +630,7 @@ fn handle_notification(
                 request_id: Some(id),
                 reason,
                 ..
-            }) => {
-                if let Some(token) = lock(&shared.inflight).remove(&id) {
-                    tracing::debug!(
-                        "request {id} cancelled by the peer: {}",
-                        reason.unwrap_or_default()
-                    );
-                    token.cancel();
-                }
-            }
+            }) => shared.cancel_inbound(&id, &reason.unwrap_or_default()),
             Ok(_) => {}
             Err(e) => tracing::warn!("ignoring malformed cancellation: {e}"),
         }

@@ -6,11 +6,13 @@
 mod config;
 mod context;
 mod engine;
+mod outbound;
 mod peer;
 
 pub use config::SessionConfig;
 pub use context::RequestContext;
 pub(crate) use context::number;
 pub use engine::Session;
-pub(crate) use engine::{RequestFuture, Service};
+pub(crate) use engine::{Acceptor, Attached, Reply, RequestFuture, Service};
+pub(crate) use outbound::OutboundSink;
 pub use peer::{Peer, ProgressCallback, RequestOptions};

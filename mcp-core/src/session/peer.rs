@@ -303,7 +303,7 @@ impl PendingGuard<'_> {
         ) {
             // Best effort: a full or closed transport loses the notice, which
             // the peer tolerates (it will answer a request nobody awaits).
-            let _ = self.peer.shared.outbound.try_send(OutboundMessage {
+            self.peer.shared.outbound.try_send(OutboundMessage {
                 text,
                 kind: OutboundKind::Notification,
                 related: self.peer.related.clone(),

@@ -39,6 +39,7 @@ type StderrSink = Arc<dyn Fn(&str) + Send + Sync>;
 ///   waits [`shutdown_grace`](Self::shutdown_grace) for it to exit, then sends
 ///   SIGTERM to the group, waits again, then SIGKILL.
 /// - Its exit is noticed at once and fails every pending request.
+#[derive(Clone)]
 pub struct ChildProcess {
     program: OsString,
     args: Vec<OsString>,
@@ -162,6 +163,12 @@ impl ChildProcess {
 }
 
 impl Transport for ChildProcess {
+    /// The same command, started again (the probe's fallback for servers
+    /// that exit on an unknown first request).
+    fn fresh(&self) -> Option<Self> {
+        Some(self.clone())
+    }
+
     fn start(self) -> crate::Result<TransportHandle> {
         let mut child = self.command().spawn().map_err(|e| {
             std::io::Error::new(

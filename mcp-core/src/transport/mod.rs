@@ -127,6 +127,17 @@ pub struct TransportHandle {
 pub trait Transport: Send + 'static {
     /// Starts the transport's I/O.
     fn start(self) -> crate::Result<TransportHandle>;
+
+    /// An unstarted copy of this transport, for a client that must start
+    /// over: an older server that exits on the 2026-07-28 version probe is
+    /// started again and spoken to with `initialize`. `None` (the default):
+    /// the transport cannot be started twice.
+    fn fresh(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 impl Transport for TransportHandle {

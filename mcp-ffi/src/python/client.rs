@@ -67,7 +67,9 @@ fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyResult<ClientB
     let name: String = item(options, "name")?.unwrap_or_else(|| "libmcp-python".into());
     let version: String =
         item(options, "version")?.unwrap_or_else(|| env!("CARGO_PKG_VERSION").into());
-    let mut builder = Client::builder(name, version);
+    // 2025-11-25 sessions until this face exposes the negotiation modes.
+    let mut builder =
+        Client::builder(name, version).negotiation(mcp_core::client::Negotiation::Legacy);
     if let Some(timeout) = item::<f64>(options, "request_timeout")? {
         builder =
             builder.session_config(SessionConfig::default().request_timeout(seconds(timeout)?));

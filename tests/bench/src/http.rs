@@ -7,7 +7,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::{ECHO_TEXT, INITIALIZED, PROTOCOL_VERSION, initialize_request, write_call_request};
+use crate::{
+    ECHO_TEXT, INITIALIZED, PROTOCOL_VERSION, STATELESS_VERSION, initialize_request,
+    write_call_request, write_stateless_call_request,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -34,6 +37,9 @@ pub struct Target {
     pub addr: SocketAddr,
     answers: Answers,
     session: Option<String>,
+    /// Calls stand alone (2026-07-28): no session, the revision in `_meta`
+    /// and in the headers.
+    stateless: bool,
     /// `POST /mcp HTTP/1.1` and the fixed headers, without Content-Length.
     head: String,
 }
@@ -45,7 +51,25 @@ impl Target {
             addr,
             answers,
             session: None,
+            stateless: false,
             head: head(addr, answers, None),
+        }
+    }
+
+    /// A target whose `tools/call` requests stand alone (2026-07-28): the
+    /// headers `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` the
+    /// revision requires, no session.
+    pub fn stateless(addr: SocketAddr, answers: Answers) -> Self {
+        let mut head = head(addr, answers, None);
+        head.push_str(&format!(
+            "MCP-Protocol-Version: {STATELESS_VERSION}\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+        ));
+        Self {
+            addr,
+            answers,
+            session: None,
+            stateless: true,
+            head,
         }
     }
 
@@ -55,6 +79,7 @@ impl Target {
             addr,
             answers,
             session: Some(session.to_string()),
+            stateless: false,
             head: head(addr, answers, Some(session)),
         }
     }
@@ -176,8 +201,12 @@ impl Conn {
     /// A `tools/call` with id `id`; fails unless the answer is a result.
     /// Returns whether it was an event stream.
     pub async fn call(&mut self, target: &Target, id: u64) -> Result<bool, Error> {
-        let mut body = Vec::with_capacity(160);
-        write_call_request(&mut body, id);
+        let mut body = Vec::with_capacity(256);
+        if target.stateless {
+            write_stateless_call_request(&mut body, id);
+        } else {
+            write_call_request(&mut body, id);
+        }
         let answer = self.post(target, &body).await?;
         if answer.status != 200 || !contains(self.message(), b"\"result\"") {
             return Err(format!(

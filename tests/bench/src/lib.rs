@@ -45,6 +45,19 @@ pub fn write_call_request(out: &mut Vec<u8>, id: u64) {
     );
 }
 
+/// The revision without sessions the stateless row speaks.
+pub const STATELESS_VERSION: &str = "2026-07-28";
+
+/// Appends a 2026-07-28 `tools/call` with id `id` (no newline): the same
+/// call standing alone, its revision and client capabilities in `_meta`.
+pub fn write_stateless_call_request(out: &mut Vec<u8>, id: u64) {
+    // Writing to a Vec cannot fail.
+    let _ = write!(
+        out,
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{ECHO_TEXT}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{STATELESS_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+}
+
 /// A typical `tools/call` request with id `id`.
 pub fn call_request(id: u64) -> String {
     let mut out = Vec::with_capacity(128);
@@ -85,6 +98,14 @@ mod tests {
     fn messages_are_json() {
         let call: serde_json::Value = serde_json::from_str(&call_request(7)).unwrap();
         assert_eq!(call["params"]["arguments"]["text"], ECHO_TEXT);
+        let mut stateless = Vec::new();
+        write_stateless_call_request(&mut stateless, 7);
+        let stateless: serde_json::Value = serde_json::from_slice(&stateless).unwrap();
+        assert_eq!(stateless["params"]["arguments"]["text"], ECHO_TEXT);
+        assert_eq!(
+            stateless["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            STATELESS_VERSION
+        );
         let init: serde_json::Value = serde_json::from_str(&initialize_request(0)).unwrap();
         assert_eq!(init["params"]["protocolVersion"], PROTOCOL_VERSION);
         let mut out = Vec::new();

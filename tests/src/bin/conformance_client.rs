@@ -8,8 +8,9 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use mcp_core::ProtocolVersion;
 use mcp_core::auth::{ClientCredentials, GrantKind, HeadlessUserAgent, OAuthClient};
-use mcp_core::client::{Client, ClientBuilder};
+use mcp_core::client::{Client, ClientBuilder, Negotiation};
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     ElicitRequestParams, ElicitResult, ElicitResultAction, ElicitResultContentValue,
@@ -42,8 +43,113 @@ async fn main() -> ExitCode {
 }
 
 async fn run(scenario: &str, url: &str) -> Result<(), String> {
-    let builder = Client::builder("libmcp-conformance-client", env!("CARGO_PKG_VERSION"));
+    // The harness names the revision under test: 2026-07-28 runs the
+    // client's own negotiation (the probe), older ones a session.
+    let negotiation = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
+        .ok()
+        .as_deref()
+    {
+        Some(v) if ProtocolVersion::parse(v).is_some_and(|v| !v.has_initialize()) => {
+            Negotiation::Auto
+        }
+        _ => Negotiation::Legacy,
+    };
+    let builder = Client::builder("libmcp-conformance-client", env!("CARGO_PKG_VERSION"))
+        .negotiation(negotiation);
     match scenario {
+        "request-metadata" | "json-schema-ref-no-deref" => {
+            // Metadata on every request, the retry after -32022, and no
+            // fetching of a network `$ref` while listing tools.
+            let client = builder
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            if client.server_capabilities().tools.is_some() {
+                client.list_all_tools().await.map_err(|e| e.to_string())?;
+            } else {
+                client.ping().await.map_err(|e| e.to_string())?;
+            }
+            client.close().await;
+            Ok(())
+        }
+        "http-standard-headers" => {
+            // Every kind of request the server offers, so that each carries
+            // its Mcp-Method (and Mcp-Name) header.
+            let client = builder
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            let outcome = exercise_everything(&client).await;
+            client.close().await;
+            outcome
+        }
+        "sep-2322-client-request-state" => {
+            let client = builder
+                .on_elicitation(false, |_params, _cx| async {
+                    let mut result = ElicitResult::new(ElicitResultAction::Accept);
+                    result
+                        .content
+                        .get_or_insert_with(Default::default)
+                        .insert("confirmed".into(), ElicitResultContentValue::Boolean(true));
+                    Ok(result)
+                })
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            let outcome = async {
+                for tool in client.list_all_tools().await.map_err(|e| e.to_string())? {
+                    let result = client
+                        .call_tool(&tool.name, Some(Map::new()))
+                        .await
+                        .map_err(|e| format!("`{}`: {e}", tool.name))?;
+                    if result.is_error() {
+                        return Err(format!("`{}` failed: {:?}", tool.name, result.content));
+                    }
+                }
+                Ok(())
+            }
+            .await;
+            client.close().await;
+            outcome
+        }
+        "http-custom-headers" | "http-invalid-tool-headers" => {
+            // The calls the scenario names in its context, or every tool
+            // that survived the client's check of its header declarations.
+            let context = conformance_context();
+            let client = builder
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            let outcome = async {
+                let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
+                let calls: Vec<(String, Map<String, Value>)> =
+                    match context.get("toolCalls").and_then(Value::as_array) {
+                        Some(calls) => calls
+                            .iter()
+                            .filter_map(|c| {
+                                Some((
+                                    c.get("name")?.as_str()?.to_string(),
+                                    c.get("arguments")?.as_object()?.clone(),
+                                ))
+                            })
+                            .collect(),
+                        None => tools
+                            .iter()
+                            .map(|t| (t.name.clone(), sample_arguments(t)))
+                            .collect(),
+                    };
+                for (name, args) in calls {
+                    client
+                        .call_tool(&name, Some(args))
+                        .await
+                        .map_err(|e| format!("`{name}`: {e}"))?;
+                }
+                Ok(())
+            }
+            .await;
+            client.close().await;
+            outcome
+        }
         "initialize" => {
             let client = builder
                 .connect(StreamableHttpClient::new(url))
@@ -145,10 +251,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
 /// The authorization scenarios: connect through an OAuth client, list the
 /// tools and call `test-tool` (the 401 on the way starts the flow).
 async fn run_auth(builder: ClientBuilder, scenario: &str, url: &str) -> Result<(), String> {
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|raw| serde_json::from_str(&raw).ok())
-        .unwrap_or(Value::Null);
+    let context = conformance_context();
     let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_string);
     let agent = HeadlessUserAgent::new(REDIRECT_URI).map_err(|e| e.to_string())?;
     let mut oauth = OAuthClient::builder(url)
@@ -187,6 +290,79 @@ async fn run_auth(builder: ClientBuilder, scenario: &str, url: &str) -> Result<(
     .await;
     client.close().await;
     outcome
+}
+
+/// Lists and uses every tool, resource and prompt the server declares.
+async fn exercise_everything(client: &Client) -> Result<(), String> {
+    let caps = client.server_capabilities().clone();
+    if caps.tools.is_some() {
+        for tool in client.list_all_tools().await.map_err(|e| e.to_string())? {
+            client
+                .call_tool(&tool.name, Some(sample_arguments(&tool)))
+                .await
+                .map_err(|e| format!("`{}`: {e}", tool.name))?;
+        }
+    }
+    if caps.resources.is_some() {
+        for resource in client
+            .list_all_resources()
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            client
+                .read_resource(&resource.uri)
+                .await
+                .map_err(|e| format!("`{}`: {e}", resource.uri))?;
+        }
+    }
+    if caps.prompts.is_some() {
+        for prompt in client.list_all_prompts().await.map_err(|e| e.to_string())? {
+            let arguments = prompt.arguments.as_ref().map(|args| {
+                args.iter()
+                    .filter(|a| a.required == Some(true))
+                    .map(|a| (a.name.clone(), "x".to_string()))
+                    .collect()
+            });
+            client
+                .get_prompt(&prompt.name, arguments)
+                .await
+                .map_err(|e| format!("`{}`: {e}", prompt.name))?;
+        }
+    }
+    Ok(())
+}
+
+/// The scenario's context (JSON in `MCP_CONFORMANCE_CONTEXT`), or null.
+fn conformance_context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|raw| serde_json::from_str(&raw).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// Arguments for a tool: a plain value for each required property of its
+/// input schema.
+fn sample_arguments(tool: &mcp_core::schema::Tool) -> Map<String, Value> {
+    let schema = tool.input_schema.as_map();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required = schema.get("required").and_then(Value::as_array);
+    let mut args = Map::new();
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        let kind = properties
+            .and_then(|p| p.get(name))
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str);
+        let value = match kind {
+            Some("integer" | "number") => json!(1),
+            Some("boolean") => json!(true),
+            Some("object") => json!({}),
+            Some("array") => json!([]),
+            Some("null") => Value::Null,
+            _ => json!("x"),
+        };
+        args.insert(name.to_string(), value);
+    }
+    args
 }
 
 /// Accepts a form elicitation, answering every field that has a default

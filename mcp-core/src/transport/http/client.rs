@@ -11,6 +11,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::param_headers::{self, ParamHeader};
 use super::sse::SseParser;
 use crate::auth::{AuthChallenge, AuthProvider, MAX_AUTH_ATTEMPTS, Secret};
 use crate::jsonrpc::{Inbound, decode};
@@ -23,6 +24,8 @@ use crate::{Error, Result};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
 const LAST_EVENT_ID: &str = "last-event-id";
 /// Reconnection attempts in a row before a stream is given up.
 const MAX_RESUME_ATTEMPTS: u32 = 5;
@@ -39,6 +42,11 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// - On 404 for its session, initializes a new session transparently and
 ///   resends (turn off with [`reinitialize`](Self::reinitialize)).
 /// - Ends the session with DELETE when closed.
+/// - A request whose `_meta` names a revision without sessions (2026-07-28)
+///   is sent on its own: `MCP-Protocol-Version` from its `_meta`,
+///   `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` for tool arguments marked
+///   `x-mcp-header` (learnt from `tools/list`, whose tools with invalid
+///   declarations are left out), and no session.
 /// - With an [`AuthProvider`] ([`auth`](Self::auth)), sends
 ///   `Authorization: Bearer` on every request and, when the server answers
 ///   401 or 403 `insufficient_scope`, lets the provider authorize (at most
@@ -129,6 +137,9 @@ struct Conn {
     handshake: Mutex<Handshake>,
     get_started: AtomicBool,
     close: CancellationToken,
+    /// The `x-mcp-header` declarations of each tool seen in a 2026-07-28
+    /// `tools/list`.
+    tool_headers: Mutex<std::collections::HashMap<String, Vec<ParamHeader>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -158,6 +169,7 @@ impl Transport for StreamableHttpClient {
             handshake: Mutex::new(Handshake::default()),
             get_started: AtomicBool::new(false),
             close: close.clone(),
+            tool_headers: Mutex::new(std::collections::HashMap::new()),
         });
         tokio::spawn(write_loop(conn, out_rx, done.clone()));
         Ok(TransportHandle {
@@ -224,7 +236,14 @@ impl fmt::Display for SendError {
 }
 
 impl Conn {
-    fn request(&self, method: reqwest::Method, token: Option<&Secret>) -> reqwest::RequestBuilder {
+    /// A request to the endpoint; `sessionless` leaves out the session's
+    /// headers (a 2026-07-28 request carries its own).
+    fn request(
+        &self,
+        method: reqwest::Method,
+        token: Option<&Secret>,
+        sessionless: bool,
+    ) -> reqwest::RequestBuilder {
         let mut headers = self.headers.clone();
         if let Some(token) = token {
             // Replaces any Authorization header set by hand.
@@ -234,6 +253,9 @@ impl Conn {
             }
         }
         let mut builder = self.http.request(method, &self.url).headers(headers);
+        if sessionless {
+            return builder;
+        }
         if let Some(id) = lock(&self.session_id).clone() {
             builder = builder.header(SESSION_HEADER, id);
         }
@@ -249,10 +271,11 @@ impl Conn {
     async fn send(
         &self,
         method: reqwest::Method,
+        sessionless: bool,
         decorate: impl Fn(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
     ) -> std::result::Result<reqwest::Response, SendError> {
         let Some(auth) = &self.auth else {
-            return decorate(self.request(method, None))
+            return decorate(self.request(method, None, sessionless))
                 .send()
                 .await
                 .map_err(SendError::Http);
@@ -263,7 +286,7 @@ impl Conn {
                 .token()
                 .await
                 .map_err(|e| SendError::Auth(e.to_string()))?;
-            let response = decorate(self.request(method.clone(), token.as_ref()))
+            let response = decorate(self.request(method.clone(), token.as_ref(), sessionless))
                 .send()
                 .await
                 .map_err(SendError::Http)?;
@@ -287,12 +310,109 @@ impl Conn {
     }
 
     async fn post(&self, text: &str) -> std::result::Result<reqwest::Response, SendError> {
-        self.send(reqwest::Method::POST, |b| {
-            b.header(ACCEPT, "application/json, text/event-stream")
-                .header(CONTENT_TYPE, "application/json")
-                .body(text.to_string())
+        self.post_with(text, None).await
+    }
+
+    /// POSTs `text`, a 2026-07-28 request when `modern` has its headers.
+    async fn post_with(
+        &self,
+        text: &str,
+        modern: Option<&[(String, String)]>,
+    ) -> std::result::Result<reqwest::Response, SendError> {
+        self.send(reqwest::Method::POST, modern.is_some(), |b| {
+            let mut b = b
+                .header(ACCEPT, "application/json, text/event-stream")
+                .header(CONTENT_TYPE, "application/json");
+            for (name, value) in modern.unwrap_or_default() {
+                b = b.header(name.as_str(), value.as_str());
+            }
+            b.body(text.to_string())
         })
         .await
+    }
+
+    /// The headers of a 2026-07-28 request (`None`: a request of a session).
+    fn modern_headers(
+        &self,
+        method: &str,
+        params: Option<&serde_json::value::RawValue>,
+    ) -> Option<Vec<(String, String)>> {
+        let version = claimed_version(params)?;
+        let mut headers = vec![
+            (VERSION_HEADER.to_string(), version),
+            (
+                METHOD_HEADER.to_string(),
+                param_headers::encode_value(method),
+            ),
+        ];
+        #[derive(serde::Deserialize)]
+        struct Named {
+            name: Option<String>,
+            uri: Option<String>,
+            arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        }
+        use crate::schema::ClientRequestMethod as M;
+        let known = M::from_name(method);
+        let named = params
+            .and_then(|p| serde_json::from_str::<Named>(p.get()).ok())
+            .filter(|_| matches!(known, Some(M::CallTool | M::ReadResource | M::GetPrompt)));
+        if let Some(named) = named {
+            if let Some(name) = named.name.as_deref().or(named.uri.as_deref()) {
+                headers.push((NAME_HEADER.to_string(), param_headers::encode_value(name)));
+            }
+            if known == Some(M::CallTool) {
+                if let Some(declared) = named
+                    .name
+                    .and_then(|n| lock(&self.tool_headers).get(&n).cloned())
+                {
+                    headers.extend(param_headers::param_values(
+                        &declared,
+                        named.arguments.as_ref(),
+                    ));
+                }
+            }
+        }
+        Some(headers)
+    }
+
+    /// Learns the `x-mcp-header` declarations of a 2026-07-28 `tools/list`
+    /// answer and leaves out the tools whose declarations are invalid (the
+    /// spec's rule for HTTP clients), with a warning naming each.
+    fn learn_tools(&self, body: String) -> String {
+        let Ok(mut message) = serde_json::from_str::<serde_json::Value>(&body) else {
+            return body;
+        };
+        let Some(tools) = message
+            .get_mut("result")
+            .and_then(|r| r.get_mut("tools"))
+            .and_then(serde_json::Value::as_array_mut)
+        else {
+            return body;
+        };
+        let before = tools.len();
+        let mut learnt = lock(&self.tool_headers);
+        tools.retain(|tool| {
+            let name = tool
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
+            let schema = tool.get("inputSchema").unwrap_or(&serde_json::Value::Null);
+            match param_headers::declarations(schema) {
+                Ok(declared) => {
+                    learnt.insert(name.to_string(), declared);
+                    true
+                }
+                Err(why) => {
+                    tracing::warn!("leaving out tool `{name}`: {why}");
+                    learnt.remove(name);
+                    false
+                }
+            }
+        });
+        if tools.len() == before {
+            return body;
+        }
+        serde_json::to_string(&message).unwrap_or(body)
     }
 
     async fn deliver(&self, text: String) {
@@ -324,18 +444,60 @@ impl Conn {
     }
 }
 
-/// The id of a request, and whether it is `initialize`.
-fn request_id(text: &str) -> Option<(RequestId, bool)> {
+/// The revision a request's `_meta` names, if any: a 2026-07-28 request
+/// carries it, a session's request does not.
+fn claimed_version(params: Option<&serde_json::value::RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<&'a serde_json::value::RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Claim {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+        version: Option<String>,
+    }
+    let Params { meta } = serde_json::from_str(params?.get()).ok()?;
+    serde_json::from_str::<Claim>(meta?.get()).ok()?.version
+}
+
+/// What the transport needs to know of a request it sends.
+struct Outgoing {
+    id: RequestId,
+    is_initialize: bool,
+    /// A 2026-07-28 `tools/list`, whose answer declares tool headers.
+    is_tools_list: bool,
+    /// The headers of a 2026-07-28 request; `None` for a session's.
+    modern: Option<Vec<(String, String)>>,
+}
+
+fn outgoing(conn: &Conn, text: &str) -> Option<Outgoing> {
     match decode(text) {
-        Ok(Inbound::Request(r)) => Some((r.id, r.method == methods::INITIALIZE)),
+        Ok(Inbound::Request(r)) => {
+            let modern = conn.modern_headers(&r.method, r.params);
+            Some(Outgoing {
+                is_initialize: r.method == methods::INITIALIZE,
+                is_tools_list: modern.is_some()
+                    && crate::schema::ClientRequestMethod::from_name(&r.method)
+                        == Some(crate::schema::ClientRequestMethod::ListTools),
+                id: r.id,
+                modern,
+            })
+        }
         _ => None,
     }
 }
 
 async fn send_request(conn: &Arc<Conn>, text: String) {
-    let Some((id, is_initialize)) = request_id(&text) else {
+    let Some(request) = outgoing(conn, &text) else {
         return;
     };
+    if let Some(headers) = &request.modern {
+        return send_modern(conn, &request, headers, &text).await;
+    }
+    let Outgoing {
+        id, is_initialize, ..
+    } = request;
     if is_initialize {
         lock(&conn.handshake).initialize = Some((id.clone(), text.clone()));
     }
@@ -369,8 +531,55 @@ async fn send_request(conn: &Arc<Conn>, text: String) {
             return forward_error(conn, &id, status, body).await;
         }
         conn.remember_session(&response);
-        read_answer(conn, &id, is_initialize, response).await;
+        read_answer(conn, &id, Answer::of(is_initialize, false), response).await;
         return;
+    }
+}
+
+/// Sends a 2026-07-28 request: no session, its own headers. An error
+/// without an id (a server that could not tell which request) is the answer
+/// to this one: its code says whether the server speaks the revision.
+async fn send_modern(
+    conn: &Arc<Conn>,
+    request: &Outgoing,
+    headers: &[(String, String)],
+    text: &str,
+) {
+    let id = &request.id;
+    let response = match conn.post_with(text, Some(headers)).await {
+        Ok(r) => r,
+        Err(e) => return conn.fail(id, e.to_string()).await,
+    };
+    let status = response.status();
+    if !status.is_success() {
+        let body = response.text().await.unwrap_or_default();
+        if let Ok(Inbound::Response(r)) = decode(&body) {
+            if let (None, Err(e)) = (&r.id, &r.outcome) {
+                return conn
+                    .deliver(crate::jsonrpc::encode_error(Some(id), e))
+                    .await;
+            }
+        }
+        return forward_error(conn, id, status, body).await;
+    }
+    read_answer(conn, id, Answer::of(false, request.is_tools_list), response).await;
+}
+
+/// How to treat the answer to one request.
+#[derive(Clone, Copy)]
+struct Answer {
+    /// An `initialize` result names the session's revision.
+    initialize: bool,
+    /// A 2026-07-28 `tools/list` result declares tool headers.
+    tools_list: bool,
+}
+
+impl Answer {
+    fn of(initialize: bool, tools_list: bool) -> Self {
+        Self {
+            initialize,
+            tools_list,
+        }
     }
 }
 
@@ -393,7 +602,7 @@ async fn forward_error(conn: &Conn, id: &RequestId, status: StatusCode, body: St
 async fn read_answer(
     conn: &Arc<Conn>,
     id: &RequestId,
-    is_initialize: bool,
+    answer: Answer,
     response: reqwest::Response,
 ) {
     let content_type = response
@@ -404,7 +613,7 @@ async fn read_answer(
         .to_ascii_lowercase();
     if content_type.starts_with("text/event-stream") {
         let mut cursor = StreamCursor::default();
-        let mut answered = read_sse(conn, response, &mut cursor, Some(id), is_initialize).await;
+        let mut answered = read_sse(conn, response, &mut cursor, Some(id), answer).await;
         let mut attempts = 0;
         while !answered && attempts < MAX_RESUME_ATTEMPTS && !conn.close.is_cancelled() {
             let Some(last) = cursor.last_event_id.clone() else {
@@ -413,14 +622,14 @@ async fn read_answer(
             attempts += 1;
             tokio::time::sleep(cursor.retry.unwrap_or(DEFAULT_RETRY)).await;
             let resumed = conn
-                .send(reqwest::Method::GET, |b| {
+                .send(reqwest::Method::GET, false, |b| {
                     b.header(ACCEPT, "text/event-stream")
                         .header(LAST_EVENT_ID, last.clone())
                 })
                 .await;
             match resumed {
                 Ok(r) if r.status().is_success() => {
-                    answered = read_sse(conn, r, &mut cursor, Some(id), is_initialize).await;
+                    answered = read_sse(conn, r, &mut cursor, Some(id), answer).await;
                     attempts = 0;
                 }
                 Ok(r) => {
@@ -445,9 +654,14 @@ async fn read_answer(
         Ok(body) => body,
         Err(why) => return conn.fail(id, why).await,
     };
-    if is_initialize {
+    if answer.initialize {
         note_initialize_result(conn, &body);
     }
+    let body = if answer.tools_list {
+        conn.learn_tools(body)
+    } else {
+        body
+    };
     conn.deliver(body).await;
 }
 
@@ -483,7 +697,7 @@ async fn read_sse(
     response: reqwest::Response,
     cursor: &mut StreamCursor,
     awaited: Option<&RequestId>,
-    is_initialize: bool,
+    answer: Answer,
 ) -> bool {
     let mut parser = SseParser::new(conn.limit);
     let mut chunks = response.bytes_stream();
@@ -511,17 +725,21 @@ async fn read_sse(
             if event.data.is_empty() {
                 continue;
             }
+            let mut data = event.data;
             if let Some(awaited) = awaited {
-                if let Ok(Inbound::Response(r)) = decode(&event.data) {
+                if let Ok(Inbound::Response(r)) = decode(&data) {
                     if r.id.as_ref() == Some(awaited) {
                         answered = true;
-                        if is_initialize {
-                            note_initialize_result(conn, &event.data);
+                        if answer.initialize {
+                            note_initialize_result(conn, &data);
+                        }
+                        if answer.tools_list {
+                            data = conn.learn_tools(data);
                         }
                     }
                 }
             }
-            conn.deliver(event.data).await;
+            conn.deliver(data).await;
         }
         if answered {
             break;
@@ -591,7 +809,7 @@ enum GetOutcome {
 
 async fn open_get(conn: &Conn, last_event_id: Option<&str>) -> GetOutcome {
     let sent = conn
-        .send(reqwest::Method::GET, |b| {
+        .send(reqwest::Method::GET, false, |b| {
             let b = b.header(ACCEPT, "text/event-stream");
             match last_event_id {
                 Some(last) => b.header(LAST_EVENT_ID, last),
@@ -663,7 +881,7 @@ async fn listen(conn: Arc<Conn>, mut open: Option<reqwest::Response>) {
         match response {
             Some(r) => {
                 failures = 0;
-                read_sse(&conn, r, &mut cursor, None, false).await;
+                read_sse(&conn, r, &mut cursor, None, Answer::of(false, false)).await;
             }
             None => failures += 1,
         }
@@ -684,7 +902,7 @@ async fn delete_session(conn: &Conn) {
         None => None,
     };
     let request = conn
-        .request(reqwest::Method::DELETE, token.as_ref())
+        .request(reqwest::Method::DELETE, token.as_ref(), false)
         .timeout(Duration::from_secs(2));
     match request.send().await {
         Ok(r) if r.status().is_success() || r.status() == StatusCode::METHOD_NOT_ALLOWED => {}

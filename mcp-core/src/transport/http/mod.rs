@@ -2,6 +2,7 @@
 //! ([`StreamableHttpServer`]) and the client ([`StreamableHttpClient`]).
 
 mod client;
+mod param_headers;
 mod server;
 mod sse;
 

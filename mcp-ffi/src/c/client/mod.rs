@@ -328,7 +328,9 @@ impl Client {
     }
 
     fn builder(&self, config: &ClientConfig, events: UnboundedSender<Event>) -> ClientBuilder {
-        let mut builder = CoreClient::builder(&config.name, &config.version);
+        // 2025-11-25 sessions until this face exposes the negotiation modes.
+        let mut builder = CoreClient::builder(&config.name, &config.version)
+            .negotiation(mcp_core::client::Negotiation::Legacy);
         if let Some(timeout) = config.timeout {
             builder = builder.session_config(SessionConfig::default().request_timeout(timeout));
         }

@@ -70,6 +70,9 @@ const HTTP_KEYS: &[&str] = &[
     "http.c1.sse.p99",
     "http.c32.json.rps",
     "http.c32.sse.rps",
+    "http.stateless.rps",
+    "http.stateless.p50",
+    "http.stateless.p99",
 ];
 
 fn codec_workload(settings: &Settings, pass: &mut Pass) -> Result<(), Error> {
@@ -210,12 +213,27 @@ struct Driven {
     many: Vec<Conn>,
 }
 
-async fn prepare(addr: std::net::SocketAddr, mcp: bool, answers: Answers) -> Result<Driven, Error> {
+/// How a target is spoken to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Speak {
+    /// Plain JSON-RPC (the floor).
+    Floor,
+    /// A 2025-11-25 session (`initialize` first).
+    Session,
+    /// 2026-07-28 requests standing alone.
+    Stateless,
+}
+
+async fn prepare(
+    addr: std::net::SocketAddr,
+    speak: Speak,
+    answers: Answers,
+) -> Result<Driven, Error> {
     let mut first = Conn::connect(addr).await?;
-    let target = if mcp {
-        Target::with_session(addr, answers, &mut first).await?
-    } else {
-        Target::new(addr, answers)
+    let target = match speak {
+        Speak::Session => Target::with_session(addr, answers, &mut first).await?,
+        Speak::Floor => Target::new(addr, answers),
+        Speak::Stateless => Target::stateless(addr, answers),
     };
     first.verify_call(&target).await?;
     let mut many = Vec::with_capacity(HTTP_CONCURRENCY);
@@ -250,11 +268,13 @@ async fn http_runs(
     pass: &mut Pass,
     [floor, json, sse]: [std::net::SocketAddr; 3],
 ) -> Result<(), Error> {
-    let mut floor = prepare(floor, false, Answers::Json).await?;
-    let mut json = prepare(json, true, Answers::Json).await?;
-    let mut sse = prepare(sse, true, Answers::Sse).await?;
+    let mut floor = prepare(floor, Speak::Floor, Answers::Json).await?;
+    let mut json = prepare(json, Speak::Session, Answers::Json).await?;
+    let mut sse = prepare(sse, Speak::Session, Answers::Sse).await?;
+    // The JSON server serves 2026-07-28 requests on the same endpoint.
+    let mut stateless = prepare(json.target.addr, Speak::Stateless, Answers::Json).await?;
     for many in [false, true] {
-        for d in [&mut floor, &mut json, &mut sse] {
+        for d in [&mut floor, &mut json, &mut sse, &mut stateless] {
             drive(d, many, settings.warmup).await?;
         }
     }
@@ -262,13 +282,16 @@ async fn http_runs(
         let mut f = drive(&mut floor, false, settings.duration).await?;
         let mut j = drive(&mut json, false, settings.duration).await?;
         let mut s = drive(&mut sse, false, settings.duration).await?;
-        let mut f2 = Run {
+        let mut n = drive(&mut stateless, false, settings.duration).await?;
+        let copy = |f: &Run| Run {
             count: f.count,
             elapsed: f.elapsed,
             latencies_ns: f.latencies_ns.clone(),
         };
+        let (mut f2, mut f3) = (copy(&f), copy(&f));
         record_latency_run(pass, "http.c1.json", &mut j, &mut f);
         record_latency_run(pass, "http.c1.sse", &mut s, &mut f2);
+        record_latency_run(pass, "http.stateless", &mut n, &mut f3);
     }
     for _ in 0..settings.reps {
         let f = drive(&mut floor, true, settings.duration).await?;

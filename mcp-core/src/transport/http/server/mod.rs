@@ -4,10 +4,15 @@
 //! to mount at any path of an application; [`StreamableHttpServer::serve`]
 //! runs it standalone with the endpoint at `/mcp`.
 
+mod alone;
+mod delete;
 mod event_store;
+mod extract;
+mod get;
 mod guard;
-mod handlers;
 mod modern;
+mod post;
+mod reply;
 mod session;
 mod streams;
 
@@ -18,18 +23,22 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::{Request, State as Extract};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::serve::ListenerExt;
+use http::Method;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::ProtectedResource;
-use crate::server::{Server, ServerHandler, serve};
-use crate::session::SessionConfig;
+use crate::session::Acceptor;
 
+use axum::extract::FromRequestParts as _;
 pub use event_store::{EventStore, InMemoryEventStore, StreamKey};
+use extract::{Guarded, PostBody, Rejection};
 pub use guard::HostPolicy;
-use session::{HttpSession, SessionFactory, lock};
+use session::{HttpSession, lock};
 
 /// Default [`HttpServerConfig::max_header_size`]: 32 KiB, room for large
 /// bearer tokens and cookies.
@@ -186,7 +195,8 @@ pub struct StreamableHttpServer {
 
 pub(crate) struct State {
     pub(crate) config: HttpServerConfig,
-    pub(crate) factory: SessionFactory,
+    /// What the endpoint serves (the server role, seen only through this).
+    pub(crate) acceptor: Arc<dyn Acceptor>,
     pub(crate) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
 }
 
@@ -200,39 +210,12 @@ impl fmt::Debug for StreamableHttpServer {
 }
 
 impl StreamableHttpServer {
-    /// Serves a [`Server`]: each HTTP session is one session of it.
-    pub fn new(server: Server, config: HttpServerConfig) -> Self {
-        let factory: SessionFactory =
-            Arc::new(move |transport, preinitialized| match preinitialized {
-                None => server.serve(transport),
-                Some(version) => server.serve_initialized(transport, version),
-            });
-        Self::with_factory(factory, config)
-    }
-
-    /// Serves any [`ServerHandler`].
-    pub fn with_handler(
-        handler: Arc<dyn ServerHandler>,
-        session: SessionConfig,
-        config: HttpServerConfig,
-    ) -> Self {
-        let factory: SessionFactory =
-            Arc::new(move |transport, preinitialized| match preinitialized {
-                None => serve(handler.clone(), transport, session.clone()),
-                Some(version) => crate::server::serve_initialized(
-                    handler.clone(),
-                    transport,
-                    session.clone(),
-                    version,
-                ),
-            });
-        Self::with_factory(factory, config)
-    }
-
-    fn with_factory(factory: SessionFactory, config: HttpServerConfig) -> Self {
+    /// Serves what `acceptor` accepts (the server role provides the public
+    /// constructors, `new` and `with_handler`).
+    pub(crate) fn with_acceptor(acceptor: Arc<dyn Acceptor>, config: HttpServerConfig) -> Self {
         let state = Arc::new(State {
             config,
-            factory,
+            acceptor,
             sessions: Mutex::new(HashMap::new()),
         });
         tokio::spawn(reap_idle(Arc::downgrade(&state)));
@@ -243,7 +226,7 @@ impl StreamableHttpServer {
     /// with `Router::nest_service("/mcp", server.router())` or merge it.
     pub fn router(&self) -> Router {
         Router::new()
-            .route("/", any(handlers::endpoint))
+            .route("/", any(endpoint))
             .with_state(self.state.clone())
     }
 
@@ -285,11 +268,11 @@ impl StreamableHttpServer {
             shutdown.cancelled().await;
             let sessions: Vec<_> = lock(&state.sessions).drain().map(|(_, s)| s).collect();
             for session in sessions {
-                session.terminate().await;
+                session.terminate();
             }
         };
         let app = Router::new()
-            .route("/mcp", any(handlers::endpoint))
+            .route("/mcp", any(endpoint))
             .with_state(self.state.clone())
             .merge(self.metadata_router());
         let listener = listener.tap_io(|tcp| {
@@ -328,9 +311,8 @@ async fn reap_idle(state: std::sync::Weak<State>) {
             let ids: Vec<String> = sessions
                 .values()
                 .filter(|s| {
-                    s.closed.is_cancelled()
-                        || (s.idle_for() > state.config.idle_timeout
-                            && !lock(&s.streams).has_live())
+                    s.closed().is_cancelled()
+                        || (s.idle_for() > state.config.idle_timeout && !s.streams().has_live())
                 })
                 .map(|s| s.id.clone())
                 .collect();
@@ -338,7 +320,29 @@ async fn reap_idle(state: std::sync::Weak<State>) {
         };
         for session in expired {
             tracing::debug!("ending idle session {}", session.id);
-            session.terminate().await;
+            session.terminate();
         }
     }
+}
+
+/// The endpoint: the shared checks, then the method's handler.
+async fn endpoint(Extract(state): Extract<Arc<State>>, request: Request) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let guard = match Guarded::from_request_parts(&mut parts, &state).await {
+        Ok(guard) => guard,
+        Err(rejection) => return rejection.into_response(),
+    };
+    let outcome = match parts.method {
+        Method::POST => {
+            let request = Request::from_parts(parts, body);
+            match <PostBody as axum::extract::FromRequest<_>>::from_request(request, &state).await {
+                Ok(body) => return post::post(state, guard, body).await,
+                Err(rejection) => Err(rejection),
+            }
+        }
+        Method::GET => get::get(&state, &parts.headers, guard.identity.as_ref()),
+        Method::DELETE => delete::delete(&state, &parts.headers, guard.identity.as_ref()),
+        _ => Err(Rejection::MethodNotAllowed),
+    };
+    outcome.unwrap_or_else(IntoResponse::into_response)
 }

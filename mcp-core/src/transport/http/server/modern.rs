@@ -9,10 +9,10 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::handlers::{SESSION_HEADER, VERSION_HEADER, header, rpc_error};
+use super::reply::{SESSION_HEADER, VERSION_HEADER, header, rpc_error};
 use crate::ProtocolVersion;
-use crate::jsonrpc::{ErrorCode, Inbound, InboundRequest, RpcError, decode};
-use crate::request_meta;
+use crate::jsonrpc::{DecodeError, ErrorCode, Inbound, InboundRequest, RpcError};
+use crate::request_meta::{self, RequestMeta};
 use crate::schema::ClientRequestMethod;
 
 /// The header naming the method of a request.
@@ -26,15 +26,19 @@ pub(super) enum Route {
     /// To a session (or the legacy stateless mode): revisions with
     /// `initialize`.
     Sessions,
-    /// Served alone, as its `_meta` says.
-    Stateless,
+    /// Served alone, as its `_meta` (read here, once) says.
+    Stateless(Box<RequestMeta>),
     /// Already answered (a rule was broken, or a notification).
     Answered(Response),
 }
 
-/// Decides where a POST with body `text` goes, checking a stateless
-/// request's headers against its body.
-pub(super) fn route(headers: &HeaderMap, text: &str) -> Route {
+/// Decides where a POST with body `text` (decoded once, as `decoded`) goes,
+/// checking a stateless request's headers against its body.
+pub(super) fn route(
+    headers: &HeaderMap,
+    text: &str,
+    decoded: &Result<Inbound<'_>, Box<DecodeError>>,
+) -> Route {
     let header_version = header(headers, VERSION_HEADER);
     let stateless = match header_version {
         Some(value) => match ProtocolVersion::parse(value) {
@@ -49,9 +53,9 @@ pub(super) fn route(headers: &HeaderMap, text: &str) -> Route {
     if !stateless {
         return Route::Sessions;
     }
-    match decode(text) {
-        Ok(Inbound::Request(request)) => match check(headers, header_version, &request) {
-            Ok(()) => Route::Stateless,
+    match decoded {
+        Ok(Inbound::Request(request)) => match check(headers, header_version, request) {
+            Ok(meta) => Route::Stateless(Box::new(meta)),
             Err(response) => Route::Answered(*response),
         },
         // No notification of these revisions needs an answer or headers:
@@ -72,11 +76,22 @@ fn claims_a_revision(text: &str) -> bool {
     text.contains(request_meta::PROTOCOL_VERSION)
 }
 
+/// What the checks read of a request's params, in one pass.
+#[derive(Deserialize, Default)]
+struct Head<'a> {
+    #[serde(borrow)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow)]
+    uri: Option<&'a RawValue>,
+    #[serde(rename = "_meta", borrow)]
+    meta: Option<&'a RawValue>,
+}
+
 fn check(
     headers: &HeaderMap,
     header_version: Option<&str>,
     request: &InboundRequest<'_>,
-) -> Result<(), Box<Response>> {
+) -> Result<RequestMeta, Box<Response>> {
     let id = &request.id;
     let fail = |status: StatusCode, error: RpcError| Box::new(rpc_error(status, Some(id), &error));
     let mismatch = |detail: String| {
@@ -88,9 +103,17 @@ fn check(
             ),
         )
     };
+    // Params that are not an object have no `_meta` (and no name).
+    let head: Head<'_> = request
+        .params
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or_default();
+    let (claimed, meta) = match head.meta {
+        Some(meta) => request_meta::read_meta(meta),
+        None => (None, Ok(None)),
+    };
     // The header and the body must name the same revision; checked before
     // whether that revision is supported.
-    let claimed = request_meta::claimed_version(request.params);
     match (header_version, claimed.as_deref()) {
         (Some(h), Some(c)) if h != c => {
             return Err(mismatch(format!(
@@ -104,7 +127,7 @@ fn check(
         }
         _ => {}
     }
-    let meta = match request_meta::read(request.params) {
+    let meta = match meta {
         Ok(Some(meta)) => meta,
         Ok(None) => return Err(fail(StatusCode::BAD_REQUEST, request_meta::missing_meta())),
         Err(e) => return Err(fail(StatusCode::BAD_REQUEST, e)),
@@ -127,7 +150,7 @@ fn check(
                 RpcError::method_not_found(&request.method),
             )
         })?;
-    if let Some(name) = named(method, request.params) {
+    if let Some(name) = named(method, &head) {
         match header(headers, NAME_HEADER) {
             Some(h) if h == name => {}
             Some(h) => {
@@ -138,23 +161,18 @@ fn check(
             None => return Err(mismatch("the Mcp-Name header is missing".into())),
         }
     }
-    Ok(())
+    Ok(meta)
 }
 
 /// What `Mcp-Name` must repeat: the tool or prompt name, or the resource
 /// URI, of the requests that have one.
-fn named(method: ClientRequestMethod, params: Option<&RawValue>) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Named {
-        name: Option<String>,
-        uri: Option<String>,
-    }
-    let named: Named = serde_json::from_str(params?.get()).ok()?;
-    match method {
-        ClientRequestMethod::CallTool | ClientRequestMethod::GetPrompt => named.name,
-        ClientRequestMethod::ReadResource => named.uri,
+fn named(method: ClientRequestMethod, head: &Head<'_>) -> Option<String> {
+    let field = match method {
+        ClientRequestMethod::CallTool | ClientRequestMethod::GetPrompt => head.name,
+        ClientRequestMethod::ReadResource => head.uri,
         _ => None,
-    }
+    };
+    serde_json::from_str(field?.get()).ok()
 }
 
 /// The status of a stateless request's JSON answer: errors that mean the

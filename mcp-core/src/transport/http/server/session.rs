@@ -1,5 +1,6 @@
-//! One MCP session over Streamable HTTP: the engine's transport channels,
-//! and the task that routes the engine's messages to HTTP responses.
+//! One MCP session over Streamable HTTP: the engine handle the POSTs call
+//! into, and the outlet that writes what the session sends straight to the
+//! HTTP response of its stream (no task, no channel in between).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -8,29 +9,24 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::streams::{LiveItem, Streams};
-use crate::server::ServerSession;
-use crate::transport::{
-    CHANNEL_CAPACITY, InboundFrame, OutboundKind, OutboundMessage, TransportHandle,
-};
+use http::HeaderMap;
 
-/// Starts the engine side of a session given its transport.
-pub(crate) type SessionFactory = Arc<
-    dyn Fn(TransportHandle, Option<crate::ProtocolVersion>) -> crate::Result<ServerSession>
-        + Send
-        + Sync,
->;
+use super::State;
+use super::extract::Rejection;
+use super::reply::{SESSION_HEADER, header};
+use super::streams::{LiveItem, Streams};
+use crate::auth::AuthInfo;
+use crate::session::{Acceptor, Attached, OutboundSink};
+use crate::transport::{OutboundKind, OutboundMessage};
 
 #[derive(Debug)]
 pub(crate) struct HttpSession {
     pub(crate) id: String,
-    pub(crate) inbound: mpsc::Sender<InboundFrame>,
-    pub(crate) streams: Mutex<Streams>,
-    pub(crate) server: ServerSession,
+    pub(crate) engine: Attached,
+    pub(crate) outlet: Arc<Outlet>,
     created: Instant,
     /// Milliseconds since `created` of the last request.
     last_active: AtomicU64,
-    pub(crate) closed: CancellationToken,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -38,36 +34,33 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl HttpSession {
-    /// Starts a session: the engine (through `factory`) and its router task.
+    /// Opens a session of `acceptor`.
     pub(crate) fn start(
         id: String,
-        factory: &SessionFactory,
-        preinitialized: Option<crate::ProtocolVersion>,
+        acceptor: &dyn Acceptor,
         store: Arc<dyn super::EventStore>,
         json_mode: bool,
     ) -> crate::Result<Arc<Self>> {
-        let (in_tx, in_rx) = mpsc::channel(CHANNEL_CAPACITY);
-        let (out_tx, out_rx) = mpsc::channel(CHANNEL_CAPACITY);
-        let close = CancellationToken::new();
-        let done = CancellationToken::new();
-        let handle = TransportHandle {
-            inbound: in_rx,
-            outbound: out_tx,
-            close: close.clone(),
-            done: done.clone(),
-        };
-        let server = factory(handle, preinitialized)?;
-        let session = Arc::new(Self {
+        let outlet = Arc::new(Outlet {
             streams: Mutex::new(Streams::new(id.clone(), store, json_mode)),
+            closed: CancellationToken::new(),
+        });
+        let engine = acceptor.open(outlet.clone(), None)?;
+        Ok(Arc::new(Self {
             id,
-            inbound: in_tx,
-            server,
+            engine,
+            outlet,
             created: Instant::now(),
             last_active: AtomicU64::new(0),
-            closed: close.clone(),
-        });
-        tokio::spawn(route(session.clone(), out_rx, close, done));
-        Ok(session)
+        }))
+    }
+
+    pub(crate) fn streams(&self) -> MutexGuard<'_, Streams> {
+        lock(&self.outlet.streams)
+    }
+
+    pub(crate) fn closed(&self) -> &CancellationToken {
+        &self.outlet.closed
     }
 
     pub(crate) fn touch(&self) {
@@ -81,46 +74,44 @@ impl HttpSession {
     }
 
     /// Ends the session: the engine closes and every attached response ends.
-    pub(crate) async fn terminate(&self) {
-        self.closed.cancel();
-        lock(&self.streams).forget_all();
-        self.server.close().await;
+    pub(crate) fn terminate(&self) {
+        self.outlet.closed.cancel();
+        self.streams().forget_all();
+        self.engine.close("the HTTP session ended");
     }
 }
 
-/// Delivers each engine message to the HTTP response of its stream.
-async fn route(
-    session: Arc<HttpSession>,
-    mut outbound: mpsc::Receiver<OutboundMessage>,
-    close: CancellationToken,
-    done: CancellationToken,
-) {
-    loop {
-        let message = tokio::select! {
-            m = outbound.recv() => m,
-            () = close.cancelled() => None,
-        };
-        let Some(message) = message else { break };
-        let delivery = {
-            let mut streams = lock(&session.streams);
-            match message.kind {
-                OutboundKind::CloseStream => match message.related.as_ref() {
-                    Some(id) => streams
-                        .close_request_stream(id)
-                        .map(|live| (live, LiveItem::Close)),
-                    None => None,
-                },
-                OutboundKind::EndStream => message
-                    .related
-                    .as_ref()
-                    .and_then(|id| streams.end_request_stream(id))
-                    .map(|live| (live, LiveItem::Close)),
-                kind => streams.push(
-                    message.related.as_ref(),
-                    Arc::from(message.text),
-                    kind == OutboundKind::Response,
-                ),
-            }
+/// Where a session's messages go: each to the response of its stream, in
+/// the task that sends it.
+#[derive(Debug)]
+pub(crate) struct Outlet {
+    streams: Mutex<Streams>,
+    /// Cancelled when the session ends.
+    closed: CancellationToken,
+}
+
+impl OutboundSink for Outlet {
+    fn deliver(&self, message: OutboundMessage) -> Result<(), ()> {
+        if self.closed.is_cancelled() {
+            return Err(());
+        }
+        let mut streams = lock(&self.streams);
+        let delivery = match message.kind {
+            OutboundKind::CloseStream => message
+                .related
+                .as_ref()
+                .and_then(|id| streams.close_request_stream(id))
+                .map(|live| (live, LiveItem::Close)),
+            OutboundKind::EndStream => message
+                .related
+                .as_ref()
+                .and_then(|id| streams.end_request_stream(id))
+                .map(|live| (live, LiveItem::Close)),
+            kind => streams.push(
+                message.related.as_ref(),
+                Arc::from(message.text),
+                kind == OutboundKind::Response,
+            ),
         };
         if let Some((live, item)) = delivery {
             // The event is stored either way. A response that went away is
@@ -128,10 +119,67 @@ async fn route(
             // client neither blocks the session nor grows memory: it resumes
             // with Last-Event-ID.
             if let Err(mpsc::error::TrySendError::Full(_)) = live.try_send(item) {
-                lock(&session.streams).detach(&live);
+                streams.detach(&live);
             }
         }
+        Ok(())
     }
-    session.closed.cancel();
-    done.cancel();
+}
+
+/// A fresh 128-bit random session id.
+fn new_session_id() -> Result<String, Rejection> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| Rejection::Internal(format!("no randomness: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Finds the session named by the request's `Mcp-Session-Id`.
+pub(super) fn existing(state: &State, headers: &HeaderMap) -> Result<Arc<HttpSession>, Rejection> {
+    let Some(id) = header(headers, SESSION_HEADER) else {
+        return Err(Rejection::BadRequest(
+            "the Mcp-Session-Id header is required".into(),
+        ));
+    };
+    let session = lock(&state.sessions).get(id).cloned();
+    match session {
+        Some(session) if !session.closed().is_cancelled() => {
+            session.touch();
+            Ok(session)
+        }
+        _ => Err(Rejection::SessionNotFound("Session not found")),
+    }
+}
+
+/// Opens a session for an `initialize` and keeps it.
+pub(super) fn create(state: &State) -> Result<Arc<HttpSession>, Rejection> {
+    if lock(&state.sessions).len() >= state.config.max_sessions {
+        return Err(Rejection::TooManySessions {
+            max: state.config.max_sessions,
+        });
+    }
+    let id = new_session_id()?;
+    let session = HttpSession::start(
+        id.clone(),
+        &*state.acceptor,
+        state.config.event_store.clone(),
+        state.config.json_response,
+    )
+    .map_err(|e| Rejection::Internal(e.to_string()))?;
+    session.touch();
+    lock(&state.sessions).insert(id, session.clone());
+    Ok(session)
+}
+
+/// Records the request's identity on its session; a session keeps the
+/// subject that opened it (403 for another one).
+pub(super) fn bind_identity(
+    engine: &Attached,
+    identity: Option<&Arc<AuthInfo>>,
+) -> Result<(), Rejection> {
+    match (identity, engine.service()) {
+        (Some(info), Some(service)) if !service.bind_identity(info) => Err(Rejection::Forbidden(
+            "the session belongs to another subject".into(),
+        )),
+        _ => Ok(()),
+    }
 }

@@ -44,6 +44,9 @@ struct Stream {
     json_answer: bool,
     /// The request of a request stream.
     request: Option<RequestId>,
+    /// The server ended the POST's response before the POST attached to
+    /// it (SEP-1699 close while the request started).
+    cut: bool,
 }
 
 impl Stream {
@@ -55,6 +58,7 @@ impl Stream {
             done: false,
             json_answer: false,
             request: None,
+            cut: false,
         }
     }
 }
@@ -102,13 +106,14 @@ impl Streams {
         }
     }
 
-    /// Opens the stream of a new request, attached to the POST response
-    /// that carries it (`json_answer`: it accepts a JSON answer). `None` if
-    /// that request id is already in progress.
+    /// Opens the stream of a new request, for the POST response that
+    /// carries it (`json_answer`: it accepts a JSON answer); `live` is that
+    /// response, or `None` until it attaches ([`attach_post`](Self::attach_post)).
+    /// `None` if that request id is already in progress.
     pub(crate) fn open_request(
         &mut self,
         id: RequestId,
-        live: mpsc::Sender<LiveItem>,
+        live: Option<mpsc::Sender<LiveItem>>,
         json_answer: bool,
     ) -> Option<u64> {
         if let Some(existing) = self.by_request.get(&id) {
@@ -119,7 +124,7 @@ impl Streams {
         let stream_id = self.next_id;
         self.next_id += 1;
         let mut stream = Stream::new();
-        stream.live = Some(live);
+        stream.live = live;
         stream.json_answer = json_answer;
         stream.request = Some(id.clone());
         self.streams.insert(stream_id, stream);
@@ -182,6 +187,52 @@ impl Streams {
         delivery
     }
 
+    /// The answer to `id` was ready while its POST was starting it: `true`
+    /// when it can be the POST's whole JSON body (nothing was sent on the
+    /// stream before, and the POST accepts JSON); the stream is then
+    /// forgotten, as there is nothing to resume.
+    pub(crate) fn answer_as_json(&mut self, id: &RequestId, stream_id: u64) -> bool {
+        let Some(stream) = self.streams.get(&stream_id) else {
+            return false;
+        };
+        if stream.next_seq != 1 || !stream.json_answer || stream.done || stream.cut {
+            return false;
+        }
+        self.streams.remove(&stream_id);
+        if self.by_request.get(id) == Some(&stream_id) {
+            self.by_request.remove(id);
+        }
+        true
+    }
+
+    /// Attaches the POST that started the request to its stream: returns
+    /// what was sent meanwhile (stored) and whether the stream is complete
+    /// (answered, ended, or cut by the server). `None` if it was forgotten
+    /// (the session ended).
+    pub(crate) fn attach_post(
+        &mut self,
+        stream_id: u64,
+        live: Option<mpsc::Sender<LiveItem>>,
+    ) -> Option<(Replay, bool)> {
+        let stream = self.streams.get_mut(&stream_id)?;
+        let replay = if stream.next_seq > 1 {
+            self.store.replay(
+                &StreamKey {
+                    session: self.session.clone(),
+                    stream: stream_id,
+                },
+                0,
+            )
+        } else {
+            Vec::new()
+        };
+        let complete = stream.done || stream.cut;
+        if !complete {
+            stream.live = live;
+        }
+        Some((replay, complete))
+    }
+
     /// Detaches the HTTP response of the request's stream (SEP-1699 close).
     pub(crate) fn close_request_stream(
         &mut self,
@@ -191,6 +242,7 @@ impl Streams {
         let stream = self.streams.get_mut(&stream_id)?;
         // The POST now ends as an event stream; what follows is resumed.
         stream.json_answer = false;
+        stream.cut = true;
         stream.live.take()
     }
 
@@ -331,10 +383,10 @@ mod tests {
         let mut streams = Streams::new("s".into(), Arc::new(InMemoryEventStore::new(16)), false);
         let (tx, mut rx) = mpsc::channel(8);
         let id = RequestId::Integer(1);
-        let s = streams.open_request(id.clone(), tx, false).unwrap();
+        let s = streams.open_request(id.clone(), Some(tx), false).unwrap();
         assert!(
             streams
-                .open_request(id.clone(), mpsc::channel(1).0, false)
+                .open_request(id.clone(), Some(mpsc::channel(1).0), false)
                 .is_none(),
             "id in use"
         );
@@ -368,7 +420,7 @@ mod tests {
         let mut streams = Streams::new("s".into(), Arc::new(InMemoryEventStore::new(16)), false);
         let (tx, _rx) = mpsc::channel(8);
         let id = RequestId::Integer(1);
-        let s = streams.open_request(id.clone(), tx, true).unwrap();
+        let s = streams.open_request(id.clone(), Some(tx), true).unwrap();
         let (_, item) = streams.push(Some(&id), "result".into(), true).unwrap();
         assert!(matches!(
             item,
@@ -384,7 +436,11 @@ mod tests {
             streams.attach(s, Some(0), tx2).unwrap_err(),
             AttachError::Unknown
         );
-        assert!(streams.open_request(id, mpsc::channel(1).0, true).is_some());
+        assert!(
+            streams
+                .open_request(id, Some(mpsc::channel(1).0), true)
+                .is_some()
+        );
     }
 
     #[test]
@@ -392,7 +448,7 @@ mod tests {
         let mut streams = Streams::new("s".into(), Arc::new(InMemoryEventStore::new(16)), false);
         let (tx, _rx) = mpsc::channel(8);
         let id = RequestId::Integer(1);
-        let s = streams.open_request(id.clone(), tx, true).unwrap();
+        let s = streams.open_request(id.clone(), Some(tx), true).unwrap();
         // The server closes the POST stream before anything was sent.
         assert!(streams.close_request_stream(&id).is_some());
         assert!(streams.push(Some(&id), "result".into(), true).is_none());

@@ -1,0 +1,40 @@
+//! DELETE: the client ends its session.
+
+use std::sync::Arc;
+
+use axum::response::{IntoResponse, Response};
+use http::{HeaderMap, StatusCode};
+
+use super::State;
+use super::extract::Rejection;
+use super::modern;
+use super::reply::{SESSION_HEADER, header};
+use super::session::{self, lock};
+use crate::auth::AuthInfo;
+
+pub(super) fn delete(
+    state: &State,
+    headers: &HeaderMap,
+    identity: Option<&Arc<AuthInfo>>,
+) -> Result<Response, Rejection> {
+    if state.config.stateless || modern::names_a_stateless_revision(headers) {
+        return Err(Rejection::Stateless);
+    }
+    let Some(id) = header(headers, SESSION_HEADER) else {
+        return Err(Rejection::BadRequest(
+            "the Mcp-Session-Id header is required".into(),
+        ));
+    };
+    let known = lock(&state.sessions).get(id).cloned();
+    if let Some(session) = &known {
+        session::bind_identity(&session.engine, identity)?;
+    }
+    let session = lock(&state.sessions).remove(id);
+    match session {
+        Some(session) => {
+            session.terminate();
+            Ok(StatusCode::OK.into_response())
+        }
+        None => Err(Rejection::SessionNotFound("Session not found")),
+    }
+}

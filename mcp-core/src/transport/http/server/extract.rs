@@ -1,0 +1,236 @@
+//! The checks every request of the endpoint passes, as axum extractors
+//! with typed rejections: header size, Host/Origin, bearer token
+//! ([`Guarded`]); and for a POST, media types, body size and UTF-8
+//! ([`PostBody`]). A rejection is an HTTP error with a JSON-RPC error body.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::response::{IntoResponse, Response};
+use http::header::{ACCEPT, ALLOW, CONTENT_TYPE};
+use http::request::Parts;
+use http::{HeaderMap, HeaderValue, StatusCode};
+
+use super::State;
+use super::reply::{header, http_error, rpc_error};
+use crate::auth::AuthInfo;
+use crate::jsonrpc::{ErrorCode, RpcError};
+
+/// Why the endpoint refuses a request before serving it.
+#[derive(Debug)]
+pub(super) enum Rejection {
+    /// 431: the header fields exceed the limit.
+    HeadersTooLarge { limit: usize },
+    /// 403: Host or Origin not allowed, or a session of another subject.
+    Forbidden(String),
+    /// 401/403 from the protected resource, as it wrote them.
+    Auth(Box<Response>),
+    /// 405: not POST, GET or DELETE.
+    MethodNotAllowed,
+    /// 405: GET or DELETE where there are no sessions.
+    Stateless,
+    /// 415: the body is not JSON.
+    UnsupportedMediaType,
+    /// 406: the client accepts neither answer (or no event stream for GET).
+    NotAcceptable(&'static str),
+    /// 413: the body exceeds the limit.
+    PayloadTooLarge { limit: usize },
+    /// 400 with -32700: the body is not UTF-8.
+    NotUtf8,
+    /// 400 with -32600.
+    BadRequest(String),
+    /// 404: no such session.
+    SessionNotFound(&'static str),
+    /// 503: the server holds its maximum of sessions.
+    TooManySessions { max: usize },
+    /// 409 (and its JSON-RPC error).
+    Conflict(String),
+    /// 500.
+    Internal(String),
+}
+
+impl IntoResponse for Rejection {
+    fn into_response(self) -> Response {
+        use ErrorCode as C;
+        use StatusCode as S;
+        match self {
+            Self::HeadersTooLarge { limit } => http_error(
+                S::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                C::INVALID_REQUEST,
+                format!("Request Header Fields Too Large: the limit is {limit} bytes"),
+            ),
+            Self::Forbidden(why) => {
+                http_error(S::FORBIDDEN, C::SERVER_ERROR, format!("Forbidden: {why}"))
+            }
+            Self::Auth(response) => *response,
+            Self::MethodNotAllowed => {
+                let mut response = http_error(
+                    S::METHOD_NOT_ALLOWED,
+                    C::SERVER_ERROR,
+                    "Method not allowed: use POST, GET or DELETE",
+                );
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                response
+            }
+            Self::Stateless => http_error(
+                S::METHOD_NOT_ALLOWED,
+                C::SERVER_ERROR,
+                "Method not allowed: stateless server",
+            ),
+            Self::UnsupportedMediaType => http_error(
+                S::UNSUPPORTED_MEDIA_TYPE,
+                C::INVALID_REQUEST,
+                "Unsupported Media Type: the body must be application/json",
+            ),
+            Self::NotAcceptable(why) => http_error(
+                S::NOT_ACCEPTABLE,
+                C::INVALID_REQUEST,
+                format!("Not Acceptable: {why}"),
+            ),
+            Self::PayloadTooLarge { limit } => http_error(
+                S::PAYLOAD_TOO_LARGE,
+                C::INVALID_REQUEST,
+                format!("Payload Too Large: the limit is {limit} bytes"),
+            ),
+            Self::NotUtf8 => rpc_error(
+                S::BAD_REQUEST,
+                None,
+                &RpcError::parse_error("the body is not valid UTF-8"),
+            ),
+            Self::BadRequest(why) => http_error(
+                S::BAD_REQUEST,
+                C::INVALID_REQUEST,
+                format!("Bad Request: {why}"),
+            ),
+            Self::SessionNotFound(message) => http_error(S::NOT_FOUND, C::SERVER_ERROR, message),
+            Self::TooManySessions { max } => http_error(
+                S::SERVICE_UNAVAILABLE,
+                C::SERVER_ERROR,
+                format!("Service Unavailable: the server holds its maximum of {max} sessions"),
+            ),
+            Self::Conflict(why) => http_error(S::CONFLICT, C::SERVER_ERROR, why),
+            Self::Internal(why) => http_error(S::INTERNAL_SERVER_ERROR, C::INTERNAL_ERROR, why),
+        }
+    }
+}
+
+/// A request that passed the checks every method shares; `identity` is the
+/// bearer token's subject on a protected resource.
+pub(super) struct Guarded {
+    pub(super) identity: Option<Arc<AuthInfo>>,
+}
+
+impl FromRequestParts<Arc<State>> for Guarded {
+    type Rejection = Rejection;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<State>,
+    ) -> Result<Self, Self::Rejection> {
+        let limit = state.config.max_header_size;
+        if header_size(&parts.headers) > limit {
+            return Err(Rejection::HeadersTooLarge { limit });
+        }
+        state
+            .config
+            .host_policy
+            .check(&parts.headers)
+            .map_err(|why| Rejection::Forbidden(why.to_string()))?;
+        // A protected resource validates the token before anything else.
+        let identity = match &state.config.protected_resource {
+            None => None,
+            Some(resource) => Some(
+                resource
+                    .authenticate(&parts.headers)
+                    .await
+                    .map_err(|rejection| Rejection::Auth(Box::new(rejection.into_response())))?,
+            ),
+        };
+        Ok(Self { identity })
+    }
+}
+
+/// The size of the header fields as sent: `name: value` and CRLF each.
+fn header_size(headers: &HeaderMap) -> usize {
+    headers
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum()
+}
+
+/// What the client of a POST accepts.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Accepts {
+    pub(super) json: bool,
+    pub(super) sse: bool,
+}
+
+impl Accepts {
+    pub(super) fn of(headers: &HeaderMap) -> Self {
+        let accept = header(headers, ACCEPT.as_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let any = accept.contains("*/*");
+        Self {
+            json: any || accept.contains("application/json") || accept.contains("application/*"),
+            sse: any || accept.contains("text/event-stream"),
+        }
+    }
+}
+
+/// A POST's headers and its body as text, checked.
+pub(super) struct PostBody {
+    pub(super) headers: HeaderMap,
+    pub(super) accepts: Accepts,
+    pub(super) text: String,
+}
+
+impl FromRequest<Arc<State>> for PostBody {
+    type Rejection = Rejection;
+
+    async fn from_request(request: Request, state: &Arc<State>) -> Result<Self, Self::Rejection> {
+        let (parts, body): (Parts, Body) = request.into_parts();
+        let content_type = header(&parts.headers, CONTENT_TYPE.as_str()).unwrap_or("");
+        if !content_type
+            .get(..16)
+            .is_some_and(|t| t.eq_ignore_ascii_case("application/json"))
+        {
+            return Err(Rejection::UnsupportedMediaType);
+        }
+        let accepts = Accepts::of(&parts.headers);
+        if !accepts.json && !accepts.sse {
+            return Err(Rejection::NotAcceptable(
+                "accept application/json and text/event-stream",
+            ));
+        }
+        let limit = state.config.max_body_size;
+        let bytes = axum::body::to_bytes(body, limit)
+            .await
+            .map_err(|_| Rejection::PayloadTooLarge { limit })?;
+        let text = String::from_utf8(bytes.into()).map_err(|_| Rejection::NotUtf8)?;
+        Ok(Self {
+            headers: parts.headers,
+            accepts,
+            text,
+        })
+    }
+}
+
+/// The protocol revision a request claims in its header, if any; an
+/// unsupported one is an error (400).
+pub(super) fn claimed_version(
+    headers: &HeaderMap,
+) -> Result<Option<crate::ProtocolVersion>, Rejection> {
+    let Some(value) = headers.get(super::reply::VERSION_HEADER) else {
+        return Ok(None);
+    };
+    // A value that is not visible ASCII is present but invalid, not absent.
+    let parsed = value.to_str().ok().and_then(crate::ProtocolVersion::parse);
+    parsed.map(Some).ok_or_else(|| {
+        let v = String::from_utf8_lossy(value.as_bytes());
+        Rejection::BadRequest(format!("unsupported MCP-Protocol-Version `{v}`"))
+    })
+}

@@ -1,0 +1,426 @@
+//! POST: a message decoded once, then served in its session, standing
+//! alone (2026-07-28), or in a session of its own (legacy stateless mode).
+//! An answer ready at once is the response body straight away; one that
+//! takes longer reaches the response through the session's outlet.
+
+use std::sync::Arc;
+
+use axum::response::{IntoResponse, Response};
+use http::{HeaderValue, StatusCode};
+use tokio::sync::mpsc;
+
+use super::State;
+use super::alone::{ALONE_STREAM, Alone, Attach};
+use super::extract::{Accepts, Guarded, PostBody, Rejection, claimed_version};
+use super::modern::{self, Route};
+use super::reply::{
+    DisconnectGuard, EngineRef, Owner, SESSION_HEADER, complete_sse, json_body, priming_event,
+    rpc_error, sse_response,
+};
+use super::session::{self, HttpSession, lock};
+use super::streams::LiveItem;
+use crate::ProtocolVersion;
+use crate::auth::AuthInfo;
+use crate::jsonrpc::{DecodeError, Inbound, RpcError, decode};
+use crate::request_meta::RequestMeta;
+use crate::schema::{RequestId, methods};
+use crate::session::{Attached, OutboundSink, Reply};
+use crate::transport::{OutboundKind, OutboundMessage};
+
+/// Events buffered for one HTTP response before its reader counts as slow.
+pub(super) const LIVE_CAPACITY: usize = 64;
+
+type Decoded<'a> = Result<Inbound<'a>, Box<DecodeError>>;
+
+pub(super) async fn post(state: Arc<State>, guard: Guarded, body: PostBody) -> Response {
+    match serve(&state, guard.identity, body).await {
+        Ok(response) => response,
+        Err(rejection) => rejection.into_response(),
+    }
+}
+
+async fn serve(
+    state: &Arc<State>,
+    identity: Option<Arc<AuthInfo>>,
+    body: PostBody,
+) -> Result<Response, Rejection> {
+    let PostBody {
+        headers,
+        accepts,
+        text,
+    } = body;
+    let decoded = decode(&text);
+    // A request of a revision without sessions (2026-07-28) is checked
+    // against its headers here and served alone.
+    let meta = match modern::route(&headers, &text, &decoded) {
+        Route::Sessions => None,
+        Route::Stateless(meta) => Some(meta),
+        Route::Answered(response) => return Ok(response),
+    };
+    let version = match meta {
+        Some(_) => None,
+        None => claimed_version(&headers)?,
+    };
+    let (request_id, is_initialize) = match &decoded {
+        // A well-formed message with bad params goes to its session like any
+        // other: a request is answered -32602, a notification dropped.
+        Err(e) if e.method.is_some() => (
+            e.id.clone(),
+            e.method.as_deref() == Some(methods::INITIALIZE),
+        ),
+        Err(e) => return Ok(rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)),
+        Ok(Inbound::Request(r)) => {
+            // Scopes of the method (and of the tool, for tools/call).
+            if let (Some(resource), Some(info)) = (&state.config.protected_resource, &identity) {
+                if resource.has_operation_scopes() {
+                    let tool = (r.method == methods::TOOLS_CALL)
+                        .then(|| tool_name(r.params))
+                        .flatten();
+                    if let Err(rejection) = resource.authorize(info, &r.method, tool.as_deref()) {
+                        return Ok(rejection.into_response());
+                    }
+                }
+            }
+            (Some(r.id.clone()), r.method == methods::INITIALIZE)
+        }
+        Ok(_) => (None, false),
+    };
+    if let Some(meta) = meta {
+        return Ok(serve_alone(state, identity, accepts, decoded, *meta).await);
+    }
+    if state.config.stateless {
+        // Every POST is a session of its own; initialize itself is answered
+        // for clients that send it.
+        let preset = (!is_initialize).then(|| version.unwrap_or(ProtocolVersion::LATEST));
+        return serve_one_shot(
+            state, identity, accepts, decoded, request_id, preset, version,
+        )
+        .await;
+    }
+    let created = headers.get(SESSION_HEADER).is_none() && is_initialize;
+    let session = if created {
+        session::create(state)?
+    } else {
+        session::existing(state, &headers)?
+    };
+    session::bind_identity(&session.engine, identity.as_ref())?;
+    let Some(id) = request_id else {
+        // Notifications and responses: hand over and acknowledge.
+        if session.closed().is_cancelled() {
+            return Err(Rejection::SessionNotFound("Session not found"));
+        }
+        let _ = session.engine.handle(decoded);
+        return Ok(StatusCode::ACCEPTED.into_response());
+    };
+    let (mut response, failed_initialize) =
+        serve_in_session(state, &session, id, decoded, accepts, version, created).await?;
+    if failed_initialize {
+        // An initialize that failed (bad params) leaves no session behind:
+        // the client gets the error and no session id to use.
+        lock(&state.sessions).remove(&session.id);
+        session.terminate();
+    } else if let Ok(value) = HeaderValue::from_str(&session.id) {
+        response.headers_mut().insert(SESSION_HEADER, value);
+    }
+    Ok(response)
+}
+
+/// The tool a `tools/call` names.
+fn tool_name(params: Option<&serde_json::value::RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: String,
+    }
+    serde_json::from_str::<Named>(params?.get())
+        .ok()
+        .map(|n| n.name)
+}
+
+/// Whether `text` is a successful response.
+fn is_result(text: &str) -> bool {
+    matches!(decode(text), Ok(Inbound::Response(r)) if r.outcome.is_ok())
+}
+
+/// Serves request `id` in `session`; returns the response and whether it
+/// was an `initialize` that opened the session and failed.
+async fn serve_in_session(
+    state: &State,
+    session: &Arc<HttpSession>,
+    id: RequestId,
+    decoded: Decoded<'_>,
+    accepts: Accepts,
+    version: Option<ProtocolVersion>,
+    created: bool,
+) -> Result<(Response, bool), Rejection> {
+    let Some(stream_id) = session
+        .streams()
+        .open_request(id.clone(), None, accepts.json)
+    else {
+        let error = RpcError::invalid_request(format!(
+            "request id {id} is already in progress in this session"
+        ));
+        return Ok((rpc_error(StatusCode::CONFLICT, Some(&id), &error), false));
+    };
+    let reply = session.engine.handle(decoded);
+    let priming = || {
+        let version = session
+            .engine
+            .service()
+            .and_then(|s| s.protocol_version())
+            .or(version);
+        version
+            .filter(|v| v.has_sse_priming())
+            .map(|_| priming_event(stream_id, state.config.sse_retry))
+    };
+    if let Some(Reply { text, .. }) = reply {
+        // Answered at once, in this task.
+        let failed = created && !is_result(&text);
+        if session.streams().answer_as_json(&id, stream_id) {
+            return Ok((json_body(StatusCode::OK, text), failed));
+        }
+        let _ = session.outlet.deliver(OutboundMessage {
+            text,
+            kind: OutboundKind::Response,
+            related: Some(id),
+        });
+        let replay = session
+            .streams()
+            .attach_post(stream_id, None)
+            .map(|(replay, _)| replay)
+            .unwrap_or_default();
+        return Ok((complete_sse(stream_id, priming(), &replay), failed));
+    }
+    let (live_tx, mut live_rx) = mpsc::channel(LIVE_CAPACITY);
+    let attached = session.streams().attach_post(stream_id, Some(live_tx));
+    let Some((replay, complete)) = attached else {
+        return Err(Rejection::SessionNotFound("Session ended before answering"));
+    };
+    if complete {
+        let failed = created && !replay.last().is_some_and(|(_, t)| is_result(t));
+        return Ok((complete_sse(stream_id, priming(), &replay), failed));
+    }
+    // Armed from here until the request is answered: if this handler or
+    // its event stream is dropped first, the client went away.
+    let mut disconnect = DisconnectGuard {
+        engine: Some(Arc::new(EngineRef::Session(session.clone()))),
+        request: state.config.cancel_on_disconnect.then(|| id.clone()),
+        end_session: false,
+    };
+    let mut first = None;
+    if replay.is_empty() {
+        let item = tokio::select! {
+            item = live_rx.recv() => item,
+            () = session.closed().cancelled() => None,
+        };
+        match item {
+            None => {
+                disconnect.disarm();
+                return Err(Rejection::SessionNotFound("Session ended before answering"));
+            }
+            Some(LiveItem::Event {
+                text, last: true, ..
+            }) if accepts.json => {
+                disconnect.disarm();
+                let failed = created && !is_result(&text);
+                return Ok((json_body(StatusCode::OK, text.to_string()), failed));
+            }
+            Some(item) => {
+                if matches!(item, LiveItem::Close | LiveItem::Event { last: true, .. }) {
+                    disconnect.disarm();
+                }
+                first = Some(item);
+            }
+        }
+    }
+    let failed = created
+        && match &first {
+            Some(LiveItem::Event {
+                text, last: true, ..
+            }) => !is_result(text),
+            _ => false,
+        };
+    let response = sse_response(
+        Owner::Session(session.clone()),
+        stream_id,
+        priming(),
+        replay,
+        first,
+        live_rx,
+        disconnect,
+    );
+    Ok((response, failed))
+}
+
+/// Serves a request that stands alone (2026-07-28): the service is called
+/// directly, with the `_meta` read when the headers were checked.
+async fn serve_alone(
+    state: &State,
+    identity: Option<Arc<AuthInfo>>,
+    accepts: Accepts,
+    decoded: Decoded<'_>,
+    meta: RequestMeta,
+) -> Response {
+    let Ok(Inbound::Request(request)) = decoded else {
+        // `modern::route` serves only requests this way.
+        return Rejection::Internal("not a request".into()).into_response();
+    };
+    let id = request.id.clone();
+    let sink = Alone::new(Some(id.clone()));
+    let acceptor = &state.acceptor;
+    let engine = Attached::alone(sink.clone(), acceptor.config().clone());
+    let token = meta.progress_token.clone();
+    let reply = engine.handle_alone(request, token, |request, ctx| {
+        acceptor.serve_alone(request, meta, identity, ctx)
+    });
+    let lone = Lone {
+        engine,
+        sink,
+        id,
+        modern: true,
+        // Closing the response stream is how a client cancels a request
+        // that stands alone, e.g. ends a subscriptions/listen.
+        cancel: true,
+        end_session: false,
+        priming: None,
+    };
+    lone.finish(reply, accepts).await
+}
+
+/// Serves a POST of the legacy stateless mode: a session of its own.
+async fn serve_one_shot(
+    state: &State,
+    identity: Option<Arc<AuthInfo>>,
+    accepts: Accepts,
+    decoded: Decoded<'_>,
+    request_id: Option<RequestId>,
+    preset: Option<ProtocolVersion>,
+    version: Option<ProtocolVersion>,
+) -> Result<Response, Rejection> {
+    let sink = Alone::new(request_id.clone());
+    let engine = state
+        .acceptor
+        .open(sink.clone(), preset)
+        .map_err(|e| Rejection::Internal(e.to_string()))?;
+    if let Err(rejection) = session::bind_identity(&engine, identity.as_ref()) {
+        engine.close("refused");
+        return Err(rejection);
+    }
+    let reply = engine.handle(decoded);
+    let Some(id) = request_id else {
+        engine.close("the POST of a stateless session ended");
+        return Ok(StatusCode::ACCEPTED.into_response());
+    };
+    let priming = engine
+        .service()
+        .and_then(|s| s.protocol_version())
+        .or(version)
+        .filter(|v| v.has_sse_priming())
+        .map(|_| priming_event(ALONE_STREAM, state.config.sse_retry));
+    let lone = Lone {
+        engine,
+        sink,
+        id,
+        modern: false,
+        cancel: state.config.cancel_on_disconnect,
+        end_session: true,
+        priming,
+    };
+    Ok(lone.finish(reply, accepts).await)
+}
+
+/// A POST whose request has no session to resume from.
+struct Lone {
+    engine: Attached,
+    sink: Arc<Alone>,
+    id: RequestId,
+    /// A 2026-07-28 request: its JSON answer's status follows its error.
+    modern: bool,
+    /// Cancel the request when the client goes away.
+    cancel: bool,
+    /// The engine is this POST's own session: ended with it.
+    end_session: bool,
+    priming: Option<String>,
+}
+
+impl Lone {
+    fn status(&self, text: &str) -> StatusCode {
+        if self.modern {
+            modern::status_of(text)
+        } else {
+            StatusCode::OK
+        }
+    }
+
+    fn end(&self) {
+        if self.end_session {
+            self.engine.close("the POST of a stateless session ended");
+        }
+    }
+
+    async fn finish(self, reply: Option<Reply>, accepts: Accepts) -> Response {
+        if let Some(Reply { text, .. }) = reply {
+            self.end();
+            if accepts.json && self.sink.is_empty() {
+                return json_body(self.status(&text), text);
+            }
+            self.sink.answer(text);
+        }
+        let (replay, mut live) = match self.sink.attach(LIVE_CAPACITY) {
+            Attach::Complete(replay) => {
+                self.end();
+                return complete_sse(ALONE_STREAM, self.priming, &replay);
+            }
+            Attach::Live(replay, live) => (replay, live),
+        };
+        let status = (self.modern, accepts.json);
+        let Self {
+            engine,
+            id,
+            cancel,
+            end_session,
+            priming,
+            ..
+        } = self;
+        let mut disconnect = DisconnectGuard {
+            engine: Some(Arc::new(EngineRef::Own(engine))),
+            request: cancel.then_some(id),
+            end_session,
+        };
+        let mut first = None;
+        if replay.is_empty() {
+            match live.recv().await {
+                None => {
+                    disconnect.disarm();
+                    return Rejection::SessionNotFound("Session ended before answering")
+                        .into_response();
+                }
+                Some(LiveItem::Event {
+                    text, last: true, ..
+                }) if status.1 => {
+                    disconnect.disarm();
+                    let code = if status.0 {
+                        modern::status_of(&text)
+                    } else {
+                        StatusCode::OK
+                    };
+                    return json_body(code, text.to_string());
+                }
+                Some(item) => {
+                    if matches!(item, LiveItem::Close | LiveItem::Event { last: true, .. }) {
+                        disconnect.disarm();
+                    }
+                    first = Some(item);
+                }
+            }
+        }
+        sse_response(
+            Owner::Alone,
+            ALONE_STREAM,
+            priming,
+            replay,
+            first,
+            live,
+            disconnect,
+        )
+    }
+}

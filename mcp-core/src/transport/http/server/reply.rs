@@ -1,0 +1,202 @@
+//! What the endpoint answers with: JSON-RPC errors as HTTP responses, JSON
+//! bodies, and event streams (priming event, replayed events, live items).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use http::{HeaderMap, StatusCode};
+use tokio::sync::mpsc;
+
+use super::session::HttpSession;
+use super::streams::{LiveItem, Replay, event_id};
+use crate::jsonrpc::{ErrorCode, RpcError, encode_error};
+use crate::schema::RequestId;
+use crate::session::Attached;
+use crate::transport::http::sse::encode_event;
+
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+
+pub(super) fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// An HTTP error whose body is a JSON-RPC error without an id.
+pub(super) fn http_error(
+    status: StatusCode,
+    code: ErrorCode,
+    message: impl Into<String>,
+) -> Response {
+    rpc_error(status, None, &RpcError::new(code, message.into()))
+}
+
+pub(super) fn rpc_error(status: StatusCode, id: Option<&RequestId>, error: &RpcError) -> Response {
+    (
+        status,
+        [(CONTENT_TYPE, "application/json")],
+        encode_error(id, error),
+    )
+        .into_response()
+}
+
+/// A JSON-RPC message as a whole JSON body.
+pub(super) fn json_body(status: StatusCode, text: String) -> Response {
+    (status, [(CONTENT_TYPE, "application/json")], text).into_response()
+}
+
+/// The priming event of a stream (an id and the retry hint, no data).
+pub(super) fn priming_event(stream_id: u64, retry: std::time::Duration) -> String {
+    encode_event(Some(&event_id(stream_id, 0)), "", Some(retry))
+}
+
+/// An event stream that is complete already: the priming event (if any)
+/// and every event, with no live part.
+pub(super) fn complete_sse(stream_id: u64, priming: Option<String>, events: &Replay) -> Response {
+    let mut body = priming.unwrap_or_default();
+    for (seq, text) in events {
+        body.push_str(&encode_event(Some(&event_id(stream_id, *seq)), text, None));
+    }
+    sse_head(Body::from(body))
+}
+
+fn sse_head(body: Body) -> Response {
+    (
+        StatusCode::OK,
+        [
+            (CONTENT_TYPE, "text/event-stream"),
+            (CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// Who to tell what became of a live event stream.
+pub(super) enum Owner {
+    /// A stream of a session: deliveries are noted for resumption.
+    Session(Arc<HttpSession>),
+    /// A request standing alone: nothing to note.
+    Alone,
+}
+
+/// Cancels a request, as its client would with `notifications/cancelled`,
+/// when dropped while still armed: the HTTP response that was to carry its
+/// answer went away first. Ends a session of one POST when dropped.
+pub(super) struct DisconnectGuard {
+    pub(super) engine: Option<Arc<EngineRef>>,
+    pub(super) request: Option<RequestId>,
+    /// A session of this one POST (legacy stateless): ended with it.
+    pub(super) end_session: bool,
+}
+
+/// The engine a guard talks to: a session's, or a lone request's.
+pub(super) enum EngineRef {
+    Session(Arc<HttpSession>),
+    Own(Attached),
+}
+
+impl EngineRef {
+    fn engine(&self) -> &Attached {
+        match self {
+            Self::Session(session) => &session.engine,
+            Self::Own(engine) => engine,
+        }
+    }
+}
+
+impl DisconnectGuard {
+    /// A guard that does nothing.
+    pub(super) fn none() -> Self {
+        Self {
+            engine: None,
+            request: None,
+            end_session: false,
+        }
+    }
+
+    /// The request was answered, or the server ended the response itself.
+    pub(super) fn disarm(&mut self) {
+        self.request = None;
+    }
+}
+
+impl Drop for DisconnectGuard {
+    fn drop(&mut self) {
+        let Some(engine) = &self.engine else { return };
+        let engine = engine.engine();
+        if let Some(id) = self.request.take() {
+            tracing::debug!("request {id}: the HTTP client went away; cancelling it");
+            engine.cancel(&id, "the HTTP client disconnected");
+        }
+        if self.end_session {
+            engine.close("the POST of a stateless session ended");
+        }
+    }
+}
+
+/// A live SSE response: optional priming event, replayed events, then live
+/// items until the stream's last event or a server-side close.
+pub(super) fn sse_response(
+    owner: Owner,
+    stream_id: u64,
+    priming: Option<String>,
+    replay: Replay,
+    first: Option<LiveItem>,
+    live: mpsc::Receiver<LiveItem>,
+    disconnect: DisconnectGuard,
+) -> Response {
+    let owner = Arc::new(owner);
+    let head: Vec<String> = priming
+        .into_iter()
+        .chain(
+            replay
+                .iter()
+                .map(|(seq, text)| encode_event(Some(&event_id(stream_id, *seq)), text, None)),
+        )
+        .collect();
+    if let (Some((seq, _)), Owner::Session(session)) = (replay.last(), &*owner) {
+        session.streams().delivered(stream_id, *seq);
+    }
+    let head = futures::stream::iter(
+        head.into_iter()
+            .map(|s| Ok::<_, Infallible>(Bytes::from(s))),
+    );
+    let state = (first, live, disconnect, false);
+    let items =
+        futures::stream::unfold(state, move |(pending, mut live, mut disconnect, ended)| {
+            let owner = owner.clone();
+            async move {
+                if ended {
+                    return None;
+                }
+                let item = match pending {
+                    Some(item) => Some(item),
+                    None => live.recv().await,
+                };
+                match item {
+                    // The server ended the stream (answered, closed for
+                    // resumption, or the reader fell behind): not a disconnect.
+                    None | Some(LiveItem::Close) => {
+                        disconnect.disarm();
+                        None
+                    }
+                    Some(LiveItem::Event { seq, text, last }) => {
+                        if let Owner::Session(session) = &*owner {
+                            session.streams().delivered(stream_id, seq);
+                        }
+                        if last {
+                            disconnect.disarm();
+                        }
+                        let chunk =
+                            Bytes::from(encode_event(Some(&event_id(stream_id, seq)), &text, None));
+                        Some((Ok::<_, Infallible>(chunk), (None, live, disconnect, last)))
+                    }
+                }
+            }
+        });
+    sse_head(Body::from_stream(head.chain(items)))
+}
