@@ -461,6 +461,23 @@ typedef mcp_result (*mcp_request_callback)(void *userdata,
 typedef void (*mcp_stderr_callback)(void *userdata, const char *line);
 
 /**
+ * Answers `completion/complete`: suggestions for a prompt argument or a
+ * resource template variable.
+ *
+ * Called on a thread of the server's blocking pool. `params_json` is the
+ * request's params: `{"ref":{"type":"ref/prompt","name":"…"},
+ * "argument":{"name":"…","value":"what the user typed"},
+ * "context":{"arguments":{…}}}` (or `"ref/resource"` with a `uri`). On
+ * success, return `MCP_OK` and set `*result_json` to the completion object
+ * (`{"values":["…"],"total":3,"hasMore":false}`, at most 100 values);
+ * failures are reported as for `mcp_resource_callback`.
+ */
+typedef mcp_result (*mcp_completion_callback)(void *userdata,
+                                              struct mcp_context *context,
+                                              const char *params_json,
+                                              char **result_json);
+
+/**
  * Answers `tools/call` for one tool.
  *
  * Called on a thread of the server's blocking pool (never an engine
@@ -745,6 +762,25 @@ mcp_result mcp_client_get_prompt(const struct mcp_client *client,
                                  const char *arguments_json,
                                  const struct mcp_call_options *options,
                                  char **result_json);
+
+/**
+ * Asks for completions of a prompt argument or a resource template variable
+ * (`completion/complete`). `params_json` is the request's params:
+ * `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"Al"}}`
+ * (or `{"type":"ref/resource","uri":"file:///{path}"}` as `ref`);
+ * `*result_json` is the `CompleteResult`
+ * (`{"completion":{"values":["Alice","Alan"],"hasMore":false}}`).
+ * `MCP_ERR_CAPABILITY` if the server did not declare `completions`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `params_json` is NULL or
+ * NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+ * points to writable memory for one `char *`.
+ */
+mcp_result mcp_client_complete(const struct mcp_client *client,
+                               const char *params_json,
+                               const struct mcp_call_options *options,
+                               char **result_json);
 
 /**
  * Asks the server to send log messages at `level` and above
@@ -1233,6 +1269,19 @@ mcp_result mcp_server_on_free(const struct mcp_server *server,
  * NUL-terminated.
  */
 mcp_result mcp_server_set_instructions(const struct mcp_server *server, const char *instructions);
+
+/**
+ * Sets the callback that answers `completion/complete` (see
+ * `mcp_completion_callback`), and so declares the `completions`
+ * capability. Only before the server is first served.
+ *
+ * # Safety
+ * `server` is NULL or a live server; `callback` is NULL or a function of
+ * the `mcp_completion_callback` type.
+ */
+mcp_result mcp_server_set_completion(const struct mcp_server *server,
+                                     mcp_completion_callback callback,
+                                     void *userdata);
 
 /**
  * Declares capabilities (`MCP_CAPABILITY_TOOLS | MCP_CAPABILITY_RESOURCES |

@@ -350,6 +350,31 @@ static mcp_result failing_prompt(void *ud, mcp_context *cx, const char *args, ch
     return MCP_ERR_CALLBACK;
 }
 
+/* Completes the "greet" prompt's "name" from a fixed list, by prefix. */
+static mcp_result complete_names(void *ud, mcp_context *cx, const char *params, char **out) {
+    (void)ud, (void)cx;
+    if (!strstr(params, "\"name\":\"greet\"")) {
+        *out = mcp_string_new("{\"values\":[]}");
+        return MCP_OK;
+    }
+    char *typed = json_string_literal(params, "value"); /* "\"Al\"" */
+    const char *names[] = {"Alice", "Alan", "Bob"};
+    char json[256] = "{\"values\":[";
+    size_t prefix = typed ? strlen(typed) - 2 : 0;
+    int first = 1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (typed && strncmp(names[i], typed + 1, prefix) != 0) continue;
+        strcat(json, first ? "\"" : ",\"");
+        strcat(json, names[i]);
+        strcat(json, "\"");
+        first = 0;
+    }
+    strcat(json, "],\"hasMore\":false}");
+    free(typed);
+    *out = mcp_string_new(json);
+    return MCP_OK;
+}
+
 #define OBJECT "{\"type\":\"object\"}"
 
 mcp_server *fixture_server_new(void) {
@@ -429,6 +454,7 @@ mcp_server *fixture_server_new(void) {
                                   greet_prompt, NULL);
     if (r == MCP_OK)
         r = mcp_server_add_prompt(server, "broken", NULL, NULL, failing_prompt, NULL);
+    if (r == MCP_OK) r = mcp_server_set_completion(server, complete_names, NULL);
     if (r != MCP_OK) {
         fprintf(stderr, "fixture: registering: %s: %s\n", mcp_result_name(r),
                 mcp_last_error_message());

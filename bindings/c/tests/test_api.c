@@ -369,6 +369,9 @@ static void test_server_serving_errors(void) {
     CHECK_RC(mcp_server_serve_http(server, "127.0.0.1:99999", &port), MCP_ERR_INVALID_ARGUMENT);
     CHECK_OK(mcp_server_serve_http(server, "127.0.0.1:0", &port));
     CHECK(port != 0);
+    /* Served now: the completion callback can no longer be set. */
+    CHECK_RC(mcp_server_set_completion(server, dummy_tool, NULL), MCP_ERR_INVALID_STATE);
+    CHECK_RC(mcp_server_set_completion(server, NULL, NULL), MCP_ERR_NULL_ARGUMENT);
     /* The port is taken now. */
     mcp_server *other = NULL;
     CHECK_OK(mcp_server_new("s2", "1", &other));

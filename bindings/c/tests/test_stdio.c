@@ -304,6 +304,19 @@ static void on_progress(void *userdata, double progress, double total, const cha
     }
 }
 
+static void test_completion(void) {
+    char *json = NULL;
+    CHECK_OK(mcp_client_complete(client,
+                                 "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
+                                 "\"argument\":{\"name\":\"name\",\"value\":\"Al\"}}",
+                                 NULL, &json));
+    CHECK_CONTAINS(json, "\"values\":[\"Alice\",\"Alan\"]");
+    mcp_string_free(json);
+    json = (char *)1;
+    CHECK_RC(mcp_client_complete(client, "{\"ref\":5}", NULL, &json), MCP_ERR_INVALID_JSON);
+    CHECK(json == NULL);
+}
+
 static void test_progress(void) {
     atomic_store(&progress_seen.calls, 0);
     progress_seen.thread = pthread_self();
@@ -533,12 +546,13 @@ static void test_generic_request_and_notify(void) {
     CHECK_CONTAINS(json, "static text");
     mcp_string_free(json);
     int64_t code = 0;
-    CHECK_RC(mcp_client_request(client, MCP_METHOD_COMPLETION_COMPLETE,
+    CHECK_OK(mcp_client_request(client, MCP_METHOD_COMPLETION_COMPLETE,
                                 "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
-                                "\"argument\":{\"name\":\"name\",\"value\":\"A\"}}",
-                                NULL, &json),
-             MCP_ERR_RPC);
-    CHECK(mcp_last_error_rpc_code(&code) && code == -32601);
+                                "\"argument\":{\"name\":\"name\",\"value\":\"B\"}}",
+                                NULL, &json));
+    CHECK_CONTAINS(json, "\"values\":[\"Bob\"]");
+    mcp_string_free(json);
+    json = NULL;
     CHECK_RC(mcp_client_request(client, "no/such/method", NULL, NULL, &json), MCP_ERR_RPC);
     CHECK(mcp_last_error_rpc_code(&code) && code == -32601);
     /* Progress through the generic request. */
@@ -751,6 +765,7 @@ int main(int argc, char **argv) {
     RUN(test_tool_definitions_and_rpc_errors);
     RUN(test_resources);
     RUN(test_prompts);
+    RUN(test_completion);
     RUN(test_progress);
     RUN(test_logging);
     RUN(test_sampling);

@@ -1,6 +1,8 @@
 //! The requests of a connected client: ping, listing, tools, resources,
 //! prompts, logging, and any method by name.
 
+use mcp_core::schema::CompleteRequestParams;
+
 use super::*;
 
 /// Sends `ping` and waits for the answer.
@@ -326,6 +328,41 @@ pub unsafe extern "C" fn mcp_client_get_prompt(
                 core.get_prompt(&name, arguments),
             )
             .await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Asks for completions of a prompt argument or a resource template variable
+/// (`completion/complete`). `params_json` is the request's params:
+/// `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"Al"}}`
+/// (or `{"type":"ref/resource","uri":"file:///{path}"}` as `ref`);
+/// `*result_json` is the `CompleteResult`
+/// (`{"completion":{"values":["Alice","Alan"],"hasMore":false}}`).
+/// `MCP_ERR_CAPABILITY` if the server did not declare `completions`.
+///
+/// # Safety
+/// `client` is NULL or a live client; `params_json` is NULL or
+/// NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+/// points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_complete(
+    client: *const Client,
+    params_json: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        let out = arg!(out_string result_json);
+        let client = arg!(handle client);
+        let params: CompleteRequestParams = arg!(json params_json);
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, _| async move {
+            let result =
+                limit(timeout, methods::COMPLETION_COMPLETE, core.complete(params)).await?;
             to_json(&result)
         })?;
         out.set(&json)

@@ -13,7 +13,9 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
 use mcp_core::jsonrpc::RpcError;
-use mcp_core::schema::{CallToolResult, GetPromptResult, ReadResourceResult, Tool};
+use mcp_core::schema::{
+    CallToolResult, CompleteResultCompletion, GetPromptResult, ReadResourceResult, Tool,
+};
 use mcp_core::server::{
     PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, ToolDef,
 };
@@ -104,6 +106,25 @@ pub type PromptCallback = Option<
     ) -> CallbackResult,
 >;
 
+/// Answers `completion/complete`: suggestions for a prompt argument or a
+/// resource template variable.
+///
+/// Called on a thread of the server's blocking pool. `params_json` is the
+/// request's params: `{"ref":{"type":"ref/prompt","name":"…"},
+/// "argument":{"name":"…","value":"what the user typed"},
+/// "context":{"arguments":{…}}}` (or `"ref/resource"` with a `uri`). On
+/// success, return `MCP_OK` and set `*result_json` to the completion object
+/// (`{"values":["…"],"total":3,"hasMore":false}`, at most 100 values);
+/// failures are reported as for `mcp_resource_callback`.
+pub type CompletionCallback = Option<
+    unsafe extern "C" fn(
+        userdata: *mut c_void,
+        context: *mut Context,
+        params_json: *const c_char,
+        result_json: *mut *mut c_char,
+    ) -> CallbackResult,
+>;
+
 /// How long the shutdown of a server freed from its own callback waits for
 /// answers to be handed over and for serving calls to return.
 const TEARDOWN_WAIT: Duration = Duration::from_secs(5);
@@ -173,6 +194,8 @@ struct ServerState {
     resources: IndexMap<String, ResourceDef>,
     templates: Vec<ResourceTemplateDef>,
     prompts: IndexMap<String, PromptDef>,
+    /// The `completion/complete` callback and its userdata.
+    completion: Option<(HandlerCallback, Userdata)>,
 }
 
 #[derive(Clone)]
@@ -198,6 +221,20 @@ impl ServerInner {
         let mut builder = CoreServer::builder(&state.name, &state.version);
         if let Some(instructions) = state.instructions.take() {
             builder = builder.instructions(instructions);
+        }
+        if let Some((callback, userdata)) = state.completion.take() {
+            let handlers = self.handlers();
+            builder = builder.completion(move |params, cx| {
+                let params = serde_json::to_value(params).unwrap_or_default();
+                answer::<CompleteResultCompletion>(
+                    handlers.clone(),
+                    callback,
+                    userdata,
+                    cx,
+                    params,
+                    "completion",
+                )
+            });
         }
         let mut offers = state.declared;
         if !state.tools.is_empty() {
@@ -483,6 +520,7 @@ pub unsafe extern "C" fn mcp_server_new(
                 name: name.to_string(),
                 version: version.to_string(),
                 instructions: None,
+                completion: None,
                 declared: 0,
                 built: None,
                 tools: IndexMap::new(),
@@ -580,6 +618,28 @@ pub unsafe extern "C" fn mcp_server_set_instructions(
         let server = arg!(handle server);
         let instructions = arg!(str instructions);
         server.before_serving("instructions")?.instructions = Some(instructions.to_string());
+        Ok(())
+    })
+}
+
+/// Sets the callback that answers `completion/complete` (see
+/// `mcp_completion_callback`), and so declares the `completions`
+/// capability. Only before the server is first served.
+///
+/// # Safety
+/// `server` is NULL or a live server; `callback` is NULL or a function of
+/// the `mcp_completion_callback` type.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_set_completion(
+    server: *const Server,
+    callback: CompletionCallback,
+    userdata: *mut c_void,
+) -> McpResult {
+    boundary(|| {
+        let server = arg!(handle server);
+        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
+        server.before_serving("the completion callback")?.completion =
+            Some((callback, Userdata(userdata)));
         Ok(())
     })
 }
