@@ -2,8 +2,8 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::error::{Failure, McpResult};
-use super::ffi::{arg, boundary, boundary_or};
+use super::error::McpResult;
+use super::ffi::{arg, boundary, boundary_or, take_handle};
 
 /// Cancels the calls it is given to (`mcp_call_options.cancel`) from any
 /// thread: `mcp_cancel_token_cancel` makes each call that uses it fail at
@@ -21,12 +21,7 @@ pub struct CancelToken(pub(crate) CancellationToken);
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_cancel_token_new(token_out: *mut *mut CancelToken) -> McpResult {
     boundary(|| {
-        if token_out.is_null() {
-            return Err(Failure::null("token_out"));
-        }
-        let token = Box::into_raw(Box::new(CancelToken::default()));
-        // SAFETY: not NULL and writable, as the caller guarantees.
-        unsafe { token_out.write(token) };
+        arg!(out_handle token_out).give(CancelToken::default());
         Ok(())
     })
 }
@@ -63,9 +58,7 @@ pub unsafe extern "C" fn mcp_cancel_token_is_cancelled(token: *const CancelToken
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_cancel_token_free(token: *mut CancelToken) {
     boundary_or((), || {
-        if !token.is_null() {
-            // SAFETY: from `mcp_cancel_token_new`, given up by the caller.
-            drop(unsafe { Box::from_raw(token) });
-        }
+        // SAFETY: NULL or from `mcp_cancel_token_new`, given up by the caller.
+        drop(unsafe { take_handle(token) });
     });
 }

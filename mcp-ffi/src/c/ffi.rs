@@ -42,7 +42,8 @@ pub(crate) fn boundary_or<T>(fallback: T, body: impl FnOnce() -> T) -> T {
 /// enclosing body with `?`: `arg!(str name)`, `arg!(opt_str description)`,
 /// `arg!(json params_json)`, `arg!(opt_json arguments_json)`,
 /// `arg!(str_list args)`, `arg!(handle server)`, `arg!(out_string
-/// result_json)` (set to NULL at once), `arg!(out_value port_out)`.
+/// result_json)` (set to NULL at once), `arg!(out_handle server_out)` (the
+/// same, for a `_new` function), `arg!(out_value port_out)`.
 ///
 /// Use it only on a parameter of the exported function it is in: that
 /// function's `# Safety` section is the caller's promise that the pointer is
@@ -77,6 +78,10 @@ macro_rules! arg {
     (out_string $p:ident) => {
         // SAFETY: the exported function's contract (NULL or writable).
         unsafe { $crate::c::ffi::OutString::new($p, stringify!($p)) }?
+    };
+    (out_handle $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or writable).
+        unsafe { $crate::c::ffi::OutHandle::new($p, stringify!($p)) }?
     };
     (out_value $p:ident) => {
         // SAFETY: the exported function's contract (NULL or writable).
@@ -209,6 +214,40 @@ impl OutString {
         unsafe { self.0.write(string) };
         Ok(())
     }
+}
+
+/// The out-parameter of a `_new` function: checked for NULL and set to NULL
+/// when made; [`give`](Self::give) hands the new handle to the caller, who
+/// owns it until the matching `_free` takes it back with [`take_handle`].
+pub(crate) struct OutHandle<T>(*mut *mut T);
+
+impl<T> OutHandle<T> {
+    /// # Safety
+    /// `ptr` is NULL or points to writable memory for one pointer.
+    pub(crate) unsafe fn new(ptr: *mut *mut T, name: &str) -> Result<Self, Failure> {
+        if ptr.is_null() {
+            return Err(Failure::null(name));
+        }
+        // SAFETY: not NULL and writable, as the caller guarantees.
+        unsafe { ptr.write(ptr::null_mut()) };
+        Ok(Self(ptr))
+    }
+
+    pub(crate) fn give(self, value: T) {
+        // SAFETY: checked and writable when `self` was made; the exported
+        // call has not returned yet.
+        unsafe { self.0.write(Box::into_raw(Box::new(value))) };
+    }
+}
+
+/// Takes back a handle given with [`OutHandle::give`] (`None` for NULL).
+///
+/// # Safety
+/// `ptr` is NULL or a handle of this type that was given and not yet taken
+/// back; the caller gives it up.
+pub(crate) unsafe fn take_handle<T>(ptr: *mut T) -> Option<Box<T>> {
+    // SAFETY: as the caller guarantees: from `Box::into_raw`, taken once.
+    (!ptr.is_null()).then(|| unsafe { Box::from_raw(ptr) })
 }
 
 /// An optional out-parameter of a plain value (NULL: not wanted).

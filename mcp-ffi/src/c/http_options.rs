@@ -9,7 +9,7 @@ use std::time::Duration;
 use mcp_core::transport::http::{HostPolicy, HttpServerConfig};
 
 use super::error::{Failure, McpResult};
-use super::ffi::{arg_str, boundary, boundary_or};
+use super::ffi::{arg, arg_str, boundary, boundary_or, take_handle};
 
 /// Options for serving Streamable HTTP (`mcp_server_start_http`): made by
 /// `mcp_http_options_new` with the defaults, changed by the
@@ -58,15 +58,10 @@ fn at_least_one(name: &str, value: usize) -> Result<usize, Failure> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_http_options_new(options_out: *mut *mut HttpOptions) -> McpResult {
     boundary(|| {
-        if options_out.is_null() {
-            return Err(Failure::null("options_out"));
-        }
-        let options = Box::new(HttpOptions {
+        arg!(out_handle options_out).give(HttpOptions {
             address: SocketAddr::from(([127, 0, 0, 1], 0)),
             config: HttpServerConfig::default(),
         });
-        // SAFETY: not NULL and writable, as the caller guarantees.
-        unsafe { options_out.write(Box::into_raw(options)) };
         Ok(())
     })
 }
@@ -78,10 +73,8 @@ pub unsafe extern "C" fn mcp_http_options_new(options_out: *mut *mut HttpOptions
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_http_options_free(options: *mut HttpOptions) {
     boundary_or((), || {
-        if !options.is_null() {
-            // SAFETY: from `mcp_http_options_new`, given up by the caller.
-            drop(unsafe { Box::from_raw(options) });
-        }
+        // SAFETY: NULL or from `mcp_http_options_new`, given up by the caller.
+        drop(unsafe { take_handle(options) });
     });
 }
 

@@ -34,7 +34,9 @@ use super::cleanup::{self, Cleanups, FreeCallback};
 use super::context::parse_level;
 use super::cstring::c_string_lossy;
 use super::error::{CallbackResult, Failure, MCP_ERR_CANCELLED, MCP_ERR_TIMEOUT, McpResult};
-use super::ffi::{OutString, arg, arg_opt_json, boundary, boundary_or, expect_object, to_json};
+use super::ffi::{
+    OutString, arg, arg_opt_json, boundary, boundary_or, expect_object, take_handle, to_json,
+};
 use super::runtime::{ProgressFn, ProgressSink, new_runtime, run, shut_down};
 
 /// Answers a request from the server: `sampling/createMessage` (given to
@@ -490,15 +492,11 @@ pub unsafe extern "C" fn mcp_client_new(
     client_out: *mut *mut Client,
 ) -> McpResult {
     boundary(|| {
-        if client_out.is_null() {
-            return Err(Failure::null("client_out"));
-        }
-        // SAFETY: not NULL and writable, as the caller guarantees.
-        unsafe { client_out.write(std::ptr::null_mut()) };
+        let out = arg!(out_handle client_out);
         let name = arg!(str name);
         let version = arg!(str version);
         let runtime = new_runtime("client")?;
-        let client = Box::new(Client {
+        out.give(Client {
             handle: runtime.handle().clone(),
             runtime: Mutex::new(Some(runtime)),
             gate: Arc::new(Gate::default()),
@@ -515,8 +513,6 @@ pub unsafe extern "C" fn mcp_client_new(
             })),
             cleanups: Cleanups::default(),
         });
-        // SAFETY: checked above.
-        unsafe { client_out.write(Box::into_raw(client)) };
         Ok(())
     })
 }
@@ -535,11 +531,11 @@ pub unsafe extern "C" fn mcp_client_new(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_client_free(client: *mut Client) {
     boundary_or((), || {
-        if client.is_null() {
+        // SAFETY: NULL or a live client from `mcp_client_new`, given up by
+        // the caller.
+        let Some(client) = (unsafe { take_handle(client) }) else {
             return;
-        }
-        // SAFETY: a live client from `mcp_client_new`, given up by the caller.
-        let client = unsafe { Box::from_raw(client) };
+        };
         let inside = client.gate.current_thread_inside();
         let state = std::mem::replace(&mut *client.lock(), ClientState::Closed);
         if let ClientState::Connected(core) = state {

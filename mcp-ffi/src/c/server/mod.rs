@@ -34,7 +34,7 @@ use super::error::{
     CallbackResult, Failure, MCP_ERR_CAPABILITY, MCP_ERR_RPC, MCP_ERR_TIMEOUT, MCP_ERR_TRANSPORT,
     MCP_OK, McpResult,
 };
-use super::ffi::{arg, arg_opt_json, arg_str, boundary, boundary_or};
+use super::ffi::{arg, arg_opt_json, arg_str, boundary, boundary_or, take_handle};
 use super::http_options::{HttpOptions, parse_address};
 use super::runtime::{new_runtime, run, shut_down};
 
@@ -500,15 +500,11 @@ pub unsafe extern "C" fn mcp_server_new(
     server_out: *mut *mut Server,
 ) -> McpResult {
     boundary(|| {
-        if server_out.is_null() {
-            return Err(Failure::null("server_out"));
-        }
-        // SAFETY: not NULL and writable, as the caller guarantees.
-        unsafe { server_out.write(std::ptr::null_mut()) };
+        let out = arg!(out_handle server_out);
         let name = arg!(str name);
         let version = arg!(str version);
         let runtime = new_runtime("server")?;
-        let server = Box::new(Server(Arc::new(ServerInner {
+        out.give(Server(Arc::new(ServerInner {
             handle: runtime.handle().clone(),
             runtime: Mutex::new(Some(runtime)),
             gate: Arc::new(Gate::default()),
@@ -529,8 +525,6 @@ pub unsafe extern "C" fn mcp_server_new(
                 prompts: IndexMap::new(),
             }),
         })));
-        // SAFETY: checked above.
-        unsafe { server_out.write(Box::into_raw(server)) };
         Ok(())
     })
 }
@@ -553,11 +547,12 @@ pub unsafe extern "C" fn mcp_server_new(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_free(server: *mut Server) {
     boundary_or((), || {
-        if server.is_null() {
+        // SAFETY: NULL or a live server from `mcp_server_new`, given up by
+        // the caller.
+        let Some(server) = (unsafe { take_handle(server) }) else {
             return;
-        }
-        // SAFETY: a live server from `mcp_server_new`, given up by the caller.
-        let server: Arc<ServerInner> = unsafe { Box::from_raw(server) }.0;
+        };
+        let server: Arc<ServerInner> = server.0;
         if server.gate.current_thread_inside() {
             // From one of its own callbacks: no new callbacks start, the
             // others are waited for, and the rest waits until this one has
