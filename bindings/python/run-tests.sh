@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The Python binding's test command: builds libmcp from this directory with
-# pip (maturin is fetched as the build backend), installs it with pytest and
-# the official MCP Python SDK (pinned to the version tests/interop/setup.sh
-# uses, for the interop tests) into the venv target/pyvenv, and runs pytest
-# on bindings/python/tests.
+# The Python binding's test command: into the venv target/pyvenv it
+# installs pytest, the official MCP Python SDK (pinned to the version
+# tests/interop/setup.sh uses, for the interop tests), maturin and
+# auditwheel; builds the release wheel with `maturin build --release` and
+# checks that it is an abi3 wheel with a manylinux tag that `auditwheel show`
+# agrees with (maturin itself refuses to tag a wheel whose extension needs
+# newer glibc symbols); installs that wheel; builds the sdist and a wheel
+# from it (sharing target/, so only what changed is compiled: a file missing
+# from the sdist fails the build); and runs pytest on bindings/python/tests.
 #
 # Idempotent (the venv is reused; libmcp is rebuilt and reinstalled each
 # time, incrementally). Quiet on success except for pytest's summary line;
@@ -38,21 +42,47 @@ fi
 if [ ! -x "$py" ]; then
     run "creating the venv $venv" python3 -m venv "$venv"
 fi
+maturin_spec=$(sed -n 's/^requires = \["\(maturin[^"]*\)"\]$/\1/p' "$here/pyproject.toml")
 installed=$("$py" - "$mcp_version" <<'PY' 2>/dev/null || true
 import importlib.metadata as m, sys
 try:
-    ok = m.version("mcp") == sys.argv[1] and m.version("pytest")
+    ok = m.version("mcp") == sys.argv[1] and all(m.version(p) for p in ("pytest", "maturin", "auditwheel", "pydantic"))
 except m.PackageNotFoundError:
     ok = False
 print("yes" if ok else "no")
 PY
 )
 if [ "$installed" != "yes" ]; then
-    run "installing pytest and mcp==$mcp_version" \
-        "$py" -m pip install --quiet --disable-pip-version-check pytest "mcp==$mcp_version"
+    run "installing pytest, mcp==$mcp_version, pydantic, $maturin_spec and auditwheel" \
+        "$py" -m pip install --quiet --disable-pip-version-check pytest "mcp==$mcp_version" pydantic \
+        "$maturin_spec" auditwheel
 fi
-run "building and installing libmcp (pip install bindings/python)" \
-    "$py" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$here"
+
+# The release wheel, as `maturin build --release` makes it for users.
+wheels="$root/target/python-dist"
+rm -rf "$wheels"
+run "building the wheel (maturin build --release)" \
+    env -C "$here" "$venv/bin/maturin" build --release --out "$wheels"
+wheel=$(ls "$wheels"/libmcp-*.whl)
+case "$(basename "$wheel")" in
+    *-abi3-manylinux_*.whl) ;;
+    *) echo "python tests: $(basename "$wheel") is not an abi3 manylinux wheel" >&2; exit 1 ;;
+esac
+tag=$(basename "$wheel" .whl | sed 's/.*-abi3-//')
+run "checking the wheel's tag (auditwheel show)" "$venv/bin/auditwheel" show "$wheel"
+if ! tr -s ' \n' '  ' <"$log" | grep -q "consistent with the following platform tag: \"$tag\""; then
+    echo "python tests: auditwheel does not confirm the tag $tag of $(basename "$wheel"):" >&2
+    cat "$log" >&2
+    exit 1
+fi
+run "installing the wheel" \
+    "$py" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+
+# The sdist, and a wheel built from it alone.
+run "building the sdist (maturin sdist)" env -C "$here" "$venv/bin/maturin" sdist --out "$wheels/sdist"
+run "building a wheel from the sdist" \
+    env PATH="$venv/bin:$PATH" "$py" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+    --wheel-dir "$wheels/from-sdist" "$wheels"/sdist/libmcp-*.tar.gz
 
 # Run from outside the source tree, so that `import libmcp` is the installed
 # wheel and not python/libmcp.

@@ -14,12 +14,12 @@ if sys.version_info >= (3, 9):
 import pytest
 
 from libmcp import Context
+from libmcp._docstrings import parse_docstring
+from libmcp._functions import inspect_function
 from libmcp._schema import (
     SchemaError,
     converter_for,
-    inspect_function,
     output_spec,
-    parse_docstring,
     schema_for,
     to_jsonable,
 )

@@ -35,6 +35,7 @@ mod convert;
 mod errors;
 mod gil;
 mod server;
+mod uri;
 
 use pyo3::prelude::*;
 
@@ -53,5 +54,6 @@ fn libmcp_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(client::connect_stdio, module)?)?;
     module.add_function(wrap_pyfunction!(client::connect_http, module)?)?;
     module.add_function(wrap_pyfunction!(gil::shutdown, module)?)?;
+    module.add_function(wrap_pyfunction!(uri::uri_template_variables, module)?)?;
     Ok(())
 }

@@ -2,9 +2,11 @@
 
 The native module calls ``invoker(args, context, responder)`` on one of its
 worker threads (never an event loop's thread). A sync handler runs right
-there and answers before the call returns. A coroutine handler is scheduled
-on an event loop; the call returns a function that cancels it, which the
-native module calls if the request is cancelled before the answer.
+there and answers before the call returns. A coroutine handler (or, inline,
+a sync one) is scheduled on an event loop — the caller's when serving from
+asyncio, else the server's own loop thread; the call returns a function that
+cancels it, which the native module calls if the request is cancelled
+before the answer.
 """
 
 from __future__ import annotations
@@ -42,9 +44,11 @@ class Invoker:
         answer: ``answer(args, value)`` turns the handler's value into the
             JSON answer.
         fail: ``fail(exception)`` turns an exception into a :data:`Failure`.
+        inline: Run a sync ``run`` on the loop too (not on the calling
+            worker thread).
     """
 
-    __slots__ = ("run", "is_async", "loop", "answer", "fail")
+    __slots__ = ("run", "is_async", "loop", "answer", "fail", "inline")
 
     def __init__(
         self,
@@ -53,7 +57,10 @@ class Invoker:
         loop: Callable[[], Optional[asyncio.AbstractEventLoop]],
         answer: Callable[[Any, Any], Any],
         fail: Callable[[BaseException], Failure],
+        *,
+        inline: bool = False,
     ) -> None:
+        self.inline = inline
         self.run = run
         self.is_async = is_async
         self.loop = loop
@@ -61,7 +68,7 @@ class Invoker:
         self.fail = fail
 
     def __call__(self, args: Any, context: Any, responder: _libmcp.Responder) -> Optional[Callable[[], Any]]:
-        if self.is_async:
+        if self.is_async or self.inline:
             loop = self.loop()
             if loop is not None:
                 future = asyncio.run_coroutine_threadsafe(self._run_async(args, context, responder), loop)
@@ -81,7 +88,9 @@ class Invoker:
 
     async def _run_async(self, args: Any, context: Any, responder: _libmcp.Responder) -> None:
         try:
-            value = await self.run(args, context)
+            value = self.run(args, context)
+            if inspect.isawaitable(value):
+                value = await value
             responder.resolve(self.answer(args, value))
         except asyncio.CancelledError:
             raise

@@ -19,11 +19,20 @@ import decimal
 import enum
 import inspect
 import pathlib
-import re
 import typing
 import uuid
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ._constraints import (
+    NO_DEFAULT,
+    ConstraintError,
+    apply_metadata,
+    field_default,
+    is_field_info,
+    needs_pydantic,
+    unwrap,
+)
+from ._docstrings import parse_docstring
 from .types import CallToolResult, ContentBlock, Model
 
 __all__ = [
@@ -32,10 +41,6 @@ __all__ = [
     "schema_for",
     "converter_for",
     "to_jsonable",
-    "parse_docstring",
-    "FunctionSpec",
-    "Param",
-    "inspect_function",
     "OutputSpec",
     "output_spec",
 ]
@@ -56,25 +61,15 @@ def _identity(value: Any) -> Any:
 
 def _strip_annotated(tp: Any) -> Tuple[Any, Optional[str]]:
     """The type inside ``Annotated`` (and ``Required``/``NotRequired``), and
-    a description found in its metadata."""
-    description = None
-    while True:
-        origin = typing.get_origin(tp)
-        if origin is typing.Annotated:
-            args = typing.get_args(tp)
-            for meta in args[1:]:
-                if isinstance(meta, str):
-                    description = meta
-                else:
-                    text = getattr(meta, "description", None)
-                    if isinstance(text, str):
-                        description = text
-            tp = args[0]
-            continue
-        if origin is not None and getattr(origin, "_name", None) in ("Required", "NotRequired"):
-            tp = typing.get_args(tp)[0]
-            continue
-        return tp, description
+    the description its metadata gives."""
+    inner, metadata = unwrap(tp)
+    if not metadata:
+        return inner, None
+    try:
+        description = apply_metadata({}, metadata).get("description")
+    except ConstraintError:
+        description = None
+    return inner, description if isinstance(description, str) else None
 
 
 def _is_typeddict(tp: Any) -> bool:
@@ -115,11 +110,13 @@ def _class_doc(cls: type) -> Optional[str]:
 
 
 class _Defs:
-    """The ``$defs`` being collected for one schema."""
+    """The ``$defs`` being collected for one schema; ``mode`` is pydantic's
+    (``"validation"`` for input, ``"serialization"`` for output)."""
 
-    def __init__(self) -> None:
+    def __init__(self, mode: str = "validation") -> None:
         self.defs: Dict[str, Any] = {}
         self.names: Dict[Any, str] = {}
+        self.mode = mode
 
     def name_for(self, cls: type) -> Tuple[str, bool]:
         """The definition name of ``cls``, and whether it is new."""
@@ -155,11 +152,13 @@ def _object_hints(cls: type) -> Dict[str, Any]:
 
 
 def _schema(tp: Any, defs: _Defs) -> Dict[str, Any]:
-    tp, description = _strip_annotated(tp)
+    tp, metadata = unwrap(tp)
     schema = _schema_of(tp, defs)
-    if description:
-        schema = dict(schema)
-        schema["description"] = description
+    if metadata:
+        try:
+            schema = apply_metadata(schema, metadata)
+        except ConstraintError as e:
+            raise SchemaError(str(e)) from None
     return schema
 
 
@@ -224,7 +223,7 @@ def _schema_of(tp: Any, defs: _Defs) -> Dict[str, Any]:
     if _is_pydantic(tp):
         name, new = defs.name_for(tp)
         if new:
-            schema = dict(tp.model_json_schema(ref_template="#/$defs/{model}"))
+            schema = dict(tp.model_json_schema(ref_template="#/$defs/{model}", mode=defs.mode))
             for sub, sub_schema in schema.pop("$defs", {}).items():
                 defs.defs.setdefault(sub, sub_schema)
             defs.defs[name] = schema
@@ -260,9 +259,16 @@ def _record_schema(tp: type, defs: _Defs) -> Dict[str, Any]:
         for f in dataclasses.fields(tp):
             if not f.init:
                 continue
-            prop = _schema(hints.get(f.name, Any), defs)
-            if f.default is not dataclasses.MISSING:
-                default = _json_default(f.default)
+            hint = hints.get(f.name, Any)
+            field_default_value: Any = f.default
+            if is_field_info(f.default):  # a pydantic dataclass's `x: int = Field(...)`
+                hint = typing.Annotated[hint, f.default]
+                field_default_value = field_default(f.default)
+                if field_default_value is NO_DEFAULT:
+                    field_default_value = dataclasses.MISSING
+            prop = _schema(hint, defs)
+            if field_default_value is not dataclasses.MISSING:
+                default = _json_default(field_default_value)
                 if default is not _NO_DEFAULT:
                     prop = dict(prop)
                     prop["default"] = default
@@ -288,9 +294,10 @@ def _json_default(value: Any) -> Any:
         return _NO_DEFAULT
 
 
-def schema_for(tp: Any) -> Dict[str, Any]:
-    """The JSON Schema of a type hint (with its ``$defs``)."""
-    defs = _Defs()
+def schema_for(tp: Any, mode: str = "validation") -> Dict[str, Any]:
+    """The JSON Schema of a type hint (with its ``$defs``); ``mode``
+    ``"serialization"`` describes values a handler returns."""
+    defs = _Defs(mode)
     schema = dict(_schema(tp, defs))
     if defs.defs:
         schema["$defs"] = defs.defs
@@ -328,7 +335,11 @@ def _matches(tp: Any) -> Callable[[Any], bool]:
 
 def converter_for(tp: Any) -> Converter:
     """A function turning a JSON value (already validated against
-    :func:`schema_for` ``(tp)``) into a value of type ``tp``."""
+    :func:`schema_for` ``(tp)``) into a value of type ``tp``. Metadata
+    only pydantic can enforce (validators, ``strict``, …) makes it a
+    pydantic ``TypeAdapter``'s validation."""
+    if needs_pydantic(unwrap(tp)[1]):
+        return _pydantic_converter(tp)
     tp, _ = _strip_annotated(tp)
     if tp is float:
         return lambda v: float(v) if isinstance(v, int) and not isinstance(v, bool) else v
@@ -397,6 +408,15 @@ def converter_for(tp: Any) -> Converter:
     return _identity
 
 
+def _pydantic_converter(tp: Any) -> Converter:
+    residual = needs_pydantic(unwrap(tp)[1])
+    try:
+        from pydantic import TypeAdapter
+    except ImportError:
+        raise SchemaError(f"{residual[0]!r} can only be enforced with pydantic, which is not installed") from None
+    return TypeAdapter(tp).validate_python
+
+
 def _dataclass_converter(cls: type) -> Converter:
     fields: Optional[Dict[str, Converter]] = None
 
@@ -436,7 +456,7 @@ def to_jsonable(value: Any) -> Any:
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     dump = getattr(value, "model_dump", None)
     if callable(dump):
-        return dump(mode="json")
+        return dump(mode="json", by_alias=True)
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
@@ -444,227 +464,6 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
         return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON-serializable")
-
-
-# --- docstrings ---------------------------------------------------------------
-
-_GOOGLE_SECTION = re.compile(
-    r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|"
-    r"Returns?|Yields?|Raises|Examples?|Notes?|Attributes|See Also|Warnings?|Todo|References)\s*:\s*$"
-)
-_NUMPY_RULE = re.compile(r"^-{3,}\s*$")
-_PARAM_SECTIONS = {"args", "arguments", "parameters", "params", "keyword args", "keyword arguments", "other parameters"}
-_GOOGLE_ENTRY = re.compile(r"^(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
-_NUMPY_ENTRY = re.compile(r"^(\*{0,2}\w+)\s*(:.*)?$")
-_SPHINX_PARAM = re.compile(r"^:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
-_SPHINX_FIELD = re.compile(r"^:\w+")
-
-
-def parse_docstring(doc: Optional[str]) -> Tuple[Optional[str], Dict[str, str]]:
-    """Splits a docstring (Google, NumPy or Sphinx style) into the
-    description (the text before any section) and the parameters'
-    descriptions."""
-    if not doc:
-        return None, {}
-    lines = inspect.cleandoc(doc).splitlines()
-    description: List[str] = []
-    params: Dict[str, str] = {}
-    i = 0
-    in_description = True
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        google = _GOOGLE_SECTION.match(stripped)
-        numpy = i + 1 < len(lines) and _NUMPY_RULE.match(lines[i + 1].strip()) and stripped
-        sphinx = _SPHINX_FIELD.match(stripped)
-        if google or numpy:
-            in_description = False
-            title = (google.group(1) if google else stripped).lower()
-            i += 1 if google else 2
-            body: List[str] = []
-            while i < len(lines):
-                nxt = lines[i]
-                if nxt.strip() and not nxt.startswith((" ", "\t")) and (
-                    _GOOGLE_SECTION.match(nxt.strip())
-                    or (i + 1 < len(lines) and _NUMPY_RULE.match(lines[i + 1].strip()))
-                    or _SPHINX_FIELD.match(nxt.strip())
-                ):
-                    break
-                if google and nxt.strip() and not nxt.startswith((" ", "\t")):
-                    break
-                body.append(nxt)
-                i += 1
-            if title in _PARAM_SECTIONS:
-                params.update(_section_params(body, numpy_style=not google))
-            continue
-        if sphinx:
-            in_description = False
-            match = _SPHINX_PARAM.match(stripped)
-            i += 1
-            text = [match.group(2)] if match else []
-            while i < len(lines) and lines[i].startswith((" ", "\t")) and lines[i].strip():
-                text.append(lines[i].strip())
-                i += 1
-            if match:
-                params[match.group(1)] = " ".join(t for t in text if t)
-            continue
-        if in_description:
-            description.append(line)
-        i += 1
-    summary = "\n".join(description).strip()
-    return (summary or None), params
-
-
-def _section_params(body: List[str], numpy_style: bool) -> Dict[str, str]:
-    params: Dict[str, str] = {}
-    indents = [len(line) - len(line.lstrip()) for line in body if line.strip()]
-    if not indents:
-        return params
-    base = min(indents)
-    current: Optional[str] = None
-    text: List[str] = []
-
-    def flush() -> None:
-        if current is not None:
-            params[current.lstrip("*")] = " ".join(t for t in text if t).strip()
-
-    for line in body:
-        if not line.strip():
-            continue
-        indent = len(line) - len(line.lstrip())
-        stripped = line.strip()
-        if indent == base:
-            entry = (_NUMPY_ENTRY if numpy_style else _GOOGLE_ENTRY).match(stripped)
-            if entry:
-                flush()
-                current = entry.group(1)
-                text = [] if numpy_style else [entry.group(3)]
-                continue
-        text.append(stripped)
-    flush()
-    return params
-
-
-# --- functions -----------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Param:
-    """One parameter of a handler."""
-
-    name: str
-    annotation: Any
-    convert: Converter
-    required: bool
-    default: Any
-    description: Optional[str]
-
-
-@dataclasses.dataclass
-class FunctionSpec:
-    """What a handler takes: its parameters (without the context), the
-    context parameter's name, whether it is a coroutine function, and its
-    description."""
-
-    fn: Callable[..., Any]
-    params: List[Param]
-    context_param: Optional[str]
-    is_async: bool
-    description: Optional[str]
-    return_annotation: Any
-
-    def input_schema(self) -> Dict[str, Any]:
-        """The JSON Schema of the parameters, as an object."""
-        defs = _Defs()
-        properties: Dict[str, Any] = {}
-        required: List[str] = []
-        for p in self.params:
-            try:
-                prop = dict(_schema(p.annotation, defs))
-            except SchemaError as e:
-                raise SchemaError(f"parameter {p.name!r} of {_name_of(self.fn)}: {e}") from None
-            if p.description and "description" not in prop:
-                prop["description"] = p.description
-            if p.required:
-                required.append(p.name)
-            else:
-                default = _json_default(p.default)
-                if default is not _NO_DEFAULT:
-                    prop["default"] = default
-            properties[p.name] = prop
-        schema: Dict[str, Any] = {"type": "object", "properties": properties}
-        if required:
-            schema["required"] = required
-        if defs.defs:
-            schema["$defs"] = defs.defs
-        return schema
-
-    def bind(self, arguments: Mapping[str, Any], context: Any) -> Dict[str, Any]:
-        """The keyword arguments for a call with JSON ``arguments``
-        (unknown names are dropped)."""
-        kwargs = {p.name: p.convert(arguments[p.name]) for p in self.params if p.name in arguments}
-        if self.context_param is not None:
-            kwargs[self.context_param] = context
-        return kwargs
-
-
-def _name_of(fn: Any) -> str:
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-
-
-def _is_async_callable(fn: Any) -> bool:
-    while hasattr(fn, "func") and hasattr(fn, "args"):  # functools.partial
-        fn = fn.func
-    if inspect.iscoroutinefunction(fn):
-        return True
-    call = getattr(fn, "__call__", None)  # noqa: B004
-    return call is not None and not inspect.isfunction(fn) and inspect.iscoroutinefunction(call)
-
-
-def inspect_function(fn: Callable[..., Any], context_type: type) -> FunctionSpec:
-    """Reads a handler's signature, type hints and docstring. A parameter
-    annotated with ``context_type`` (or, unannotated, named ``ctx`` or
-    ``context``) receives the context."""
-    signature = inspect.signature(fn)
-    try:
-        hints = typing.get_type_hints(fn, include_extras=True)
-    except Exception:  # noqa: BLE001 - unresolvable hints: use them raw
-        hints = {}
-    description, docs = parse_docstring(inspect.getdoc(fn))
-    params: List[Param] = []
-    context_param: Optional[str] = None
-    for name, p in signature.parameters.items():
-        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            continue
-        if p.kind is inspect.Parameter.POSITIONAL_ONLY:
-            raise SchemaError(f"{_name_of(fn)}: positional-only parameter {name!r} is not supported")
-        annotation = hints.get(name, p.annotation)
-        bare, _ = _strip_annotated(annotation)
-        if (isinstance(bare, type) and issubclass(bare, context_type)) or (
-            annotation is inspect.Parameter.empty and name in ("ctx", "context")
-        ):
-            context_param = name
-            continue
-        if isinstance(bare, str):
-            raise SchemaError(f"{_name_of(fn)}: cannot resolve the annotation {bare!r} of {name!r}")
-        params.append(
-            Param(
-                name=name,
-                annotation=annotation,
-                convert=converter_for(annotation),
-                required=p.default is inspect.Parameter.empty,
-                default=p.default,
-                description=docs.get(name),
-            )
-        )
-    return FunctionSpec(
-        fn=fn,
-        params=params,
-        context_param=context_param,
-        is_async=_is_async_callable(fn),
-        description=description,
-        return_annotation=hints.get("return", signature.return_annotation),
-    )
 
 
 # --- tool output -----------------------------------------------------------------
@@ -750,8 +549,8 @@ def output_spec(return_annotation: Any, structured: Optional[bool]) -> OutputSpe
             )
         return OutputSpec(None, False)
     if _is_object_type(return_annotation):
-        return OutputSpec(_inline(schema_for(return_annotation)), False)
-    inner = schema_for(return_annotation)
+        return OutputSpec(_inline(schema_for(return_annotation, "serialization")), False)
+    inner = schema_for(return_annotation, "serialization")
     defs = inner.pop("$defs", None)
     schema: Dict[str, Any] = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
     if defs:

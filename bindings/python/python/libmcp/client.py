@@ -35,6 +35,7 @@ from typing import (
 )
 
 from . import _libmcp, _methods
+from ._functions import check_function
 from ._invoke import Failure, Invoker
 from ._pending import Pending
 from ._schema import to_jsonable
@@ -155,6 +156,14 @@ class _ClientBase:
         on_notification: Optional[Callback] = None,
         on_log: Optional[Callback] = None,
     ) -> None:
+        for option, callback in (
+            ("on_sampling", on_sampling),
+            ("on_elicitation", on_elicitation),
+            ("on_notification", on_notification),
+            ("on_log", on_log),
+        ):
+            if callback is not None:
+                check_function(callback, f"{option}=")
         self._connect = connect
         self._settings: Dict[str, Any] = {
             "name": name,

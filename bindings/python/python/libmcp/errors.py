@@ -17,6 +17,8 @@ error's ``data``::
     ├── ProtocolError           the peer broke the protocol
     ├── TransportError          (also an ``OSError``) spawning, connecting
     ├── InvalidArgument         (also a ``ValueError``) a bad argument
+    ├── HandlerError            (also a ``TypeError``) a handler libmcp cannot
+    │                           register (raised when it is decorated)
     └── AuthError               authorization failed
 
 In a server handler, raise :class:`McpError` with a ``code`` to answer with
@@ -42,6 +44,7 @@ __all__ = [
     "ProtocolError",
     "TransportError",
     "InvalidArgument",
+    "HandlerError",
     "AuthError",
     "PARSE_ERROR",
     "INVALID_REQUEST",
@@ -164,6 +167,15 @@ class TransportError(McpError, OSError):
 
 class InvalidArgument(McpError, ValueError):
     """An argument given to libmcp is not valid."""
+
+
+class HandlerError(McpError, TypeError):
+    """A function cannot be registered as a handler. The message names the
+    handler (its kind, name, function and where it is defined) and the
+    problem: an annotation with no JSON Schema, a URI template that does not
+    parse or does not match the parameters, a coroutine object or other
+    non-function where a function is expected, a generator, … Raised when
+    it is decorated."""
 
 
 class AuthError(McpError):

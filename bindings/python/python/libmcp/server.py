@@ -4,392 +4,55 @@ decorators, then serve over stdio or Streamable HTTP."""
 from __future__ import annotations
 
 import asyncio
-import enum
+import contextlib
 import inspect
-import json
-import re
+import logging
 import typing
 from typing import (
     Any,
     Callable,
     Dict,
+    Iterator,
     List,
     Mapping,
     Optional,
     Sequence,
     Tuple,
-    Type,
     TypeVar,
     Union,
     overload,
 )
 
 from . import _libmcp
-from ._invoke import Failure, Invoker, LoopThread
-from ._pending import Pending
-from ._schema import (
+from ._answers import (
+    completion_result,
+    prompt_result,
+    resource_contents,
+    rpc_failure,
+    tool_failure,
+    tool_result,
+)
+from ._context import Context
+from ._functions import (
+    ArgumentError,
     FunctionSpec,
-    OutputSpec,
-    SchemaError,
-    _inline,
-    _strip_annotated,
-    converter_for,
+    check_function,
+    describe_function,
     inspect_function,
-    output_spec,
-    schema_for,
-    to_jsonable,
+    short_repr,
+    string_binder,
 )
-from .errors import INTERNAL_ERROR, InvalidParams, McpError, ToolError
-from .types import (
-    BlobResourceContents,
-    CallToolResult,
-    Completion,
-    CompletionArgument,
-    CompletionRef,
-    ContentBlock,
-    CreateMessageResult,
-    ElicitResult,
-    GetPromptResult,
-    Implementation,
-    LoggingLevel,
-    Model,
-    ModelPreferences,
-    PromptMessage,
-    ReadResourceResult,
-    Root,
-    SamplingMessage,
-    TextContent,
-    TextResourceContents,
-    ToolAnnotations,
-)
+from ._invoke import Invoker, LoopThread
+from ._pending import Pending
+from ._schema import OutputSpec, SchemaError, output_spec
+from .errors import HandlerError, InternalError, McpError, ToolError
+from .types import CompletionArgument, CompletionRef, ToolAnnotations
 
 __all__ = ["Server", "Context", "RunningServer"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-class Context:
-    """What a handler gets besides its arguments, when it declares a
-    parameter annotated ``Context``: the request, the client, and ways to
-    talk back to it.
-
-    The methods that talk to the client return a :class:`~libmcp.Pending`:
-    ``await`` it in a coroutine handler, call ``.result()`` in a sync one
-    (or drop it, for notifications).
-    """
-
-    __slots__ = ("_core",)
-
-    def __init__(self, core: _libmcp.ServerContext) -> None:
-        self._core = core
-
-    @property
-    def request_id(self) -> Union[str, int, None]:
-        """The id of the request being handled."""
-        return self._core.request_id
-
-    @property
-    def cancelled(self) -> bool:
-        """Whether the client cancelled the request (or the session ended);
-        long-running sync handlers should check it."""
-        return self._core.cancelled
-
-    @property
-    def client_info(self) -> Optional[Implementation]:
-        """The client's name and version."""
-        info = self._core.client_info
-        return Implementation.from_dict(info) if info else None
-
-    @property
-    def client_capabilities(self) -> Optional[Dict[str, Any]]:
-        """What the client declared it supports (wire form)."""
-        return self._core.client_capabilities
-
-    @property
-    def protocol_version(self) -> Optional[str]:
-        """The negotiated protocol revision."""
-        return self._core.protocol_version
-
-    @property
-    def progress_token(self) -> Union[str, int, None]:
-        """The progress token the client sent, if it asked for progress."""
-        return self._core.progress_token
-
-    def report_progress(
-        self, progress: float, total: Optional[float] = None, message: Optional[str] = None
-    ) -> Pending[None]:
-        """Reports progress (sent only if the client asked for it)."""
-        return Pending(self._core.progress(float(progress), None if total is None else float(total), message))
-
-    def log(self, level: LoggingLevel, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Sends a log message (if ``level`` passes the level the client
-        set); ``data`` is any JSON-compatible value."""
-        return Pending(self._core.log(level, to_jsonable(data), logger))
-
-    def debug(self, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Logs at ``debug``."""
-        return self.log("debug", data, logger=logger)
-
-    def info(self, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Logs at ``info``."""
-        return self.log("info", data, logger=logger)
-
-    def notice(self, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Logs at ``notice``."""
-        return self.log("notice", data, logger=logger)
-
-    def warning(self, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Logs at ``warning``."""
-        return self.log("warning", data, logger=logger)
-
-    def error(self, data: Any, *, logger: Optional[str] = None) -> Pending[None]:
-        """Logs at ``error``."""
-        return self.log("error", data, logger=logger)
-
-    def sample(
-        self,
-        messages: Union[str, Sequence[Union[str, SamplingMessage, Mapping[str, Any]]]],
-        *,
-        max_tokens: int = 1000,
-        system_prompt: Optional[str] = None,
-        temperature: Optional[float] = None,
-        stop_sequences: Optional[Sequence[str]] = None,
-        model_preferences: Union[ModelPreferences, Mapping[str, Any], None] = None,
-        include_context: Optional[str] = None,
-        metadata: Optional[Mapping[str, Any]] = None,
-    ) -> Pending[CreateMessageResult]:
-        """Asks the client's model for a completion (``sampling/createMessage``).
-
-        ``messages`` is a string (one user message) or a list of strings
-        (user messages), :class:`~libmcp.types.SamplingMessage` objects or
-        wire-form dicts. Raises :class:`~libmcp.CapabilityNotSupported` if
-        the client did not declare sampling.
-        """
-        if isinstance(messages, str):
-            messages = [messages]
-        wire: List[Any] = []
-        for m in messages:
-            if isinstance(m, str):
-                wire.append({"role": "user", "content": {"type": "text", "text": m}})
-            elif isinstance(m, Model):
-                wire.append(m.to_dict())
-            else:
-                wire.append(dict(m))
-        params: Dict[str, Any] = {"messages": wire, "maxTokens": max_tokens}
-        if system_prompt is not None:
-            params["systemPrompt"] = system_prompt
-        if temperature is not None:
-            params["temperature"] = temperature
-        if stop_sequences is not None:
-            params["stopSequences"] = list(stop_sequences)
-        if model_preferences is not None:
-            params["modelPreferences"] = to_jsonable(model_preferences)
-        if include_context is not None:
-            params["includeContext"] = include_context
-        if metadata is not None:
-            params["metadata"] = to_jsonable(metadata)
-        return Pending(self._core.create_message(params), CreateMessageResult.from_dict)
-
-    def elicit(self, message: str, schema: Union[Type[Any], Mapping[str, Any]]) -> Pending[ElicitResult]:
-        """Asks the user for input through the client (form mode).
-
-        ``schema`` is a flat JSON object schema, or a dataclass, TypedDict or
-        pydantic model whose fields are primitives. Raises
-        :class:`~libmcp.CapabilityNotSupported` if the client did not declare
-        elicitation.
-        """
-        if isinstance(schema, Mapping):
-            requested = dict(schema)
-        else:
-            requested = _inline(schema_for(schema))
-            requested.pop("title", None)
-        params = {"mode": "form", "message": message, "requestedSchema": requested}
-        return Pending(self._core.elicit(params), ElicitResult.from_dict)
-
-    def elicit_url(self, message: str, url: str, elicitation_id: str) -> Pending[ElicitResult]:
-        """Asks the user to open ``url`` (URL-mode elicitation)."""
-        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
-        return Pending(self._core.elicit(params), ElicitResult.from_dict)
-
-    def list_roots(self) -> Pending[List[Root]]:
-        """The client's roots (``roots/list``). Raises
-        :class:`~libmcp.CapabilityNotSupported` if it did not declare roots."""
-        return Pending(self._core.list_roots(), lambda r: [Root.from_dict(x) for x in r.get("roots", [])])
-
-    def wait_cancelled(self) -> Pending[None]:
-        """Finishes when the request is cancelled (or the session ends)."""
-        return Pending(self._core.wait_cancelled())
-
-    def __repr__(self) -> str:
-        return f"<Context request_id={self.request_id!r}>"
-
-
-# --- answers ------------------------------------------------------------------
-
-_CONTENT_CLASSES = typing.get_args(ContentBlock)
-#: The ``type`` of each kind of content block.
-_CONTENT = tuple(cls.type for cls in _CONTENT_CLASSES)
-
-
-def _content_block(item: Any) -> Dict[str, Any]:
-    if isinstance(item, Model):
-        return item.to_dict()
-    if isinstance(item, str):
-        return {"type": "text", "text": item}
-    if isinstance(item, Mapping) and item.get("type") in _CONTENT:
-        return dict(item)
-    data = to_jsonable(item)
-    return {"type": "text", "text": data if isinstance(data, str) else _dumps(data)}
-
-
-def _is_content(item: Any) -> bool:
-    return isinstance(item, _CONTENT_CLASSES)
-
-
-def _tool_result(value: Any, out: OutputSpec) -> Dict[str, Any]:
-    if isinstance(value, CallToolResult):
-        return value.to_dict()
-    if out.schema is not None:
-        data = to_jsonable(value)
-        structured = {"result": data} if out.wrap else data
-        if not isinstance(structured, dict):
-            raise TypeError(f"the tool must return an object, not {type(value).__name__}")
-        text = data if isinstance(data, str) else _dumps(data)
-        return {"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": False}
-    if value is None:
-        content: List[Any] = []
-    elif isinstance(value, (list, tuple)) and value and all(_is_content(v) for v in value):
-        content = [v.to_dict() for v in value]
-    else:
-        content = [_content_block(value)]
-    return {"content": content, "isError": False}
-
-
-def _tool_failure(error: BaseException) -> Failure:
-    if isinstance(error, McpError) and not isinstance(error, ToolError) and error.code is not None:
-        return ("reject", error.code, error.message, to_jsonable(error.data))
-    message = str(error.message if isinstance(error, McpError) else error) or type(error).__name__
-    return ("resolve", {"content": [{"type": "text", "text": message}], "isError": True})
-
-
-def _rpc_failure(error: BaseException) -> Failure:
-    if isinstance(error, McpError):
-        code = error.code if error.code is not None else INTERNAL_ERROR
-        return ("reject", code, error.message or type(error).__name__, to_jsonable(error.data))
-    return ("reject", INTERNAL_ERROR, str(error) or type(error).__name__, None)
-
-
-def _resource_contents(uri: str, value: Any, mime_type: Optional[str]) -> Dict[str, Any]:
-    if isinstance(value, ReadResourceResult):
-        return value.to_dict()
-    items = value if isinstance(value, (list, tuple)) and all(
-        isinstance(v, (TextResourceContents, BlobResourceContents)) for v in value
-    ) and value else [value]
-    contents: List[Any] = []
-    for item in items:
-        if isinstance(item, (TextResourceContents, BlobResourceContents)):
-            contents.append(item.to_dict())
-        elif isinstance(item, str):
-            contents.append({"uri": uri, "mimeType": mime_type or "text/plain", "text": item})
-        elif isinstance(item, (bytes, bytearray)):
-            blob = to_jsonable(bytes(item))
-            contents.append({"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": blob})
-        else:
-            contents.append({"uri": uri, "mimeType": mime_type or "application/json", "text": _dumps(to_jsonable(item))})
-    return {"contents": contents}
-
-
-def _prompt_result(value: Any, description: Optional[str]) -> Dict[str, Any]:
-    if isinstance(value, GetPromptResult):
-        return value.to_dict()
-    items = value if isinstance(value, (list, tuple)) else [value]
-    messages: List[Any] = []
-    for item in items:
-        if isinstance(item, str):
-            messages.append({"role": "user", "content": {"type": "text", "text": item}})
-        elif isinstance(item, PromptMessage):
-            messages.append(item.to_dict())
-        elif isinstance(item, Mapping) and "role" in item:
-            content = item.get("content")
-            messages.append({"role": item["role"], "content": _content_block(content)})
-        else:
-            messages.append({"role": "user", "content": _content_block(item)})
-    result: Dict[str, Any] = {"messages": messages}
-    if description:
-        result["description"] = description
-    return result
-
-
-def _completion_result(value: Any) -> Dict[str, Any]:
-    if value is None:
-        return {"values": []}
-    if isinstance(value, Completion):
-        return value.to_dict()
-    if isinstance(value, Mapping):
-        return dict(value)
-    values = [str(v) for v in value]
-    return {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}
-
-
-# --- string arguments (prompt arguments, URI template variables) -----------------
-
-
-def _string_converter(annotation: Any) -> Callable[[str], Any]:
-    tp, _ = _strip_annotated(annotation)
-    origin = typing.get_origin(tp)
-    if origin is Union:
-        arms = [a for a in typing.get_args(tp) if a is not type(None)]
-        if len(arms) == 1:
-            return _string_converter(arms[0])
-    if tp in (str, Any) or tp is None or isinstance(tp, str) or tp is _EMPTY:
-        return lambda v: v
-    if tp is int:
-        return int
-    if tp is float:
-        return float
-    if tp is bool:
-        return lambda v: v.strip().lower() in ("1", "true", "yes", "on")
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return lambda v: tp(v)
-    if typing.get_origin(tp) is typing.Literal:
-        return lambda v: v
-    convert = converter_for(tp)
-    return lambda v: convert(json.loads(v))
-
-
-_EMPTY = inspect.Parameter.empty
-
-
-def _bind_strings(spec: FunctionSpec, values: Mapping[str, str], context: Any, what: str) -> Dict[str, Any]:
-    kwargs: Dict[str, Any] = {}
-    for p in spec.params:
-        if p.name not in values:
-            continue
-        try:
-            kwargs[p.name] = _string_converter(p.annotation)(values[p.name])
-        except (ValueError, TypeError) as e:
-            raise InvalidParams(f"{what} {p.name!r}: {e}") from None
-    if spec.context_param is not None:
-        kwargs[spec.context_param] = context
-    return kwargs
-
-
-_TEMPLATE_EXPR = re.compile(r"\{([^}]*)\}")
-
-
-def _template_variables(uri: str) -> List[str]:
-    names: List[str] = []
-    for expr in _TEMPLATE_EXPR.findall(uri):
-        expr = expr.lstrip("+#./;?&")
-        for var in expr.split(","):
-            var = var.split(":")[0].rstrip("*").strip()
-            if var:
-                names.append(var)
-    return names
+logger = logging.getLogger("libmcp")
 
 
 # --- the server ----------------------------------------------------------------------
@@ -465,9 +128,12 @@ class Server:
 
         server.run_stdio()
 
-    Handlers may be plain functions (run on a worker thread) or ``async
-    def`` functions (run on the server's own event loop thread). A handler
-    parameter annotated :class:`Context` receives the request's context.
+    Handlers may be plain functions (run on a worker thread of a pool, or
+    inline on the event loop with ``sync_handlers="inline"``) or ``async
+    def`` functions, which run on the caller's event loop when serving from
+    asyncio (:meth:`run_stdio_async`, :meth:`run_http_async`) and otherwise
+    on the server's own event loop thread. A handler parameter annotated
+    :class:`Context` receives the request's context.
 
     Args:
         name: The server's name, sent to clients.
@@ -479,6 +145,11 @@ class Server:
             elicitation, roots) waits for its answer (default 60).
         max_concurrent_requests: Most requests of one session handled at
             once (default 1024).
+        sync_handlers: Where plain ``def`` handlers run: ``"thread"`` (the
+            default) on a worker thread of a pool, ``"inline"`` on the event
+            loop that runs the ``async def`` handlers, one at a time — for
+            short handlers that must not block, or that use objects bound
+            to that loop.
     """
 
     def __init__(
@@ -491,6 +162,7 @@ class Server:
         page_size: Optional[int] = None,
         request_timeout: Optional[float] = None,
         max_concurrent_requests: Optional[int] = None,
+        sync_handlers: str = "thread",
     ) -> None:
         self.name = name
         self.version = version
@@ -503,7 +175,13 @@ class Server:
             request_timeout=request_timeout,
             max_concurrent_requests=max_concurrent_requests,
         )
+        if sync_handlers not in ("thread", "inline"):
+            raise ValueError(f"sync_handlers is 'thread' or 'inline', not {sync_handlers!r}")
+        self._inline = sync_handlers == "inline"
         self._loop = LoopThread(name)
+        #: The loops of the `run_*_async` calls serving now; handlers run on
+        #: the latest (else on the private loop thread).
+        self._caller_loops: List[asyncio.AbstractEventLoop] = []
         self._completions: Dict[Tuple[str, Optional[str], Optional[str]], Tuple[FunctionSpec, int]] = {}
         self._completion_fallback: Optional[Tuple[FunctionSpec, int]] = None
         self._completion_registered = False
@@ -583,22 +261,54 @@ class Server:
         structured_output: Optional[bool] = None,
     ) -> None:
         """Registers ``fn`` as a tool (see :meth:`tool`). Once the server
-        runs, clients are told the tool list changed."""
-        spec = inspect_function(fn, Context)
-        out = output_spec(spec.return_annotation, structured_output)
-        schema = spec.input_schema()
+        runs, clients are told the tool list changed. Raises
+        :class:`~libmcp.HandlerError` if it cannot be a tool."""
+        _check_function(fn, "tool")
+        with _defining("tool", name, fn):
+            tool_name = name or _name(fn)
+            spec = inspect_function(fn, Context)
+            try:
+                out = output_spec(spec.return_annotation, structured_output)
+            except SchemaError as e:
+                raise SchemaError(f"return annotation: {e} (structured_output=False sends the value as text)") from None
+            schema = spec.input_schema()
+            self._add_tool(tool_name, fn, spec, out, schema, description, title, annotations)
+
+    def _add_tool(
+        self,
+        tool_name: str,
+        fn: Callable[..., Any],
+        spec: FunctionSpec,
+        out: OutputSpec,
+        schema: Dict[str, Any],
+        description: Optional[str],
+        title: Optional[str],
+        annotations: Union[ToolAnnotations, Mapping[str, Any], None],
+    ) -> None:
         call = spec.fn
         bind = spec.bind
         wants_context = spec.context_param is not None
 
         def run(args: Mapping[str, Any], core: Any) -> Any:
-            return call(**bind(args, Context(core) if wants_context else None))
+            try:
+                kwargs = bind(args, Context(core) if wants_context else None)
+            except ArgumentError as e:
+                # Worded like the engine's schema errors (isError, so the
+                # model can correct its call); the function is not called.
+                raise ToolError(f"Invalid arguments for tool `{tool_name}`: {e}") from None
+            return call(**kwargs)
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, lambda _a, v: _tool_result(v, out), _tool_failure)
+        def answer(_args: Any, value: Any) -> Any:
+            try:
+                return tool_result(value, out)
+            except (TypeError, ValueError) as e:
+                raise ToolError(_unsendable("tool", tool_name, fn, value, e)) from None
+
+        invoker = Invoker(run, spec.is_async, self._handler_loop, answer, tool_failure, inline=self._inline)
         if isinstance(annotations, ToolAnnotations):
             annotations = annotations.to_dict()
         self._core.add_tool(
-            name or _name(fn),
+            tool_name,
             schema,
             invoker,
             description=description if description is not None else spec.description,
@@ -635,6 +345,14 @@ class Server:
         :class:`~libmcp.types.BlobResourceContents` (or a list of them).
         """
 
+        if not isinstance(uri, str):
+            if callable(uri):
+                raise HandlerError(
+                    f"server.resource needs the URI before the function: "
+                    f"@server.resource(\"scheme://...\") above {describe_function(uri)}"
+                )
+            raise HandlerError(f"a resource's URI is a string, not {type(uri).__name__}")
+
         def register(f: F) -> F:
             self.add_resource(f, uri, name=name, description=description, title=title, mime_type=mime_type)
             return f
@@ -652,38 +370,61 @@ class Server:
         mime_type: Optional[str] = None,
     ) -> None:
         """Registers ``fn`` as a resource or resource template (see
-        :meth:`resource`)."""
-        spec = inspect_function(fn, Context)
-        variables = _template_variables(uri)
+        :meth:`resource`). Raises :class:`~libmcp.HandlerError` if it cannot
+        be one (a template that does not parse, or whose variables and
+        parameters differ)."""
+        _check_function(fn, "resource")
+        with _defining("resource", uri, fn):
+            spec = inspect_function(fn, Context)
+            variables = _libmcp.uri_template_variables(uri)
+            self._add_resource(fn, spec, uri, variables, name or _name(fn), description, title, mime_type)
+
+    def _add_resource(
+        self,
+        fn: Callable[..., Any],
+        spec: FunctionSpec,
+        uri: str,
+        variables: List[str],
+        name: str,
+        description: Optional[str],
+        title: Optional[str],
+        mime_type: Optional[str],
+    ) -> None:
         description = description if description is not None else spec.description
+
+        def answer(args: Any, value: Any) -> Any:
+            read = args[0] if isinstance(args, tuple) else args
+            try:
+                return resource_contents(read, value, mime_type)
+            except (TypeError, ValueError) as e:
+                raise InternalError(_unsendable("resource", read, fn, value, e)) from None
+
         if variables:
+            params = {p.name for p in spec.params}
             for p in spec.params:
                 if p.required and p.name not in variables:
-                    raise SchemaError(f"{_name(fn)}: parameter {p.name!r} is not a variable of {uri!r}")
+                    raise SchemaError(f"parameter {p.name!r} is not a variable of the template")
+            for variable in variables:
+                if variable not in params:
+                    raise SchemaError(f"the template's variable {variable!r} is not a parameter of the function")
+            bind = string_binder(spec, "URI variable")
 
             def run_template(args: Tuple[str, Dict[str, str]], core: Any) -> Any:
-                context = Context(core) if spec.context_param else None
-                return spec.fn(**_bind_strings(spec, args[1], context, "URI variable"))
+                return spec.fn(**bind(args[1], Context(core) if spec.context_param else None))
 
-            invoker = Invoker(
-                run_template,
-                spec.is_async,
-                self._loop.get,
-                lambda args, v: _resource_contents(args[0], v, mime_type),
-                _rpc_failure,
-            )
-            self._core.add_resource_template(uri, name or _name(fn), invoker, description=description, mime_type=mime_type)
+            invoker = Invoker(run_template, spec.is_async, self._handler_loop, answer, rpc_failure, inline=self._inline)
+            self._core.add_resource_template(uri, name, invoker, description=description, mime_type=mime_type)
             return
         for p in spec.params:
             if p.required:
-                raise SchemaError(f"{_name(fn)}: the resource {uri!r} has no variables for parameter {p.name!r}")
+                raise SchemaError(f"parameter {p.name!r} is required, but the URI has no variables")
 
         def run(_uri: str, core: Any) -> Any:
             context = Context(core) if spec.context_param else None
             return spec.fn(**({spec.context_param: context} if spec.context_param else {}))
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, lambda u, v: _resource_contents(u, v, mime_type), _rpc_failure)
-        self._core.add_resource(uri, name or _name(fn), invoker, description=description, title=title, mime_type=mime_type)
+        invoker = Invoker(run, spec.is_async, self._handler_loop, answer, rpc_failure, inline=self._inline)
+        self._core.add_resource(uri, name, invoker, description=description, title=title, mime_type=mime_type)
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource while the server runs; returns whether it
@@ -744,17 +485,27 @@ class Server:
         description: Optional[str] = None,
         title: Optional[str] = None,
     ) -> None:
-        """Registers ``fn`` as a prompt (see :meth:`prompt`)."""
-        spec = inspect_function(fn, Context)
-        description = description if description is not None else spec.description
+        """Registers ``fn`` as a prompt (see :meth:`prompt`). Raises
+        :class:`~libmcp.HandlerError` if it cannot be one."""
+        _check_function(fn, "prompt")
+        with _defining("prompt", name, fn):
+            prompt_name = name or _name(fn)
+            spec = inspect_function(fn, Context)
+            bind = string_binder(spec, "argument")
+            description = description if description is not None else spec.description
 
-        def run(args: Mapping[str, str], core: Any) -> Any:
-            context = Context(core) if spec.context_param else None
-            return spec.fn(**_bind_strings(spec, args, context, "argument"))
+            def run(args: Mapping[str, str], core: Any) -> Any:
+                return spec.fn(**bind(args, Context(core) if spec.context_param else None))
 
-        invoker = Invoker(run, spec.is_async, self._loop.get, lambda _a, v: _prompt_result(v, description), _rpc_failure)
-        arguments = [(p.name, p.description, p.required) for p in spec.params]
-        self._core.add_prompt(name or _name(fn), invoker, description=description, title=title, arguments=arguments)
+            def answer(_args: Any, value: Any) -> Any:
+                try:
+                    return prompt_result(value, description)
+                except (TypeError, ValueError) as e:
+                    raise InternalError(_unsendable("prompt", prompt_name, fn, value, e)) from None
+
+            invoker = Invoker(run, spec.is_async, self._handler_loop, answer, rpc_failure, inline=self._inline)
+            arguments = [(p.name, p.description, p.required) for p in spec.params]
+            self._core.add_prompt(prompt_name, invoker, description=description, title=title, arguments=arguments)
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt while the server runs; returns whether it
@@ -786,12 +537,19 @@ class Server:
         Completion handlers must be registered before the server starts.
         """
 
+        if prompt is not None and resource is not None:
+            raise HandlerError("server.completion(): give either prompt= or resource=, not both")
+
         def register(f: F) -> F:
-            spec = inspect_function(f, Context)
-            arity = len(spec.params)
-            if prompt is not None or resource is not None:
-                if prompt is not None and resource is not None:
-                    raise ValueError("give either prompt= or resource=, not both")
+            _check_function(f, "completion")
+            target = prompt if prompt is not None else resource
+            with _defining("completion", target, f):
+                spec = inspect_function(f, Context)
+                arity = len(spec.params)
+                given = ("value", "other arguments") if target is not None else ("ref", "argument", "other arguments")
+                if sum(p.required for p in spec.params) > len(given):
+                    raise SchemaError(f"it is called with at most {len(given)} arguments ({', '.join(given)})")
+            if target is not None:
                 key = ("ref/prompt", prompt, argument) if prompt is not None else ("ref/resource", resource, argument)
                 self._completions[key] = (spec, arity)
             else:
@@ -807,7 +565,7 @@ class Server:
         if self._completion_registered:
             return
         self._core.set_completion(
-            Invoker(self._complete, True, self._loop.get, lambda _a, v: _completion_result(v), _rpc_failure)
+            Invoker(self._complete, True, self._handler_loop, _completion_answer, rpc_failure)
         )
         self._completion_registered = True
 
@@ -938,8 +696,10 @@ class Server:
 
     async def run_stdio_async(self) -> None:
         """Serves over stdin and stdout until the client disconnects or the
-        awaiting task is cancelled."""
-        await self._run_async(self.start_stdio())
+        awaiting task is cancelled. ``async def`` handlers run on the
+        awaiting task's event loop."""
+        with self._serving_from(asyncio.get_running_loop()):
+            await self._run_async(self.start_stdio())
 
     async def run_http_async(
         self,
@@ -981,12 +741,27 @@ class Server:
         finally:
             running.stop()
 
-    @staticmethod
-    async def _run_async(running: RunningServer) -> None:
+    async def _run_async(self, running: RunningServer) -> None:
+        with self._serving_from(asyncio.get_running_loop()):
+            try:
+                await running.wait_async()
+            finally:
+                running.stop()
+
+    @contextlib.contextmanager
+    def _serving_from(self, loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+        """While serving from ``loop``, handlers run on it."""
+        self._caller_loops.append(loop)
         try:
-            await running.wait_async()
+            yield
         finally:
-            running.stop()
+            self._caller_loops.remove(loop)
+
+    def _handler_loop(self) -> asyncio.AbstractEventLoop:
+        """The loop handlers run on: the latest `run_*_async` caller's, else
+        the server's own loop thread."""
+        loops = self._caller_loops
+        return loops[-1] if loops else self._loop.get()
 
     def close(self) -> None:
         """Stops the event loop thread coroutine handlers run on (servers
@@ -1000,5 +775,48 @@ class Server:
 def _name(fn: Any) -> str:
     name = getattr(fn, "__name__", None)
     if not isinstance(name, str) or name == "<lambda>":
-        raise ValueError(f"give a name for {fn!r}")
+        raise ValueError("it has no name of its own: give name=...")
     return name
+
+
+def _check_function(fn: Any, kind: str) -> None:
+    """Refuses what is not a function where a handler is expected, before
+    anything else looks at it."""
+    if isinstance(fn, str) and kind in ("tool", "prompt"):
+        raise HandlerError(f"server.{kind}({fn!r}): the name is a keyword argument, @server.{kind}(name={fn!r})")
+    check_function(fn, f"server.{kind}()")
+    target = getattr(fn, "func", fn)
+    if inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
+        raise HandlerError(
+            f"{kind} handler {describe_function(fn)} is a generator function: return the value (a list, …) instead"
+        )
+
+
+@contextlib.contextmanager
+def _defining(kind: str, name: Optional[str], fn: Any) -> Iterator[None]:
+    """Turns what goes wrong while registering a handler into one
+    :class:`~libmcp.HandlerError` naming it."""
+    try:
+        yield
+    except HandlerError:
+        raise
+    except (SchemaError, McpError, ValueError, TypeError) as e:
+        label = f"{kind} {name!r}" if name is not None else kind
+        if name is None and isinstance(getattr(fn, "__name__", None), str) and fn.__name__ != "<lambda>":
+            label = f"{kind} {fn.__name__!r}"
+        message = e.message if isinstance(e, McpError) else str(e)
+        raise HandlerError(f"{label} ({describe_function(fn)}): {message}") from None
+
+
+def _unsendable(kind: str, name: str, fn: Any, value: Any, error: BaseException) -> str:
+    """The message for a handler's return value that cannot be sent (logged
+    with where the handler is, answered without it)."""
+    logger.error("%s %r (%s) returned %s: %s", kind, name, describe_function(fn), short_repr(value), error)
+    return f"{kind} {name!r} returned {type(value).__name__}, which cannot be sent: {error}"
+
+
+def _completion_answer(_args: Any, value: Any) -> Any:
+    try:
+        return completion_result(value)
+    except (TypeError, ValueError) as e:
+        raise InternalError(f"the completion handler returned {type(value).__name__}, not a list of strings: {e}") from None
