@@ -451,6 +451,27 @@ static void test_http_options(void) {
     CHECK_CONTAINS(response, "mcp-session-id");
     CHECK(raw_post(port, "mcp.example.com", NULL, INIT, response, sizeof response) == 403);
     mcp_server_free(s);
+
+    /* Any host (behind a proxy that checks); false goes back to loopback. */
+    CHECK_OK(mcp_http_options_new(&options));
+    CHECK_OK(mcp_http_options_allow_host(options, "mcp.example.com"));
+    CHECK_OK(mcp_http_options_allow_any_host(options, false));
+    s = fixture_server_new();
+    CHECK(s != NULL);
+    if (!s) {
+        mcp_http_options_free(options);
+        return;
+    }
+    CHECK_OK(mcp_server_start_http(s, options, &port));
+    CHECK(raw_post(port, "mcp.example.com", NULL, INIT, response, sizeof response) == 403);
+    CHECK_OK(mcp_http_options_allow_any_host(options, true));
+    uint16_t any_port = 0;
+    CHECK_OK(mcp_server_start_http(s, options, &any_port));
+    CHECK(raw_post(any_port, "anything.example.org", "https://elsewhere.example", INIT, response,
+                   sizeof response) == 200);
+    mcp_http_options_free(options);
+    mcp_http_options_free(NULL);
+    mcp_server_free(s);
 }
 
 int main(void) {
