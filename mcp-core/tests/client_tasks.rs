@@ -244,7 +244,7 @@ async fn extension_tasks_over_http() {
     tokio::spawn(StreamableHttpServer::new(server(), HttpServerConfig::default()).serve(listener));
     let asked = Arc::new(AtomicUsize::new(0));
     let client = client(asked.clone())
-        .connect(StreamableHttpClient::new(&format!("http://{addr}/mcp")))
+        .connect(StreamableHttpClient::new(format!("http://{addr}/mcp")))
         .await
         .unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
