@@ -19,7 +19,7 @@ use mcp_core::schema::{
 };
 use mcp_core::server::{Server, ToolDef};
 use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
-use mcp_core::transport::memory_pair;
+use mcp_core::transport::{InboundFrame, OutboundKind, OutboundMessage, Transport, memory_pair};
 use mcp_core::{Error, ProtocolVersion};
 use serde_json::{Value, json};
 
@@ -261,5 +261,123 @@ async fn the_same_calls_in_a_2025_session() {
     assert!(!client.offers_tasks_extension());
     the_task_api(&client, &asked).await;
     assert!(client.list_tasks(None).await.is_ok());
+    client.close().await;
+}
+
+/// A scripted 2026-07-28 server on the far end of an in-memory pair that
+/// offers the tasks extension: `answer` gets each request (method, params)
+/// and returns its `result` (or `error`, with a `code`).
+fn scripted(answer: impl Fn(&str, &Value) -> Value + Send + 'static) -> impl Transport {
+    let (a, b) = memory_pair();
+    let mut handle = b.start().unwrap();
+    tokio::spawn(async move {
+        while let Some(InboundFrame::Message(text)) = handle.inbound.recv().await {
+            let message: Value = serde_json::from_str(&text).unwrap();
+            let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else {
+                continue;
+            };
+            let reply = if method == "server/discover" {
+                json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                       "capabilities": {"tools": {}, "extensions": {TASKS: {}}},
+                       "ttlMs": 0, "cacheScope": "private",
+                       "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}})
+            } else {
+                answer(method, &message["params"])
+            };
+            let key = if reply.get("code").is_some() {
+                "error"
+            } else {
+                "result"
+            };
+            let response = json!({"jsonrpc": "2.0", "id": id, key: reply});
+            let out = OutboundMessage {
+                text: response.to_string(),
+                kind: OutboundKind::Response,
+                related: None,
+            };
+            if handle.outbound.send(out).await.is_err() {
+                break;
+            }
+        }
+    });
+    a
+}
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+fn wire_task(id: &str, status: &str) -> Value {
+    json!({"taskId": id, "status": status, "createdAt": "2026-01-01T00:00:00Z",
+           "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": null, "pollIntervalMs": 10})
+}
+
+#[tokio::test]
+async fn malformed_task_answers_are_clear_errors() {
+    let transport = scripted(|method, params| {
+        let declared = params["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+            .get(TASKS)
+            .is_some();
+        let id = params["taskId"].as_str().unwrap_or_default();
+        match method {
+            "tools/call" => match params["name"].as_str() {
+                Some("noid") => json!({"resultType": "task", "status": "working"}),
+                // A task whatever the client declared.
+                Some(name) => {
+                    let mut task = wire_task(name, "working");
+                    task["resultType"] = json!("task");
+                    task
+                }
+                None => json!({"code": -32602, "message": "no name"}),
+            },
+            _ if !declared => json!({"code": -32021, "message": "declare the extension"}),
+            "tasks/get" => match id {
+                "silent" => wire_task(id, "input_required"),
+                "swapped" => wire_task("other", "working"),
+                "done_empty" => wire_task(id, "completed"),
+                _ => {
+                    let mut task = wire_task(id, "input_required");
+                    task["inputRequests"] = json!({"q": {"method": "elicitation/create",
+                        "params": {"mode": "form", "message": "Again?",
+                                   "requestedSchema": {"type": "object", "properties": {}}}}});
+                    task
+                }
+            },
+            "tasks/update" => json!({}),
+            _ => json!({"code": -32601, "message": "no"}),
+        }
+    });
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = client(asked.clone())
+        .max_input_rounds(2)
+        .connect(transport)
+        .await
+        .unwrap();
+    assert!(client.offers_tasks_extension());
+    // A task to a call that did not allow one.
+    let error = client
+        .call_tool("plain", None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("did not allow"), "{error}");
+    // A task without an id.
+    let error = client
+        .start_tool_task("noid", None, None)
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("malformed `tools/call` answer"),
+        "{error}"
+    );
+    for (task, expected) in [
+        ("silent", "lists no inputRequests"),
+        ("swapped", "answered with task `other`"),
+        ("done_empty", "completed but has no result"),
+        ("forever", "still needs input after 2 rounds"),
+    ] {
+        let started = task_of(client.start_tool_task(task, None, None).await.unwrap());
+        let error = client.await_tool_task(&started.task_id).await.unwrap_err();
+        assert!(error.to_string().contains(expected), "{task}: {error}");
+    }
+    assert_eq!(asked.load(Ordering::SeqCst), 2, "two rounds answered");
     client.close().await;
 }
