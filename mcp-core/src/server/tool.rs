@@ -337,6 +337,13 @@ impl ToolDef {
         Ok(self)
     }
 
+    /// Sets the tool's `_meta` (served as given).
+    #[must_use]
+    pub fn meta(mut self, meta: Map<String, Value>) -> Self {
+        Arc::make_mut(&mut self.tool).meta = Some(meta);
+        self
+    }
+
     /// The definition clients see.
     pub fn tool(&self) -> &Tool {
         &self.tool

@@ -298,12 +298,10 @@ async fn run(
             None => break "the transport ended".to_string(),
             Some(InboundFrame::Closed(reason)) => break reason,
             Some(InboundFrame::Message(text)) => handle_message(&shared, &service, &text),
-            Some(InboundFrame::Oversize { limit }) => {
-                let error = RpcError::new(
-                    ErrorCode::INVALID_REQUEST,
-                    format!("Invalid request: the message exceeds the limit of {limit} bytes"),
-                );
-                Some(error_reply(None, &error))
+            Some(InboundFrame::Oversize { limit }) => Some(error_reply(None, &oversize(limit))),
+            // Answered with its id, so that the sender's call fails at once.
+            Some(InboundFrame::OversizeRequest { limit, id }) => {
+                Some(error_reply(Some(id), &oversize(limit)))
             }
             Some(InboundFrame::RequestFailed { id, reason }) => {
                 if let Some(call) = shared.remove_pending(&id) {
@@ -432,6 +430,14 @@ impl Attached {
             service.closed(reason);
         }
     }
+}
+
+/// The answer to a message over the transport's size limit.
+fn oversize(limit: usize) -> RpcError {
+    RpcError::new(
+        ErrorCode::INVALID_REQUEST,
+        format!("Invalid request: the message exceeds the limit of {limit} bytes"),
+    )
 }
 
 /// A response to send for an inbound message: its text, and the id of the
