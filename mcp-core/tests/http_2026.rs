@@ -300,7 +300,7 @@ async fn our_client_mirrors_what_the_server_checks() {
     let addr = start_with_header_tool().await;
     let client = Client::builder("t", "1")
         .connect(mcp_core::transport::http::StreamableHttpClient::new(
-            &format!("http://{addr}/mcp"),
+            format!("http://{addr}/mcp"),
         ))
         .await
         .unwrap();
