@@ -6,6 +6,7 @@ pub mod client;
 mod error;
 pub mod extensions;
 pub mod jsonrpc;
+mod param_headers;
 mod request_meta;
 pub mod schema;
 pub mod server;

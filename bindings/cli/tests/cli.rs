@@ -107,7 +107,7 @@ fn tools_list_for_people_and_scripts() {
     let tools = tools["tools"].as_array().unwrap();
     // The 2025-11-25 fixtures and the 2026-07-28 ones (input-required rounds,
     // diagnostics, the tasks extension, test_update_resource).
-    assert_eq!(tools.len(), 37);
+    assert_eq!(tools.len(), 38);
     let simple = tools
         .iter()
         .find(|t| t["name"] == "test_simple_text")

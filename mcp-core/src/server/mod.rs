@@ -26,4 +26,4 @@ pub use request_state::RequestStateKey;
 pub use resource::{PromptDef, ResourceDef, ResourceTemplateDef};
 pub use service::{ServerSession, serve};
 pub use subscriptions::{Change, ChangeBus};
-pub use tool::{Json, ToolDef, ToolOutput, validate_tool_name};
+pub use tool::{HeaderParams, Json, ToolDef, ToolOutput, validate_tool_name};

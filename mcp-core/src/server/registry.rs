@@ -588,6 +588,12 @@ impl ServerHandler for Server {
         tasks::start(manager, tool, params, cx).await
     }
 
+    fn header_params(&self, name: &str) -> Option<super::HeaderParams> {
+        read(&self.inner.tools)
+            .get(name)
+            .map(|tool| tool.header_params.clone())
+    }
+
     fn runs_as_task(&self, name: &str) -> bool {
         self.inner.tasks.is_some()
             && read(&self.inner.tools)

@@ -11,10 +11,10 @@ use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::param_headers::{self, ParamHeader};
 use super::sse::SseParser;
 use crate::auth::{AuthChallenge, AuthProvider, MAX_AUTH_ATTEMPTS, Secret};
 use crate::jsonrpc::{Inbound, decode};
+use crate::param_headers::{self, ParamHeader};
 use crate::schema::{RequestId, methods};
 use crate::transport::{
     CHANNEL_CAPACITY, DEFAULT_MAX_MESSAGE_SIZE, InboundFrame, OutboundKind, OutboundMessage,

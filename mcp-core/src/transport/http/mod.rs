@@ -2,7 +2,6 @@
 //! ([`StreamableHttpServer`]) and the client ([`StreamableHttpClient`]).
 
 mod client;
-mod param_headers;
 mod server;
 mod sse;
 
