@@ -247,7 +247,9 @@ for variant in shared static; do
     run_test "test_cpp.$variant" "$out/test_cpp"
     run_test "test_stdio.$variant" "$out/test_stdio" "$out/fixture_server"
     run_test "test_http.$variant" "$out/test_http"
-    run_test "test_everything.$variant" "$out/test_everything" "$mcp_bin" serve everything
+    run_test "test_everything.auto.$variant" "$out/test_everything" auto "$mcp_bin" serve everything
+    run_test "test_everything.2025-11-25.$variant" \
+        "$out/test_everything" 2025-11-25 "$mcp_bin" serve everything
     run_test "python_drives_c_server.$variant" \
         "$python" "$here/tests/python_drives_c_server.py" "$out/server"
 

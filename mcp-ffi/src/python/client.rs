@@ -58,8 +58,18 @@ where
     }
 }
 
+/// Checks a `protocol=` option (`auto`, `legacy` or a revision) when the
+/// client is made, so that a typo fails before connecting.
+#[pyfunction]
+pub(crate) fn check_protocol(protocol: &str) -> PyResult<()> {
+    crate::protocol::parse_negotiation(protocol)
+        .map(drop)
+        .map_err(invalid)
+}
+
 /// Configures a builder from the options dict the package passes:
-/// `name`, `version`, `request_timeout`, `protocol_version`, `on_sampling`
+/// `name`, `version`, `request_timeout`, `protocol` (`auto`, `legacy` or a
+/// revision), `protocol_version` (pins it), `on_sampling`
 /// (an invoker), `sampling_tools`, `on_elicitation` (an invoker),
 /// `elicitation_url`, `roots` (list of dicts), `on_notification` (called
 /// with each notification as a dict).
@@ -67,9 +77,11 @@ fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyResult<ClientB
     let name: String = item(options, "name")?.unwrap_or_else(|| "libmcp-python".into());
     let version: String =
         item(options, "version")?.unwrap_or_else(|| env!("CARGO_PKG_VERSION").into());
-    // 2025-11-25 sessions until this face exposes the negotiation modes.
-    let mut builder =
-        Client::builder(name, version).negotiation(mcp_core::client::Negotiation::Legacy);
+    let mut builder = Client::builder(name, version);
+    if let Some(protocol) = item::<String>(options, "protocol")? {
+        builder = builder
+            .negotiation(crate::protocol::parse_negotiation(&protocol).map_err(invalid)?);
+    }
     if let Some(timeout) = item::<f64>(options, "request_timeout")? {
         builder =
             builder.session_config(SessionConfig::default().request_timeout(seconds(timeout)?));
