@@ -2,8 +2,23 @@
 //! revision both sides speak, probed with `server/discover`), `legacy`
 //! (`initialize` only) or one revision such as `2026-07-28` (pinned).
 
+use std::time::Duration;
+
 use mcp_core::ProtocolVersion;
-use mcp_core::client::Negotiation;
+use mcp_core::client::{ClientBuilder, Negotiation};
+use mcp_core::session::SessionConfig;
+
+/// The longest the `auto` probe waits for an answer (the engine's default).
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Applies a face's request timeout, which covers connecting: the `auto`
+/// probe waits no longer than it either, so that a peer that never answers
+/// fails the connect with a timeout within that time.
+pub(crate) fn with_request_timeout(builder: ClientBuilder, timeout: Duration) -> ClientBuilder {
+    builder
+        .session_config(SessionConfig::default().request_timeout(timeout))
+        .probe_timeout(timeout.min(PROBE_TIMEOUT))
+}
 
 /// Parses a negotiation mode; the error names every accepted value.
 pub(crate) fn parse_negotiation(text: &str) -> Result<Negotiation, String> {

@@ -25,7 +25,7 @@ use mcp_core::schema::{
     CallToolRequestParams, CompleteRequestParams, CreateMessageResult, ElicitResult, LoggingLevel,
     Root,
 };
-use mcp_core::session::{RequestOptions, SessionConfig};
+use mcp_core::session::RequestOptions;
 use mcp_core::transport::ChildProcess;
 use mcp_core::transport::http::StreamableHttpClient;
 
@@ -83,8 +83,7 @@ fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyResult<ClientB
             .negotiation(crate::protocol::parse_negotiation(&protocol).map_err(invalid)?);
     }
     if let Some(timeout) = item::<f64>(options, "request_timeout")? {
-        builder =
-            builder.session_config(SessionConfig::default().request_timeout(seconds(timeout)?));
+        builder = crate::protocol::with_request_timeout(builder, seconds(timeout)?);
     }
     if let Some(version) = item::<String>(options, "protocol_version")? {
         let parsed = ProtocolVersion::parse(&version).ok_or_else(|| {

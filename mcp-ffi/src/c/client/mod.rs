@@ -19,7 +19,7 @@ use mcp_core::schema::{
     CallToolRequestParams, CreateMessageResult, ElicitResult, ProgressNotificationParams, Root,
     ServerNotification, methods,
 };
-use mcp_core::session::{RequestOptions, SessionConfig};
+use mcp_core::session::RequestOptions;
 use mcp_core::transport::ChildProcess;
 use mcp_core::transport::http::StreamableHttpClient;
 use serde::de::DeserializeOwned;
@@ -333,7 +333,7 @@ impl Client {
         let mut builder =
             CoreClient::builder(&config.name, &config.version).negotiation(config.negotiation);
         if let Some(timeout) = config.timeout {
-            builder = builder.session_config(SessionConfig::default().request_timeout(timeout));
+            builder = crate::protocol::with_request_timeout(builder, timeout);
         }
         if let Some((callback, userdata)) = config.sampling {
             let gate = self.gate.clone();
