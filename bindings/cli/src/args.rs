@@ -102,7 +102,9 @@ pub(crate) enum ToolsCommand {
         /// The arguments, as a JSON object.
         #[arg(long, value_name = "JSON")]
         args: Option<String>,
-        /// Run the call as a task: start it, poll it, then fetch its result.
+        /// Run the call as a task: start it, poll it (answering its questions), then take its
+        /// result (2025-11-25 core tasks, or the 2026-07-28 tasks extension when the server
+        /// offers it).
         #[arg(long)]
         task: bool,
         #[command(flatten)]
