@@ -182,6 +182,15 @@ static void test_sampling_and_elicitation(void) {
     CHECK_CALL("test_elicitation", "{\"message\":\"Who are you?\"}",
                "User response: action=accept");
     CHECK_CALL("test_elicitation", "{\"message\":\"Who are you?\"}", "cuser");
+    /* Any request goes the revision's way too (under 2026-07-28 with
+       per-request metadata, its input-required rounds answered). */
+    char *json = NULL;
+    CHECK_OK(mcp_client_request(client, MCP_METHOD_TOOLS_CALL,
+                                "{\"name\":\"test_sampling\",\"arguments\":"
+                                "{\"prompt\":\"Say hello\"}}",
+                                NULL, &json));
+    CHECK_CONTAINS(json, "LLM response: Hello from C");
+    mcp_string_free(json);
 }
 
 int main(int argc, char **argv) {

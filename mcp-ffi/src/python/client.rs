@@ -461,7 +461,7 @@ impl ClientCore {
             options = options.timeout(seconds(timeout)?);
         }
         Ok(self.spawn(|c| async move {
-            let raw = c.peer().request_raw(&method, &params, options).await?;
+            let raw = c.request_raw(&method, &params, options).await?;
             let value: Value = serde_json::from_str(raw.get())?;
             json(&value)
         }))
