@@ -264,6 +264,7 @@ for variant in shared static; do
         -- "$mcp_bin" serve everything >"$result" 2>&1 || status=$?
     record "example_client_vs_mcp_everything.$variant" "$result" "$status"
     check "client_ours.server" "$result" '"name":"mcp-everything"'
+    check "client_ours.revision" "$result" 'protocol: 2026-07-28'
     check "client_ours.call" "$result" 'call add_numbers: {"content":[{"text":"5"'
     check "client_ours.sampling" "$result" 'LLM response: Hello from the C client'
     check "client_ours.read" "$result" 'This is the content of the static text resource.'

@@ -51,6 +51,9 @@ mod tests {
             Ok(Negotiation::Pinned(ProtocolVersion::V2026_07_28))
         );
         let e = parse_negotiation("newest").unwrap_err();
-        assert!(e.contains("\"auto\", \"legacy\"") && e.contains("2025-11-25"), "{e}");
+        assert!(
+            e.contains("\"auto\", \"legacy\"") && e.contains("2025-11-25"),
+            "{e}"
+        );
     }
 }

@@ -79,8 +79,8 @@ fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyResult<ClientB
         item(options, "version")?.unwrap_or_else(|| env!("CARGO_PKG_VERSION").into());
     let mut builder = Client::builder(name, version);
     if let Some(protocol) = item::<String>(options, "protocol")? {
-        builder = builder
-            .negotiation(crate::protocol::parse_negotiation(&protocol).map_err(invalid)?);
+        builder =
+            builder.negotiation(crate::protocol::parse_negotiation(&protocol).map_err(invalid)?);
     }
     if let Some(timeout) = item::<f64>(options, "request_timeout")? {
         builder = crate::protocol::with_request_timeout(builder, seconds(timeout)?);

@@ -72,8 +72,7 @@ pub unsafe extern "C" fn mcp_client_set_protocol(
     boundary(|| {
         let client = arg!(handle client);
         let text = arg!(str protocol);
-        let negotiation =
-            crate::protocol::parse_negotiation(text).map_err(Failure::invalid)?;
+        let negotiation = crate::protocol::parse_negotiation(text).map_err(Failure::invalid)?;
         client.configure(|c| c.negotiation = negotiation)
     })
 }
