@@ -72,5 +72,7 @@ count_plain "c tests" "$logs/c-bindings.log"
 step python bash bindings/python/run-tests.sh
 count_pytest "$logs/python.log"
 step conformance bash tests/conformance/run.sh
+step deploy bash tests/deploy/run.sh
+count_plain "deploy" "$logs/deploy.log"
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

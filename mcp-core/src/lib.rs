@@ -10,6 +10,7 @@ mod request_meta;
 pub mod schema;
 pub mod server;
 pub mod session;
+pub mod store;
 pub mod tasks;
 pub mod transport;
 pub mod uri_template;

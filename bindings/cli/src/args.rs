@@ -83,6 +83,12 @@ pub(crate) struct ServeArgs {
     /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:3000) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,
+
+    /// Share sessions, stream events, changes and the requestState key with
+    /// other replicas through this store (with --http), e.g.
+    /// redis://127.0.0.1:6379/0.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub(crate) store: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -77,14 +77,23 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     };
     let (request, target) = match cli.command {
         Command::Serve(serve) => {
-            let server = match serve.server {
-                BuiltinServer::Everything => everything::everything_server(),
+            let store = match &serve.store {
+                Some(url) => Some(transport::connect_store(url).await?),
+                None => None,
             };
+            let builder = match serve.server {
+                BuiltinServer::Everything => everything::everything_builder(),
+            };
+            let server = match &store {
+                Some(store) => builder.request_state_key(transport::shared_key(store).await?),
+                None => builder,
+            }
+            .build();
             let mode = match serve.http {
                 Some(addr) => ServeMode::Http(addr),
                 None => ServeMode::Stdio,
             };
-            return transport::serve(server, mode).await;
+            return transport::serve_with(server, mode, store).await;
         }
         Command::Tools(ToolsCommand::List(target)) => (Request::ListTools, target),
         Command::Tools(ToolsCommand::Call {

@@ -59,6 +59,9 @@ impl Acceptor for ServerAcceptor {
 impl StreamableHttpServer {
     /// Serves a [`Server`]: each HTTP session is one session of it.
     pub fn new(server: Server, config: HttpServerConfig) -> Self {
+        if let Some(bus) = &config.bus {
+            super::replicas::bridge(&server, bus.clone());
+        }
         let acceptor = ServerAcceptor {
             handler: Arc::new(server.clone()),
             config: server.session_config().clone(),

@@ -413,6 +413,11 @@ impl Server {
         self.inner.bus.notify_resource_updated(uri).await
     }
 
+    /// The bus this server announces its changes on.
+    pub(crate) fn change_bus(&self) -> &ChangeBus {
+        &self.inner.bus
+    }
+
     fn require(&self, offered: bool, capability: &str) -> Result<()> {
         if offered {
             Ok(())

@@ -51,6 +51,25 @@ pub(crate) trait Service: Send + Sync + 'static {
         None
     }
 
+    /// What a replica needs to re-create the session (opaque text for a
+    /// shared store), with a number that grows with each change; `None`
+    /// before the handshake, or for a role that cannot be re-created.
+    fn record(&self) -> Option<(u64, String)> {
+        None
+    }
+
+    /// The number [`record`](Self::record) would return, without writing
+    /// the record.
+    fn changes(&self) -> u64 {
+        0
+    }
+
+    /// Makes the session what another replica recorded (see
+    /// [`record`](Self::record)).
+    fn restore(&self, _record: &str) -> std::result::Result<(), String> {
+        Err("this session cannot be re-created from a record".into())
+    }
+
     /// Records the identity a transport authenticated for the session;
     /// `false` if the session belongs to another subject.
     fn bind_identity(&self, _identity: &Arc<crate::auth::AuthInfo>) -> bool {
@@ -353,6 +372,17 @@ impl Attached {
             shared: self.shared.clone(),
             related: None,
         }
+    }
+
+    /// Numbers the requests this side sends from `first` on (replicas of
+    /// one session number theirs apart, so that an answer names one call).
+    pub(crate) fn number_requests_from(&self, first: i64) {
+        self.shared.next_id.store(first, Ordering::Relaxed);
+    }
+
+    /// Whether this side waits for the answer to request `id`.
+    pub(crate) fn awaits(&self, id: &RequestId) -> bool {
+        lock(&self.shared.pending).contains_key(id)
     }
 
     /// The session's service.

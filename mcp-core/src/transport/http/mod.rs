@@ -12,5 +12,5 @@ pub(crate) use sse::{SseParser, encode_event};
 pub use client::StreamableHttpClient;
 pub use server::{
     DEFAULT_MAX_HEADER_SIZE, EventStore, HostPolicy, HttpServerConfig, InMemoryEventStore,
-    StreamKey, StreamableHttpServer,
+    SharedEvents, StreamKey, StreamableHttpServer,
 };
