@@ -247,7 +247,9 @@ for variant in shared static; do
     run_test "test_cpp.$variant" "$out/test_cpp"
     run_test "test_stdio.$variant" "$out/test_stdio" "$out/fixture_server"
     run_test "test_http.$variant" "$out/test_http"
-    run_test "test_everything.$variant" "$out/test_everything" "$mcp_bin" serve everything
+    run_test "test_everything.auto.$variant" "$out/test_everything" auto "$mcp_bin" serve everything
+    run_test "test_everything.2025-11-25.$variant" \
+        "$out/test_everything" 2025-11-25 "$mcp_bin" serve everything
     run_test "python_drives_c_server.$variant" \
         "$python" "$here/tests/python_drives_c_server.py" "$out/server"
 
@@ -262,6 +264,7 @@ for variant in shared static; do
         -- "$mcp_bin" serve everything >"$result" 2>&1 || status=$?
     record "example_client_vs_mcp_everything.$variant" "$result" "$status"
     check "client_ours.server" "$result" '"name":"mcp-everything"'
+    check "client_ours.revision" "$result" 'protocol: 2026-07-28'
     check "client_ours.call" "$result" 'call add_numbers: {"content":[{"text":"5"'
     check "client_ours.sampling" "$result" 'LLM response: Hello from the C client'
     check "client_ours.read" "$result" 'This is the content of the static text resource.'

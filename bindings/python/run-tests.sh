@@ -84,6 +84,9 @@ run "building a wheel from the sdist" \
     env PATH="$venv/bin:$PATH" "$py" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
     --wheel-dir "$wheels/from-sdist" "$wheels"/sdist/libmcp-*.tar.gz
 
+# The `mcp` binary, whose `mcp serve everything` some tests talk to.
+run "cargo build -p mcp-cli" cargo build --quiet -p mcp-cli --bin mcp --manifest-path "$root/Cargo.toml"
+
 # Run from outside the source tree, so that `import libmcp` is the installed
 # wheel and not python/libmcp.
 cd "$root/target"

@@ -12,5 +12,7 @@
 )]
 pub mod c;
 
+mod protocol;
+
 #[cfg(feature = "python")]
 mod python;

@@ -7,7 +7,8 @@
  *   ./client [OPTIONS] -- COMMAND [ARG...]   start COMMAND, talk over stdio
  *   ./client [OPTIONS] --url URL             Streamable HTTP
  *
- * OPTIONS (each may repeat; they run in this order):
+ * OPTIONS (the calls may repeat; they run in this order):
+ *   --protocol P               auto (default), legacy or a revision (2025-11-25)
  *   --call TOOL ARGS_JSON      call a tool, print its result
  *   --read URI                 read a resource, print it
  *   --prompt NAME ARGS_JSON    get a prompt, print it
@@ -85,7 +86,8 @@ static int report(const char *label, mcp_result result, char *json) {
 
 static int usage(const char *program) {
     fprintf(stderr,
-            "usage: %s [--call TOOL ARGS_JSON] [--read URI] [--prompt NAME ARGS_JSON]\n"
+            "usage: %s [--protocol P] [--call TOOL ARGS_JSON] [--read URI]\n"
+            "          [--prompt NAME ARGS_JSON]\n"
             "          (--url URL | -- COMMAND [ARG...])\n",
             program);
     return 2;
@@ -95,6 +97,7 @@ int main(int argc, char **argv) {
     struct action actions[MAX_ACTIONS];
     int n_actions = 0;
     const char *url = NULL;
+    const char *protocol = "auto";
     char **command = NULL;
     for (int i = 1; i < argc; i++) {
         int two = strcmp(argv[i], "--call") == 0 || strcmp(argv[i], "--prompt") == 0;
@@ -102,6 +105,8 @@ int main(int argc, char **argv) {
         if ((one || two) && n_actions < MAX_ACTIONS && i + 1 + two < argc) {
             actions[n_actions++] = (struct action){argv[i], argv[i + 1], two ? argv[i + 2] : NULL};
             i += 1 + two;
+        } else if (strcmp(argv[i], "--protocol") == 0 && i + 1 < argc) {
+            protocol = argv[++i];
         } else if (strcmp(argv[i], "--url") == 0 && i + 1 < argc) {
             url = argv[++i];
         } else if (strcmp(argv[i], "--") == 0 && i + 1 < argc) {
@@ -116,6 +121,12 @@ int main(int argc, char **argv) {
     mcp_client *client = NULL;
     mcp_result r = mcp_client_new("c-example-client", "1.0.0", &client);
     if (r != MCP_OK) return report("new", r, NULL);
+    r = mcp_client_set_protocol(client, protocol);
+    if (r != MCP_OK) {
+        report("protocol", r, NULL);
+        mcp_client_free(client);
+        return 1;
+    }
     mcp_client_on_sampling(client, on_sampling, NULL);
     mcp_client_on_elicitation(client, on_elicitation, NULL);
     mcp_client_on_notification(client, on_notification, NULL);
@@ -135,7 +146,12 @@ int main(int argc, char **argv) {
     char *json = NULL;
     r = mcp_client_server_info(client, &json);
     failures += report("server", r, json);
-    failures += report("ping", mcp_client_ping(client, NULL), mcp_string_new("ok"));
+    /* The agreed revision: a static string, never freed. */
+    const char *revision = mcp_client_protocol_version(client);
+    printf("protocol: %s\n", revision);
+    /* 2026-07-28 has no ping (revision names compare as dates). */
+    if (strcmp(revision, "2026-07-28") < 0)
+        failures += report("ping", mcp_client_ping(client, NULL), mcp_string_new("ok"));
     r = mcp_client_list_tools(client, NULL, &json);
     failures += report("tools", r, json);
     r = mcp_client_list_resources(client, NULL, &json);

@@ -838,13 +838,34 @@ mcp_result mcp_client_notify(const struct mcp_client *client,
 mcp_result mcp_client_set_timeout(const struct mcp_client *client, uint64_t timeout_ms);
 
 /**
- * Asks the server for this protocol revision (e.g. `"2025-06-18"`; default:
- * the newest this library speaks). Only before connecting.
+ * Speaks this protocol revision only (e.g. `"2025-06-18"`): the same as
+ * `mcp_client_set_protocol` with a revision. Only before connecting.
  *
  * # Safety
  * `client` is NULL or a live client; `version` is NULL or NUL-terminated.
  */
 mcp_result mcp_client_set_protocol_version(const struct mcp_client *client, const char *version);
+
+/**
+ * Chooses how the protocol revision is agreed when connecting:
+ * - `"auto"` (the default): the newest revision both sides speak, probed
+ *   with `server/discover` (2026-07-28) and falling back to `initialize`
+ *   for older servers;
+ * - `"legacy"`: `initialize` only (2025-11-25 and older);
+ * - a revision such as `"2026-07-28"` or `"2025-11-25"`: that one only; a
+ *   server that does not speak it fails the connect.
+ *
+ * Anything else fails with `MCP_ERR_INVALID_ARGUMENT`, the message naming
+ * the accepted values. The callbacks (sampling, elicitation, roots) answer
+ * the server the same way at every revision: under 2026-07-28 the library
+ * calls them for the input-required rounds of the request that needs them
+ * and retries it. `mcp_client_protocol_version` tells which revision was
+ * agreed. Only before connecting.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `protocol` is NULL or NUL-terminated.
+ */
+mcp_result mcp_client_set_protocol(const struct mcp_client *client, const char *protocol);
 
 /**
  * Sets the callback that receives the server's notifications (see
@@ -963,6 +984,17 @@ mcp_result mcp_client_connect_http(const struct mcp_client *client,
  */
 mcp_result mcp_client_server_info(const struct mcp_client *client,
                                   char **info_json);
+
+/**
+ * The protocol revision agreed with the server, such as `"2026-07-28"`, or
+ * NULL if the client is NULL or not connected (see
+ * `mcp_last_error_message()`). The string is the library's and static:
+ * never free it; it stays valid for the life of the program.
+ *
+ * # Safety
+ * `client` is NULL or a live client.
+ */
+const char *mcp_client_protocol_version(const struct mcp_client *client);
 
 /**
  * Reports progress on the request, if the client asked for progress (it

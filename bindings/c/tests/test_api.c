@@ -153,6 +153,9 @@ static void test_client_null_arguments(void) {
     CHECK_RC(mcp_client_on_stderr(client, NULL, NULL), MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_client_set_roots(client, NULL), MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_client_set_protocol_version(client, NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_client_set_protocol(client, NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_client_set_protocol(NULL, "auto"), MCP_ERR_NULL_ARGUMENT);
+    CHECK(mcp_client_protocol_version(NULL) == NULL);
     mcp_client_free(client);
 }
 
@@ -216,6 +219,9 @@ static void test_client_invalid_arguments(void) {
     /* Invalid UTF-8, values and names. */
     CHECK_RC(mcp_client_call_tool(client, bad_utf8, NULL, NULL, &json), MCP_ERR_INVALID_ARGUMENT);
     CHECK_RC(mcp_client_set_protocol_version(client, "1999-01-01"), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_RC(mcp_client_set_protocol(client, "newest"), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(mcp_last_error_message(), "\"auto\", \"legacy\" or one of");
+    CHECK_CONTAINS(mcp_last_error_message(), "2026-07-28");
     CHECK_RC(mcp_client_set_timeout(client, 0), MCP_ERR_INVALID_ARGUMENT);
     CHECK_RC(mcp_client_set_logging_level(client, "loud", NULL), MCP_ERR_INVALID_ARGUMENT);
     const char *bad_env[] = {"NO_EQUALS_SIGN", NULL};
@@ -227,6 +233,9 @@ static void test_client_invalid_arguments(void) {
     CHECK_RC(mcp_client_connect_http(client, "http://127.0.0.1:1/mcp", bad_header_name),
              MCP_ERR_INVALID_ARGUMENT);
     /* Valid configuration. */
+    CHECK_OK(mcp_client_set_protocol(client, "auto"));
+    CHECK_OK(mcp_client_set_protocol(client, "legacy"));
+    CHECK_OK(mcp_client_set_protocol(client, "2026-07-28"));
     CHECK_OK(mcp_client_set_protocol_version(client, "2025-06-18"));
     CHECK_OK(mcp_client_set_timeout(client, 5000));
     CHECK_OK(mcp_client_set_roots(client, "[{\"uri\":\"file:///tmp\"}]"));
@@ -244,6 +253,8 @@ static void test_client_state_errors(void) {
     CHECK_RC(mcp_client_list_tools(client, NULL, &json), MCP_ERR_INVALID_STATE);
     CHECK(json == NULL);
     CHECK_RC(mcp_client_server_info(client, &json), MCP_ERR_INVALID_STATE);
+    CHECK_CONTAINS(mcp_last_error_message(), "not connected");
+    CHECK(mcp_client_protocol_version(client) == NULL);
     CHECK_CONTAINS(mcp_last_error_message(), "not connected");
     CHECK_OK(mcp_client_close(client)); /* closing an unconnected client is fine */
     CHECK_RC(mcp_client_ping(client, NULL), MCP_ERR_CLOSED);

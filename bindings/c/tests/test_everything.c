@@ -2,8 +2,11 @@
  * The C client against libmcp's own everything server (`mcp serve everything`,
  * the fixture server of the conformance suite) over stdio: the same checks
  * the Python SDK's interop client makes (tests/interop/python_client.py),
- * through the C API.
- * Usage: test_everything COMMAND [ARG...]   e.g. target/debug/mcp serve everything
+ * through the C API, at the revision PROTOCOL asks for (`auto` agrees on
+ * 2026-07-28, whose server requests are input-required rounds that the same
+ * sampling and elicitation callbacks answer; `2025-11-25` pins that one).
+ * Usage: test_everything PROTOCOL COMMAND [ARG...]
+ *   e.g. test_everything auto target/debug/mcp serve everything
  */
 #include "harness.h"
 
@@ -11,6 +14,9 @@
 #include <pthread.h>
 
 static mcp_client *client;
+/* The revision the client must agree on, and whether it has a handshake. */
+static const char *expected_revision;
+static bool legacy;
 static atomic_int logs;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char log_text[4096];
@@ -52,14 +58,20 @@ static mcp_result on_elicitation(void *userdata, const char *params, char **resu
     } while (0)
 
 static void test_initialize(void) {
+    const char *revision = mcp_client_protocol_version(client);
+    CHECK(revision != NULL && strcmp(revision, expected_revision) == 0);
+    /* Static: the same pointer every time. */
+    CHECK(mcp_client_protocol_version(client) == revision);
     char *json = NULL;
     CHECK_OK(mcp_client_server_info(client, &json));
     CHECK_CONTAINS(json, "\"name\":\"mcp-everything\"");
-    CHECK_CONTAINS(json, "\"protocolVersion\":\"2025-11-25\"");
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"protocolVersion\":\"%s\"", expected_revision);
+    CHECK_CONTAINS(json, quoted);
     CHECK_CONTAINS(json, "\"completions\":{}");
-    CHECK_CONTAINS(json, "\"subscribe\":true");
     mcp_string_free(json);
-    CHECK_OK(mcp_client_ping(client, NULL));
+    /* 2026-07-28 has no ping. */
+    if (legacy) CHECK_OK(mcp_client_ping(client, NULL));
 }
 
 static void test_tools(void) {
@@ -110,6 +122,8 @@ static void test_resources(void) {
     CHECK_OK(mcp_client_read_resource(client, "test://template/123/data", NULL, &json));
     CHECK_CONTAINS(json, "Data for ID: 123");
     mcp_string_free(json);
+    /* 2026-07-28 has no resources/subscribe (subscriptions/listen instead). */
+    if (!legacy) return;
     CHECK_OK(mcp_client_subscribe_resource(client, "test://watched-resource", NULL));
     CHECK_OK(mcp_client_unsubscribe_resource(client, "test://watched-resource", NULL));
 }
@@ -168,20 +182,39 @@ static void test_sampling_and_elicitation(void) {
     CHECK_CALL("test_elicitation", "{\"message\":\"Who are you?\"}",
                "User response: action=accept");
     CHECK_CALL("test_elicitation", "{\"message\":\"Who are you?\"}", "cuser");
+    /* Any request goes the revision's way too (under 2026-07-28 with
+       per-request metadata, its input-required rounds answered). */
+    char *json = NULL;
+    CHECK_OK(mcp_client_request(client, MCP_METHOD_TOOLS_CALL,
+                                "{\"name\":\"test_sampling\",\"arguments\":"
+                                "{\"prompt\":\"Say hello\"}}",
+                                NULL, &json));
+    CHECK_CONTAINS(json, "LLM response: Hello from C");
+    mcp_string_free(json);
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s COMMAND [ARG...]\n", argv[0]);
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s PROTOCOL COMMAND [ARG...]\n", argv[0]);
         return 2;
     }
+    const char *protocol = argv[1];
+    expected_revision = strcmp(protocol, "auto") == 0 ? "2026-07-28" : protocol;
+    legacy = strcmp(expected_revision, "2026-07-28") != 0;
     if (mcp_client_new("c-everything-test", "1", &client) != MCP_OK) return 1;
+    /* Not connected yet: no revision. */
+    if (mcp_client_protocol_version(client) != NULL) printf("FAIL revision before connect\n");
+    if (mcp_client_set_protocol(client, protocol) != MCP_OK) {
+        printf("FAIL mcp_client_set_protocol %s: %s\n", protocol, mcp_last_error_message());
+        mcp_client_free(client);
+        return 1;
+    }
     mcp_client_set_timeout(client, 20000);
     mcp_client_on_notification(client, on_notification, NULL);
     mcp_client_on_sampling(client, on_sampling, NULL);
     mcp_client_on_elicitation(client, on_elicitation, NULL);
-    if (mcp_client_connect_stdio(client, argv[1], (const char *const *)&argv[2], NULL) != MCP_OK) {
-        printf("FAIL connect %s: %s\n", argv[1], mcp_last_error_message());
+    if (mcp_client_connect_stdio(client, argv[2], (const char *const *)&argv[3], NULL) != MCP_OK) {
+        printf("FAIL connect %s: %s\n", argv[2], mcp_last_error_message());
         mcp_client_free(client);
         return 1;
     }
@@ -191,7 +224,9 @@ int main(int argc, char **argv) {
     RUN(test_resources);
     RUN(test_prompts_and_completion);
     RUN(test_progress);
-    RUN(test_logging);
+    /* Under 2026-07-28 the log level goes with each request, not
+       logging/setLevel. */
+    if (legacy) RUN(test_logging);
     RUN(test_sampling_and_elicitation);
     mcp_client_free(client);
     return finish();

@@ -48,6 +48,8 @@ static mcp_result on_elicitation(void *userdata, const char *params, char **resu
 static mcp_client *connect_http(void) {
     mcp_client *client = NULL;
     if (mcp_client_new("http-test", "1", &client) != MCP_OK) return NULL;
+    /* 2025-11-25 sessions: these tests check that revision's behaviour. */
+    CHECK_OK(mcp_client_set_protocol(client, "2025-11-25"));
     CHECK_OK(mcp_client_set_timeout(client, 20000));
     CHECK_OK(mcp_client_on_notification(client, on_notification, NULL));
     CHECK_OK(mcp_client_on_sampling(client, on_sampling, NULL));

@@ -106,10 +106,14 @@ static mcp_result on_elicitation(void *userdata, const char *params, char **resu
     return MCP_OK;
 }
 
-/* A client of a new fixture server process, with every handler set. */
+/* A client of a new fixture server process, with every handler set, in a
+   2025-11-25 session: these tests check that revision's behaviour (server
+   requests, subscriptions, list-changed notifications); test_everything.c
+   covers 2026-07-28. */
 static mcp_client *connect_fixture(void) {
     mcp_client *client = NULL;
     if (mcp_client_new("c-test-client", "0.0.1", &client) != MCP_OK) return NULL;
+    CHECK_OK(mcp_client_set_protocol(client, "2025-11-25"));
     CHECK_OK(mcp_client_set_timeout(client, 20000));
     CHECK_OK(mcp_client_on_notification(client, on_notification, &seen));
     CHECK_OK(mcp_client_on_stderr(client, on_stderr, NULL));
@@ -703,6 +707,8 @@ static void free_self(void *userdata, const char *method, const char *params) {
 static void test_free_inside_callback(void) {
     mcp_client *c = NULL;
     CHECK_OK(mcp_client_new("self-freeing", "1", &c));
+    /* A 2025-11-25 session, where list-changed notifications come unasked. */
+    CHECK_OK(mcp_client_set_protocol(c, "2025-11-25"));
     CHECK_OK(mcp_client_on_notification(c, free_self, NULL));
     CHECK_OK(mcp_client_connect_stdio(c, fixture_path, NULL, sanitizer_env()));
     self_free.client = c;

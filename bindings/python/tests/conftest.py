@@ -117,11 +117,20 @@ def recorder() -> Recorder:
     return Recorder()
 
 
+def pin_2025(options: Dict[str, Any]) -> None:
+    if "protocol_version" not in options:
+        options.setdefault("protocol", "2025-11-25")
+
+
 @pytest.fixture
 def make_client(transport: str, fixture_http: str) -> Callable[..., libmcp.Client]:
-    """Makes an (unconnected) async client of the fixture server."""
+    """Makes an (unconnected) async client of the fixture server, pinned to
+    2025-11-25 (the tests that use it check that revision's behaviour:
+    `initialize`, subscriptions, server requests; test_client_revisions.py
+    covers the default, 2026-07-28)."""
 
     def make(**options: Any) -> libmcp.Client:
+        pin_2025(options)
         if transport == "stdio":
             return libmcp.Client.stdio(server_command(), **options)
         return libmcp.Client.http(fixture_http, **options)
@@ -131,9 +140,11 @@ def make_client(transport: str, fixture_http: str) -> Callable[..., libmcp.Clien
 
 @pytest.fixture
 def make_sync_client(transport: str, fixture_http: str) -> Callable[..., libmcp.SyncClient]:
-    """Makes an (unconnected) sync client of the fixture server."""
+    """Makes an (unconnected) sync client of the fixture server, pinned to
+    2025-11-25 like `make_client`."""
 
     def make(**options: Any) -> libmcp.SyncClient:
+        pin_2025(options)
         if transport == "stdio":
             return libmcp.SyncClient.stdio(server_command(), **options)
         return libmcp.SyncClient.http(fixture_http, **options)

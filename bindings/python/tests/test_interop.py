@@ -84,6 +84,10 @@ def official_server(request: Any) -> Iterator[libmcp.Client]:
         "on_elicitation": lambda p: {"username": "libmcp", "email": "libmcp@example.com"},
         "roots": ["file:///ours"],
         "on_stderr": lambda line: None,
+        # test_our_client_against_the_official_server checks 2025-11-25
+        # behaviour (ping, log notifications, cancellation); the revision
+        # test below overrides it.
+        "protocol": "2025-11-25",
     }
     if request.param == "stdio":
         yield libmcp.Client.stdio([PYTHON, str(OFFICIAL_SERVER), "stdio"], **options)
@@ -168,3 +172,22 @@ def test_our_sync_client_against_the_official_server() -> None:
     with libmcp.SyncClient.stdio([PYTHON, str(OFFICIAL_SERVER), "stdio"], on_stderr=lambda line: None) as client:
         assert client.call_tool("add", {"a": 1, "b": 1}).data == 2
         assert client.call_tool("echo", {"text": "hi"}).text == "hi"
+
+
+def test_our_client_against_the_official_server_at_2026(official_server: libmcp.Client) -> None:
+    """The default (`auto`) agrees on 2026-07-28 with the official SDK.
+    (Its fixture's `sample` and `elicit` tools send server requests, which
+    that SDK cannot do under 2026-07-28: "no back-channel"; the input-required
+    rounds are covered against our servers in test_client_revisions.py.)"""
+    official_server._settings["protocol"] = "auto"
+
+    async def go() -> None:
+        async with official_server as client:
+            assert client.protocol_version == "2026-07-28"
+            assert client.server_info.name == "official-fixture"
+            assert (await client.call_tool("add", {"a": 2, "b": 3})).data == 5
+            assert (await client.read_resource("user://ann/profile")).text == "profile of ann"
+            prompt = await client.get_prompt("review", {"code": "x"})
+            assert prompt.messages[0].content.text == "Review this python code:\nx"
+
+    run(go(), timeout=120)

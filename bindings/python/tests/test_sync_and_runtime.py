@@ -145,7 +145,10 @@ def test_background_server_in_process() -> None:
     with server.start_http() as running:
         assert running.url is not None and running.port
         assert running.url == f"http://127.0.0.1:{running.port}/mcp"
-        with libmcp.SyncClient.http(running.url, on_notification=lambda n: notifications.append(n.method)) as client:
+        # A 2025-11-25 session: list-changed notifications come unasked.
+        with libmcp.SyncClient.http(
+            running.url, protocol="2025-11-25", on_notification=lambda n: notifications.append(n.method)
+        ) as client:
             assert [t.name for t in client.list_tools()] == ["first"]
 
             @server.tool(name="second", description="Added while serving.")

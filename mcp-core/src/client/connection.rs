@@ -193,6 +193,19 @@ impl Client {
         }
     }
 
+    /// Sends any request (an extension's, or a method with no function of
+    /// its own) as the negotiated revision wants, like the typed methods:
+    /// under 2026-07-28 with the client's `_meta`, answering input-required
+    /// rounds through the same handlers. Gives back the raw result.
+    pub async fn request_raw<P: serde::Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+    ) -> Result<Box<serde_json::value::RawValue>> {
+        self.send_raw(method, params, options).await
+    }
+
     /// The server's `server/discover` answer, for revisions without a
     /// handshake (its revisions, capabilities, instructions and caching
     /// hints `ttlMs`/`cacheScope`); `None` in a session.

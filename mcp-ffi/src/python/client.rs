@@ -25,7 +25,7 @@ use mcp_core::schema::{
     CallToolRequestParams, CompleteRequestParams, CreateMessageResult, ElicitResult, LoggingLevel,
     Root,
 };
-use mcp_core::session::{RequestOptions, SessionConfig};
+use mcp_core::session::RequestOptions;
 use mcp_core::transport::ChildProcess;
 use mcp_core::transport::http::StreamableHttpClient;
 
@@ -58,8 +58,18 @@ where
     }
 }
 
+/// Checks a `protocol=` option (`auto`, `legacy` or a revision) when the
+/// client is made, so that a typo fails before connecting.
+#[pyfunction]
+pub(crate) fn check_protocol(protocol: &str) -> PyResult<()> {
+    crate::protocol::parse_negotiation(protocol)
+        .map(drop)
+        .map_err(invalid)
+}
+
 /// Configures a builder from the options dict the package passes:
-/// `name`, `version`, `request_timeout`, `protocol_version`, `on_sampling`
+/// `name`, `version`, `request_timeout`, `protocol` (`auto`, `legacy` or a
+/// revision), `protocol_version` (pins it), `on_sampling`
 /// (an invoker), `sampling_tools`, `on_elicitation` (an invoker),
 /// `elicitation_url`, `roots` (list of dicts), `on_notification` (called
 /// with each notification as a dict).
@@ -67,12 +77,13 @@ fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyResult<ClientB
     let name: String = item(options, "name")?.unwrap_or_else(|| "libmcp-python".into());
     let version: String =
         item(options, "version")?.unwrap_or_else(|| env!("CARGO_PKG_VERSION").into());
-    // 2025-11-25 sessions until this face exposes the negotiation modes.
-    let mut builder =
-        Client::builder(name, version).negotiation(mcp_core::client::Negotiation::Legacy);
-    if let Some(timeout) = item::<f64>(options, "request_timeout")? {
+    let mut builder = Client::builder(name, version);
+    if let Some(protocol) = item::<String>(options, "protocol")? {
         builder =
-            builder.session_config(SessionConfig::default().request_timeout(seconds(timeout)?));
+            builder.negotiation(crate::protocol::parse_negotiation(&protocol).map_err(invalid)?);
+    }
+    if let Some(timeout) = item::<f64>(options, "request_timeout")? {
+        builder = crate::protocol::with_request_timeout(builder, seconds(timeout)?);
     }
     if let Some(version) = item::<String>(options, "protocol_version")? {
         let parsed = ProtocolVersion::parse(&version).ok_or_else(|| {
@@ -450,7 +461,7 @@ impl ClientCore {
             options = options.timeout(seconds(timeout)?);
         }
         Ok(self.spawn(|c| async move {
-            let raw = c.peer().request_raw(&method, &params, options).await?;
+            let raw = c.request_raw(&method, &params, options).await?;
             let value: Value = serde_json::from_str(raw.get())?;
             json(&value)
         }))

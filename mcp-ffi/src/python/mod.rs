@@ -53,6 +53,7 @@ fn libmcp_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<client::ClientCore>()?;
     module.add_function(wrap_pyfunction!(client::connect_stdio, module)?)?;
     module.add_function(wrap_pyfunction!(client::connect_http, module)?)?;
+    module.add_function(wrap_pyfunction!(client::check_protocol, module)?)?;
     module.add_function(wrap_pyfunction!(gil::shutdown, module)?)?;
     module.add_function(wrap_pyfunction!(uri::uri_template_variables, module)?)?;
     Ok(())

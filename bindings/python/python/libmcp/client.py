@@ -85,6 +85,7 @@ class ClientOptions(TypedDict, total=False):
     name: str
     version: str
     timeout: float
+    protocol: str
     protocol_version: str
     on_sampling: SamplingHandler
     sampling_tools: bool
@@ -148,6 +149,7 @@ class _ClientBase:
         name: str = "libmcp-python",
         version: Optional[str] = None,
         timeout: Optional[float] = None,
+        protocol: str = "auto",
         protocol_version: Optional[str] = None,
         on_sampling: Optional[SamplingHandler] = None,
         sampling_tools: bool = False,
@@ -164,11 +166,15 @@ class _ClientBase:
         ):
             if callback is not None:
                 check_function(callback, f"{option}=")
+        _libmcp.check_protocol(protocol)
+        if protocol_version is not None and protocol != "auto":
+            raise ValueError("give protocol= or protocol_version=, not both")
         self._connect = connect
         self._settings: Dict[str, Any] = {
             "name": name,
             "version": version if version is not None else _libmcp.__version__,
             "request_timeout": timeout,
+            "protocol": protocol,
             "protocol_version": protocol_version,
             "sampling_tools": sampling_tools,
         }
@@ -414,7 +420,16 @@ class Client(_ClientBase):
     Keyword arguments (of :meth:`stdio` and :meth:`http`):
         name, version: How the client introduces itself.
         timeout: Seconds each request waits for its answer (default 60).
-        protocol_version: Ask for this revision (default: the latest).
+        protocol: How the protocol revision is chosen: ``"auto"`` (default:
+            the newest both sides speak, probed with ``server/discover``
+            and falling back to ``initialize`` for older servers),
+            ``"legacy"`` (``initialize`` only, 2025-11-25 and older), or a
+            revision such as ``"2026-07-28"`` (that one only). Anything else
+            raises :class:`ValueError`. :attr:`protocol_version` tells which
+            revision was agreed. Sampling and elicitation handlers answer
+            the server the same way at every revision (under 2026-07-28
+            through input-required rounds of the request that needs them).
+        protocol_version: The same as ``protocol=`` with a revision.
         on_sampling: Answers the server's sampling requests; gets a
             :class:`~libmcp.types.CreateMessageParams`, returns a
             :class:`~libmcp.types.CreateMessageResult` (or a string).

@@ -717,20 +717,23 @@ class Server:
     ) -> None:
         """Serves Streamable HTTP until the awaiting task is cancelled; the
         options are those of :meth:`start_http`."""
-        await self._run_async(
-            self.start_http(
-                host,
-                port,
-                stateless=stateless,
-                json_response=json_response,
-                allowed_hosts=allowed_hosts,
-                max_body_size=max_body_size,
-                max_header_size=max_header_size,
-                max_sessions=max_sessions,
-                idle_timeout=idle_timeout,
-                cancel_on_disconnect=cancel_on_disconnect,
+        # The caller's loop is recorded before the port is bound: a request
+        # arriving at once must not run on the server's own loop thread.
+        with self._serving_from(asyncio.get_running_loop()):
+            await self._run_async(
+                self.start_http(
+                    host,
+                    port,
+                    stateless=stateless,
+                    json_response=json_response,
+                    allowed_hosts=allowed_hosts,
+                    max_body_size=max_body_size,
+                    max_header_size=max_header_size,
+                    max_sessions=max_sessions,
+                    idle_timeout=idle_timeout,
+                    cancel_on_disconnect=cancel_on_disconnect,
+                )
             )
-        )
 
     @staticmethod
     def _run(running: RunningServer) -> None:

@@ -432,7 +432,6 @@ pub unsafe extern "C" fn mcp_client_request(
         let timeout = options.timeout;
         let json = client.call(&options, |core, sink| async move {
             let raw = core
-                .peer()
                 .request_raw(&method, &params, request_options(timeout, sink))
                 .await?;
             Ok(raw.get().to_string())

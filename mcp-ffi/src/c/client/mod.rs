@@ -13,13 +13,13 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 use mcp_core::ProtocolVersion;
-use mcp_core::client::{Client as CoreClient, ClientBuilder};
+use mcp_core::client::{Client as CoreClient, ClientBuilder, Negotiation};
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     CallToolRequestParams, CreateMessageResult, ElicitResult, ProgressNotificationParams, Root,
     ServerNotification, methods,
 };
-use mcp_core::session::{RequestOptions, SessionConfig};
+use mcp_core::session::RequestOptions;
 use mcp_core::transport::ChildProcess;
 use mcp_core::transport::http::StreamableHttpClient;
 use serde::de::DeserializeOwned;
@@ -245,7 +245,7 @@ struct ClientConfig {
     name: String,
     version: String,
     timeout: Option<Duration>,
-    protocol_version: Option<ProtocolVersion>,
+    negotiation: Negotiation,
     sampling: Option<(RequestFn, Userdata)>,
     elicitation: Option<(RequestFn, Userdata)>,
     roots: Option<Vec<Root>>,
@@ -330,14 +330,10 @@ impl Client {
     }
 
     fn builder(&self, config: &ClientConfig, events: UnboundedSender<Event>) -> ClientBuilder {
-        // 2025-11-25 sessions until this face exposes the negotiation modes.
-        let mut builder = CoreClient::builder(&config.name, &config.version)
-            .negotiation(mcp_core::client::Negotiation::Legacy);
+        let mut builder =
+            CoreClient::builder(&config.name, &config.version).negotiation(config.negotiation);
         if let Some(timeout) = config.timeout {
-            builder = builder.session_config(SessionConfig::default().request_timeout(timeout));
-        }
-        if let Some(version) = config.protocol_version {
-            builder = builder.protocol_version(version);
+            builder = crate::protocol::with_request_timeout(builder, timeout);
         }
         if let Some((callback, userdata)) = config.sampling {
             let gate = self.gate.clone();
@@ -504,7 +500,7 @@ pub unsafe extern "C" fn mcp_client_new(
                 name: name.to_string(),
                 version: version.to_string(),
                 timeout: None,
-                protocol_version: None,
+                negotiation: Negotiation::Auto,
                 sampling: None,
                 elicitation: None,
                 roots: None,

@@ -23,8 +23,8 @@ pub unsafe extern "C" fn mcp_client_set_timeout(
     })
 }
 
-/// Asks the server for this protocol revision (e.g. `"2025-06-18"`; default:
-/// the newest this library speaks). Only before connecting.
+/// Speaks this protocol revision only (e.g. `"2025-06-18"`): the same as
+/// `mcp_client_set_protocol` with a revision. Only before connecting.
 ///
 /// # Safety
 /// `client` is NULL or a live client; `version` is NULL or NUL-terminated.
@@ -43,7 +43,37 @@ pub unsafe extern "C" fn mcp_client_set_protocol_version(
                 known.join(", ")
             ))
         })?;
-        client.configure(|c| c.protocol_version = Some(version))
+        client.configure(|c| c.negotiation = Negotiation::Pinned(version))
+    })
+}
+
+/// Chooses how the protocol revision is agreed when connecting:
+/// - `"auto"` (the default): the newest revision both sides speak, probed
+///   with `server/discover` (2026-07-28) and falling back to `initialize`
+///   for older servers;
+/// - `"legacy"`: `initialize` only (2025-11-25 and older);
+/// - a revision such as `"2026-07-28"` or `"2025-11-25"`: that one only; a
+///   server that does not speak it fails the connect.
+///
+/// Anything else fails with `MCP_ERR_INVALID_ARGUMENT`, the message naming
+/// the accepted values. The callbacks (sampling, elicitation, roots) answer
+/// the server the same way at every revision: under 2026-07-28 the library
+/// calls them for the input-required rounds of the request that needs them
+/// and retries it. `mcp_client_protocol_version` tells which revision was
+/// agreed. Only before connecting.
+///
+/// # Safety
+/// `client` is NULL or a live client; `protocol` is NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_set_protocol(
+    client: *const Client,
+    protocol: *const c_char,
+) -> McpResult {
+    boundary(|| {
+        let client = arg!(handle client);
+        let text = arg!(str protocol);
+        let negotiation = crate::protocol::parse_negotiation(text).map_err(Failure::invalid)?;
+        client.configure(|c| c.negotiation = negotiation)
     })
 }
 
@@ -301,4 +331,44 @@ pub unsafe extern "C" fn mcp_client_server_info(
         }
         out.set(&to_json(&info)?)
     })
+}
+
+/// The protocol revision agreed with the server, such as `"2026-07-28"`, or
+/// NULL if the client is NULL or not connected (see
+/// `mcp_last_error_message()`). The string is the library's and static:
+/// never free it; it stays valid for the life of the program.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_protocol_version(client: *const Client) -> *const c_char {
+    boundary_or(std::ptr::null(), || {
+        let revision = (|| {
+            let client = arg!(handle client);
+            Ok::<_, Failure>(client.connected()?.protocol_version())
+        })();
+        match revision {
+            Ok(revision) => revision_name(revision),
+            Err(failure) => {
+                failure.record();
+                std::ptr::null()
+            }
+        }
+    })
+}
+
+/// A revision's name as a static C string.
+fn revision_name(revision: ProtocolVersion) -> *const c_char {
+    static NAMES: std::sync::OnceLock<Vec<(ProtocolVersion, std::ffi::CString)>> =
+        std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        ProtocolVersion::ALL
+            .iter()
+            .map(|v| (*v, c_string_lossy(v.as_str())))
+            .collect()
+    });
+    names
+        .iter()
+        .find(|(v, _)| *v == revision)
+        .map_or(std::ptr::null(), |(_, name)| name.as_ptr())
 }
