@@ -64,10 +64,15 @@ step rust-tests cargo test --workspace --locked
 count_tests "$logs/rust-tests.log"
 step cbindgen bash -c '[ "$(cbindgen --version 2>/dev/null)" = "cbindgen 0.29.4" ] ||
     cargo install cbindgen --version 0.29.4 --locked --quiet'
+# The C tests build the examples with CMake against an installed libmcp.
+step cmake bash -c 'command -v cmake >/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq cmake >/dev/null; }'
 step c-bindings bash bindings/c/run-tests.sh
 count_plain "c tests" "$logs/c-bindings.log"
 step python bash bindings/python/run-tests.sh
 count_pytest "$logs/python.log"
 step conformance bash tests/conformance/run.sh
+step deploy bash tests/deploy/run.sh
+count_plain "deploy" "$logs/deploy.log"
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -29,11 +29,30 @@ if grep -qF "'''" "$methods"; then
     echo "gen-header: $methods contains ''' and cannot be quoted" >&2
     exit 1
 fi
+# The version macros (and the one initializer macro, which cbindgen cannot
+# write either), from the workspace's version (the one mcp_version()
+# returns; run-tests.sh checks that they agree).
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
+IFS=. read -r major minor patch <<<"${version%%[-+]*}"
+if [ -z "$major" ] || [ -z "$minor" ] || [ -z "$patch" ]; then
+    echo "gen-header: cannot read the version from $root/Cargo.toml" >&2
+    exit 1
+fi
+versions="/** The version of libmcp this header belongs to (mcp_version() gives the
+ * library's at run time). */
+#define MCP_VERSION_MAJOR $major
+#define MCP_VERSION_MINOR $minor
+#define MCP_VERSION_PATCH $patch
+#define MCP_VERSION_STRING \"$version\"
+
+/** Initializes an mcp_call_options with its size set and every option at its
+ * default: mcp_call_options options = MCP_CALL_OPTIONS_INIT; */
+#define MCP_CALL_OPTIONS_INIT {sizeof(mcp_call_options), 0, NULL, NULL, NULL}"
 config=$(mktemp)
 trap 'rm -f "$config"' EXIT
 {
     # $(cat) drops the final newline: cbindgen adds one.
-    printf "after_includes = '''\n\n%s'''\n\n" "$(cat "$methods")"
+    printf "after_includes = '''\n\n%s\n\n%s'''\n\n" "$versions" "$(cat "$methods")"
     cat "$root/mcp-ffi/cbindgen.toml"
 } >"$config"
 cd "$root/mcp-ffi"

@@ -4,6 +4,7 @@
 # the C tests with gcc against both libmcp.so and libmcp.a under
 # AddressSanitizer + UndefinedBehaviorSanitizer (leak detection on), and runs:
 #   tests/test_api.c         the API without a peer (lifecycles, argument errors)
+#   tests/test_cpp.cc        the header and a client and server from C++
 #   tests/test_stdio.c       a client against the C fixture server over stdio
 #   tests/test_http.c        the fixture server and clients over Streamable HTTP
 #   tests/test_everything.c  a client against `mcp serve everything`
@@ -118,39 +119,109 @@ if [ ! -x "$python" ] || [ ! -x "$node" ] || [ ! -f "$official/package.json" ]; 
     quietly "tests/interop/setup.sh" "$root/tests/interop/setup.sh"
 fi
 
-# 2. The header compiles as C++ too (cpp_compat).
-printf '#include <mcp.h>\nint main() { return mcp_version() != nullptr ? 0 : 1; }\n' >"$build/cpp.cc"
-if g++ -std=c++17 -Wall -Wextra -Werror -I"$here/include" -fsyntax-only "$build/cpp.cc" 2>"$step_log"; then
+# 2. The header compiles as strict C11, C17, C++11 and C++20, with the
+#    standard headers included before it and after it (a declaration in mcp.h
+#    that clashes with the C library's fails here), warnings as errors.
+strict=(-pedantic-errors -Wall -Wextra -Werror -Wredundant-decls -I"$here/include" -fsyntax-only)
+c_headers='#include <stdlib.h>\n#include <string.h>\n#include <stdio.h>\n#include <stdint.h>\n'
+cpp_headers='#include <string>\n#include <cstdlib>\n#include <cstring>\n#include <stdlib.h>\n#include <cstdio>\n'
+for std in c11 c17 c++11 c++20; do
+    for order in before after; do
+        case $std in
+        c++*) compiler=g++ ext=cc headers=$cpp_headers body='int main() { return mcp_version() != nullptr ? 0 : 1; }' ;;
+        *) compiler=gcc ext=c headers=$c_headers body='int main(void) { char *s = NULL; mcp_json_quote("x", &s); free(s); return 0; }' ;;
+        esac
+        source_file=$build/header-$std-$order.$ext
+        if [ "$order" = before ]; then
+            printf '%b#include <mcp.h>\n%s\n' "$headers" "$body" >"$source_file"
+        else
+            printf '#include <mcp.h>\n%b%s\n' "$headers" "$body" >"$source_file"
+        fi
+        if "$compiler" -std="$std" "${strict[@]}" "$source_file" 2>"$step_log"; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            echo "--- FAIL header_compiles_as_$std (standard headers $order mcp.h):" >&2
+            cat "$step_log" >&2
+        fi
+    done
+done
+
+# 3. install.sh like a system library: DESTDIR honoured; then the examples
+#    (C and C++) build from an installed copy with the flags pkg-config gives
+#    and with CMake's find_package(mcp), shared and static, and run.
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
+staged=$build/destdir
+quietly "install.sh with DESTDIR" env DESTDIR="$staged" "$here/install.sh" /opt/mcp debug
+if [ -f "$staged/opt/mcp/include/mcp.h" ] && [ -f "$staged/opt/mcp/lib/libmcp.so.$version" ] &&
+    [ "$(readlink "$staged/opt/mcp/lib/libmcp.so.${version%%.*}")" = "libmcp.so.$version" ] &&
+    grep -qx 'prefix=/opt/mcp' "$staged/opt/mcp/lib/pkgconfig/mcp.pc" &&
+    [ -f "$staged/opt/mcp/lib/cmake/mcp/mcpConfig.cmake" ] && [ ! -e /opt/mcp/include/mcp.h ]; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))
-    echo "--- FAIL header_compiles_as_cpp:" >&2
-    cat "$step_log" >&2
+    echo "--- FAIL install_destdir: not every file is under DESTDIR with PREFIX inside" >&2
+    find "$staged" >&2
 fi
-
-# 3. install.sh and pkg-config: the example server builds from an installed
-#    copy with the flags pkg-config gives.
+if readelf -d "$lib/libmcp.so" | grep -q "SONAME.*\[libmcp\.so\.${version%%.*}\]"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "--- FAIL soname: libmcp.so's SONAME is not libmcp.so.${version%%.*}" >&2
+    readelf -d "$lib/libmcp.so" | grep SONAME >&2 || true
+fi
 prefix=$build/prefix
-quietly "install.sh" "$here/install.sh" "$prefix"
-if pc_flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs mcp 2>"$step_log") &&
-    # shellcheck disable=SC2086 # the flags are words
-    gcc -std=c11 -Wall -Werror "$here/examples/server.c" $pc_flags -Wl,-rpath,"$prefix/lib" \
-        -o "$build/server-from-pkg-config" 2>>"$step_log" &&
-    gcc -std=c11 -Wall -Werror "$here/examples/server.c" \
-        $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags mcp) \
-        "$prefix/lib/libmcp.a" -lpthread -ldl -lm -o "$build/server-static-from-prefix" 2>>"$step_log"; then
+quietly "install.sh" "$here/install.sh" "$prefix" debug
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+from_prefix=$build/from-prefix
+mkdir -p "$from_prefix"
+# shellcheck disable=SC2046 # pkg-config's flags are words
+if gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags --libs mcp) \
+    -Wl,-rpath,"$prefix/lib" -o "$from_prefix/server-pc" 2>"$step_log" &&
+    gcc -std=c11 -Wall -Werror "$here/examples/client.c" $(pkg-config --cflags --libs mcp) -lm \
+        -Wl,-rpath,"$prefix/lib" -o "$from_prefix/client-pc" 2>>"$step_log" &&
+    g++ -std=c++17 -Wall -Werror "$here/examples/hello.cc" $(pkg-config --cflags --libs mcp) \
+        -Wl,-rpath,"$prefix/lib" -o "$from_prefix/hello-pc" 2>>"$step_log" &&
+    gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags mcp) \
+        "$prefix/lib/libmcp.a" $(pkg-config --libs-only-other --static mcp) -lpthread -ldl -lm \
+        -o "$from_prefix/server-static-pc" 2>>"$step_log" &&
+    timeout 60 "$from_prefix/hello-pc" >"$from_prefix/hello-pc.out" 2>>"$step_log" &&
+    grep -q 'Hello from C++' "$from_prefix/hello-pc.out"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))
     echo "--- FAIL install_and_pkg_config:" >&2
     cat "$step_log" >&2
 fi
+if ! command -v cmake >/dev/null; then
+    failed=$((failed + 1))
+    echo "--- FAIL install_and_cmake: cmake is not installed (apt-get install cmake)" >&2
+elif cmake -S "$here/examples" -B "$build/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-Wall -Werror" -DCMAKE_CXX_FLAGS="-Wall -Werror" \
+    >"$step_log" 2>&1 &&
+    cmake --build "$build/cmake" >>"$step_log" 2>&1 &&
+    timeout 60 "$build/cmake/hello" >"$build/cmake/hello.out" 2>>"$step_log" &&
+    grep -q 'Hello from C++' "$build/cmake/hello.out" &&
+    [ -x "$build/cmake/server_static" ] && [ -x "$build/cmake/client" ]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "--- FAIL install_and_cmake:" >&2
+    cat "$step_log" >&2
+fi
+unset PKG_CONFIG_PATH
 
 # 4. Compile everything twice: against libmcp.so and against libmcp.a.
 cflags=(-std=c11 -Wall -Wextra -Werror -g -O1 -pthread
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
     -I"$here/include")
-link_shared=(-L"$lib" -lmcp -Wl,-rpath,"$lib" -lm)
+# Programs linked against libmcp.so load it by its SONAME, libmcp.so.MAJOR,
+# which cargo does not write: a directory of links gives both names.
+shared_dir=$build/lib
+mkdir -p "$shared_dir"
+ln -sfn "$lib/libmcp.so" "$shared_dir/libmcp.so"
+ln -sfn "$lib/libmcp.so" "$shared_dir/libmcp.so.${version%%.*}"
+link_shared=(-L"$shared_dir" -lmcp -Wl,-rpath,"$shared_dir" -lm)
 link_static=("$lib/libmcp.a" -lpthread -ldl -lm)
 for variant in shared static; do
     if [ "$variant" = shared ]; then link=("${link_shared[@]}"); else link=("${link_static[@]}"); fi
@@ -159,6 +230,9 @@ for variant in shared static; do
         gcc "${cflags[@]}" "$here/examples/server.c" "${link[@]}" -o "$out/server"
     quietly "compiling examples/client.c ($variant)" \
         gcc "${cflags[@]}" "$here/examples/client.c" "${link[@]}" -o "$out/client"
+    quietly "compiling tests/test_cpp.cc ($variant)" \
+        g++ -std=c++20 "${cflags[@]:1}" -Wredundant-decls "$here/tests/test_cpp.cc" "${link[@]}" \
+        -o "$out/test_cpp"
     for source in "$here"/tests/fixture_server.c "$here"/tests/test_*.c; do
         program=$(basename "$source" .c)
         quietly "compiling tests/$program.c ($variant)" \
@@ -170,6 +244,7 @@ done
 for variant in shared static; do
     out=$build/$variant
     run_test "test_api.$variant" "$out/test_api" "$out/fixture_server"
+    run_test "test_cpp.$variant" "$out/test_cpp"
     run_test "test_stdio.$variant" "$out/test_stdio" "$out/fixture_server"
     run_test "test_http.$variant" "$out/test_http"
     run_test "test_everything.$variant" "$out/test_everything" "$mcp_bin" serve everything
@@ -226,6 +301,9 @@ for variant in shared static; do
 
     # ... and over Streamable HTTP (the server stops on SIGTERM).
     server_log=$build/server-http.$variant.log
+    # Made here: the background server's redirection may come after the
+    # first read below.
+    : >"$server_log"
     "$out/server" --http 127.0.0.1:0 2>"$server_log" &
     server_pid=$!
     port=""

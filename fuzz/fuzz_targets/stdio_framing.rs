@@ -60,10 +60,13 @@ fuzz_target!(|data: &[u8]| {
         .into_iter()
         .map(|f| match f {
             InboundFrame::Message(text) => Frame::Message(text),
-            InboundFrame::Oversize { limit: l } => {
+            InboundFrame::Oversize { limit: l }
+            | InboundFrame::OversizeRequest { limit: l, .. } => {
                 assert_eq!(l, limit);
                 Frame::Oversize
             }
+            // An oversize answer whose id could be read.
+            InboundFrame::RequestFailed { .. } => Frame::Oversize,
             InboundFrame::InvalidUtf8 => Frame::InvalidUtf8,
             other => panic!("the framer never sends {other:?}"),
         })

@@ -55,6 +55,14 @@ pub enum Error {
     /// consent, the token endpoint, or the server refusing every token).
     #[error("authorization failed: {0}")]
     Auth(String),
+    /// A shared store (sessions, events, the bus between replicas) failed.
+    #[error("the store {store} failed: {message}")]
+    Store {
+        /// The store, as it names itself (e.g. `redis://127.0.0.1:6379/0`).
+        store: String,
+        /// What failed.
+        message: String,
+    },
 }
 
 /// `Result` with [`Error`].

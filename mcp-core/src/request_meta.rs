@@ -31,6 +31,9 @@ pub(crate) struct RequestMeta {
     pub(crate) log_level: Option<LoggingLevel>,
     /// The request's `progressToken`, read in the same pass.
     pub(crate) progress_token: Option<ProgressToken>,
+    /// Over Streamable HTTP, a `tools/call`'s tool name and its
+    /// `Mcp-Param-*` headers, to check against the tool's declarations.
+    pub(crate) sent_params: Option<(String, crate::param_headers::SentParams)>,
 }
 
 /// Only the `_meta` of the params is read here; the rest is skipped.
@@ -150,6 +153,7 @@ fn checked(meta: Meta) -> Result<Option<RequestMeta>, RpcError> {
         info,
         log_level,
         progress_token,
+        sent_params: None,
     }))
 }
 

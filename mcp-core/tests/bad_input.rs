@@ -347,11 +347,13 @@ fn cases() -> Vec<Case> {
             http: http(400, error(-32600, null.clone())),
         },
         Case {
+            // Refused with its id (read from the message's first bytes), so
+            // the sender's call fails at once.
             name: "a message over the size limit (HTTP: 413)",
             phase: Ready,
             only: &[],
             input: msg(&oversize),
-            stream: error(-32600, null.clone()),
+            stream: error(-32600, json!("big")),
             http: http(413, Answer::AnyErrorWithoutId),
         },
         Case {

@@ -205,3 +205,111 @@ async fn rounds_and_sessions_share_the_endpoint() {
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.headers().contains_key("mcp-session-id"));
 }
+
+/// A server with one tool that marks two arguments `x-mcp-header`.
+async fn start_with_header_tool() -> SocketAddr {
+    use mcp_core::schema::CallToolResult;
+    use mcp_core::server::{Server, ToolDef};
+    let schema = json!({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "count": {"type": "integer", "x-mcp-header": "Count"},
+        "note": {"type": "string"}
+    }});
+    let tool = ToolDef::raw("where", schema, |args, _| async move {
+        CallToolResult::text(Value::Object(args).to_string())
+    })
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = Server::builder("headers", "1").tool(tool).build();
+    tokio::spawn(StreamableHttpServer::new(server, HttpServerConfig::default()).serve(listener));
+    addr
+}
+
+#[tokio::test]
+async fn mcp_param_headers_must_repeat_the_arguments() {
+    let addr = start_with_header_tool().await;
+    let call = |arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "where", "arguments": arguments,
+                          "_meta": meta("2026-07-28")}})
+    };
+    let base = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "where"),
+    ];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut headers = base.to_vec();
+        headers.extend_from_slice(extra);
+        headers
+    };
+    // Accepted: plain, Base64, integers compared as numbers, absent or null
+    // arguments need no header, the name in Base64 too.
+    for (headers, arguments) in [
+        (
+            with(&[("mcp-param-region", "eu"), ("mcp-param-count", "3")]),
+            json!({"region": "eu", "count": 3}),
+        ),
+        (
+            with(&[
+                ("Mcp-Param-Region", "=?base64?ZXU=?="),
+                ("mcp-param-count", "3.0"),
+            ]),
+            json!({"region": "eu", "count": 3}),
+        ),
+        (with(&[]), json!({"note": "n"})),
+        (with(&[]), json!({"region": null})),
+    ] {
+        let (status, body) = post(addr, &headers, call(arguments.clone())).await;
+        assert_eq!(status, StatusCode::OK, "{arguments} {body}");
+        assert!(body["result"].is_object(), "{arguments} {body}");
+    }
+    let mut encoded_name = base.to_vec();
+    encoded_name[2] = ("mcp-name", "=?base64?d2hlcmU=?=");
+    let (status, body) = post(addr, &encoded_name, call(json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // Refused with -32020: missing, different, bad Base64 (padding,
+    // characters), a literal that only looks encoded.
+    for (headers, arguments) in [
+        (with(&[]), json!({"region": "eu"})),
+        (with(&[("mcp-param-region", "us")]), json!({"region": "eu"})),
+        (with(&[("mcp-param-count", "4")]), json!({"count": 3})),
+        (
+            with(&[("mcp-param-region", "=?base64?ZXU?=")]),
+            json!({"region": "eu"}),
+        ),
+        (
+            with(&[("mcp-param-region", "=?base64?Z!!U=?=")]),
+            json!({"region": "eu"}),
+        ),
+        (
+            with(&[("mcp-param-region", "=?base64?ZXU=")]),
+            json!({"region": "eu"}),
+        ),
+    ] {
+        let (status, body) = post(addr, &headers, call(arguments.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{headers:?} {body}");
+        assert_eq!(body["error"]["code"], -32020, "{headers:?} {body}");
+    }
+}
+
+#[tokio::test]
+async fn our_client_mirrors_what_the_server_checks() {
+    use mcp_core::client::Client;
+    let addr = start_with_header_tool().await;
+    let client = Client::builder("t", "1")
+        .connect(mcp_core::transport::http::StreamableHttpClient::new(
+            format!("http://{addr}/mcp"),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(client.protocol_version().as_str(), "2026-07-28");
+    client.list_tools(None).await.unwrap();
+    let args = json!({"region": "Zürich ", "count": 7})
+        .as_object()
+        .cloned()
+        .unwrap();
+    let result = client.call_tool("where", Some(args)).await.unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+}

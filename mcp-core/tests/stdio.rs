@@ -11,11 +11,14 @@ use std::time::{Duration, Instant};
 
 use mcp_core::Error;
 use mcp_core::client::{Client, Negotiation};
-use mcp_core::transport::ChildProcess;
+use mcp_core::transport::{ChildProcess, DEFAULT_MAX_MESSAGE_SIZE};
+
+mod common;
 
 /// A fake server: answers `initialize`, then behaves as `then` says for the
 /// next request ("answer", "exit", "hang", "close-stdout", "kill-9": prints
-/// its pid on stderr, then SIGKILLs itself).
+/// its pid on stderr, then SIGKILLs itself; "huge" and "huge-id-last":
+/// answers with 5 MiB, its id before or after the result).
 fn fake_server(then: &str) -> ChildProcess {
     let script = r#"
 import json, os, sys
@@ -37,6 +40,10 @@ for line in sys.stdin:
         elif mode == "close-stdout":
             sys.stdout.close(); os.close(1)
             import time; time.sleep(30)
+        elif mode == "huge":
+            send({"jsonrpc": "2.0", "id": msg["id"], "result": {"x": "y" * (5 << 20)}})
+        elif mode == "huge-id-last":
+            send({"result": {"x": "y" * (5 << 20)}, "jsonrpc": "2.0", "id": msg["id"]})
         elif mode == "hang":
             import time; time.sleep(30)
         elif mode == "kill-9":
@@ -127,6 +134,65 @@ async fn a_child_dying_mid_call_fails_the_call_at_once() {
 #[tokio::test]
 async fn a_child_closing_stdout_fails_the_call_at_once() {
     pending_call_fails_fast("close-stdout", "closed its stdout").await;
+}
+
+/// An answer over the message limit fails its call at once, with a message
+/// that says so (not a timeout), and the session goes on.
+#[tokio::test]
+async fn an_oversize_answer_fails_the_call_at_once() {
+    for mode in ["huge", "huge-id-last"] {
+        let client = Client::builder("c", "1")
+            .negotiation(Negotiation::Legacy)
+            .connect(fake_server(mode))
+            .await
+            .unwrap();
+        let started = Instant::now();
+        let err = client
+            .peer()
+            .request_raw("tools/list", &serde_json::json!({}), Default::default())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::Transport(e) if e.to_string().contains(&format!("larger than the message limit of {DEFAULT_MAX_MESSAGE_SIZE} bytes"))),
+            "{mode}: {err}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{mode}: the call waited {:?}",
+            started.elapsed()
+        );
+        client.close().await;
+    }
+}
+
+/// A request over the server's message limit is refused with its id, so the
+/// call fails at once with the server's -32600, and the session goes on.
+#[tokio::test]
+async fn an_oversize_request_is_refused_at_once() {
+    let binary = tokio::task::spawn_blocking(common::mcp_binary)
+        .await
+        .unwrap();
+    let client = Client::builder("c", "1")
+        .negotiation(Negotiation::Legacy)
+        .connect(ChildProcess::new(binary).args(["serve", "everything"]))
+        .await
+        .unwrap();
+    let big = "x".repeat(DEFAULT_MAX_MESSAGE_SIZE + 1);
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("message".into(), big.into());
+    let started = Instant::now();
+    let err = client.call_tool("echo", Some(arguments)).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Rpc(e) if e.code.0 == -32600 && e.message.contains(&format!("exceeds the limit of {DEFAULT_MAX_MESSAGE_SIZE} bytes"))),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the call waited {:?}",
+        started.elapsed()
+    );
+    client.ping().await.unwrap();
+    client.close().await;
 }
 
 #[tokio::test]

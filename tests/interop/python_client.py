@@ -110,7 +110,7 @@ async def check_list_tools(session: ClientSession, _init, __) -> None:
     ):
         expect(name in names, f"tool {name} not listed (got {names})")
     # The 2025-11-25 fixtures and the 2026-07-28 ones (bindings/cli/tests/everything.rs lists them).
-    expect_eq(len(names), 37, "number of tools")
+    expect_eq(len(names), 38, "number of tools")
     for tool in listed.tools:
         expect(bool(tool.description), f"tool {tool.name} has no description")
         expect_eq(tool.input_schema.get("type"), "object", f"{tool.name} inputSchema type")

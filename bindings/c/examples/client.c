@@ -143,7 +143,7 @@ int main(int argc, char **argv) {
     r = mcp_client_list_prompts(client, NULL, &json);
     failures += report("prompts", r, json);
 
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 30000;
     options.on_progress = on_progress;
     for (int i = 0; i < n_actions; i++) {

@@ -5,9 +5,6 @@
  * Link with `-lmcp` (shared) or with `libmcp.a -lpthread -ldl -lm` (static).
  *
  * @par Conventions
- * - Handles are opaque: `mcp_client`, `mcp_server` (each made by
- *   `mcp_<object>_new` and released by `mcp_<object>_free`; freeing NULL does
- *   nothing) and `mcp_context` (given to server callbacks; never freed).
  * - Every function that can fail returns an `mcp_result`: `MCP_OK` (0) or an
  *   `MCP_ERR_*` code. `mcp_last_error_message()` then describes the failure
  *   (per thread); for `MCP_ERR_RPC`, `mcp_last_error_rpc_code()` and
@@ -19,11 +16,41 @@
  *   a crash. Every function catches panics inside the library
  *   (`MCP_ERR_PANIC`); nothing unwinds into C.
  * - Data crosses as UTF-8 JSON text in the shapes of the MCP schema (params,
- *   results, schemas). Strings the library returns are yours: free them with
- *   `mcp_string_free`. Strings you pass are copied before the call returns.
- *   A callback hands a string to the library by allocating it with
- *   `mcp_string_new` (or `malloc`/`strdup`: `mcp_string_free` is `free`).
+ *   results, schemas).
+ * - The ABI can grow without breaking programs: options are builder objects
+ *   (`mcp_http_options`) or structs that carry their size
+ *   (`mcp_call_options.struct_size`, set by `MCP_CALL_OPTIONS_INIT`).
+ *   `MCP_VERSION_MAJOR/MINOR/PATCH` name the header's version; the shared
+ *   library's SONAME is `libmcp.so.MAJOR`.
  *
+ * @par Ownership (the whole of it)
+ * - Handles are opaque and yours from `mcp_<object>_new` until
+ *   `mcp_<object>_free` (freeing NULL does nothing): `mcp_client`,
+ *   `mcp_server`, `mcp_http_options`, `mcp_cancel_token`. `mcp_context` is
+ *   the library's: valid during the callback it was given to, never freed.
+ * - Strings returned through a `char **` out-parameter are yours: free each
+ *   with `mcp_string_free` (which is `free`).
+ * - Strings returned as `const char *` are the library's, never freed:
+ *   `mcp_version()` and `mcp_result_name()` are static;
+ *   `mcp_last_error_message()` and `mcp_last_error_rpc_data()` stay valid
+ *   until the next failure on the same thread.
+ * - Strings and arrays you pass are copied before the call returns (options
+ *   objects too: `mcp_server_start_http` keeps a copy).
+ * - Strings a callback receives are the library's, valid until it returns.
+ *   A string a callback hands back through `char **result_json` becomes the
+ *   library's: make it with `mcp_string_new` (or `malloc`/`strdup`).
+ * - `userdata` stays yours: the library passes it back untouched and never
+ *   frees it. It must stay valid until the handle is freed; release it in a
+ *   cleanup registered with `mcp_server_on_free` / `mcp_client_on_free`,
+ *   which runs once no callback of the handle can run.
+ * - Never free a handle while another thread is in a call on it. The one
+ *   exception: a handle may be freed from inside one of its own callbacks.
+ *   That callback finishes normally (a server callback's answer still
+ *   reaches the client); the rest of the shutdown, and the cleanups, happen
+ *   on a library thread once it has returned. For a server that means
+ *   `mcp_server_serve_stdio` (blocked on another thread) then returns
+ *   `MCP_OK`, and the server must not be used or freed again.
+
  * @par Runtimes and threads
  * - Each `mcp_client` and each `mcp_server` owns its own multi-thread Tokio
  *   runtime: two engine threads, which run the protocol and never run your
@@ -44,13 +71,24 @@
  * - Callbacks may call back into the library without deadlock: a client
  *   callback may call `mcp_client_*` on the same client (e.g. list tools from
  *   the `tools/list_changed` notification), and a server callback may use
- *   its `mcp_context` and `mcp_server_*` functions (e.g. add a tool). Even
- *   `mcp_<object>_free` of the callback's own handle is allowed.
- * - `userdata` is passed back untouched, as the first argument of every
- *   callback, possibly on several threads at once; it must stay valid until
- *   the handle is freed. After `mcp_<object>_free` returns, no callback of
- *   that handle runs.
- * - Never free a handle while another thread is still in a call on it.
+ *   its `mcp_context` and `mcp_server_*` functions (e.g. add a tool), and
+ *   even free its own handle (see Ownership).
+ * - `userdata` comes back as the first argument of every callback, possibly
+ *   on several threads at once. After `mcp_<object>_free` returns (called
+ *   from outside the handle's callbacks), no callback of that handle runs.
+ * - A call can be cancelled from another thread with an `mcp_cancel_token`
+ *   (`mcp_call_options.cancel`); the server is told.
+ *
+ * @par Limits
+ * - One message (a request, a response, a notification) may be at most
+ *   4 MiB (4194304 bytes) of JSON text, on every transport. Over stdio, a
+ *   request over the peer's limit is refused at once with JSON-RPC error
+ *   -32600 ("the message exceeds the limit of 4194304 bytes"): the call
+ *   fails with `MCP_ERR_RPC`. An answer over the limit is dropped and its
+ *   call fails at once with `MCP_ERR_TRANSPORT` ("larger than the message
+ *   limit"). Over Streamable HTTP a request body over the limit is answered
+ *   413 (`MCP_ERR_TRANSPORT`). Either way the session goes on. Send large
+ *   data as resource links or in pieces.
  */
 
 
@@ -62,6 +100,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/** The version of libmcp this header belongs to (mcp_version() gives the
+ * library's at run time). */
+#define MCP_VERSION_MAJOR 0
+#define MCP_VERSION_MINOR 1
+#define MCP_VERSION_PATCH 0
+#define MCP_VERSION_STRING "0.1.0"
+
+/** Initializes an mcp_call_options with its size set and every option at its
+ * default: mcp_call_options options = MCP_CALL_OPTIONS_INIT; */
+#define MCP_CALL_OPTIONS_INIT {sizeof(mcp_call_options), 0, NULL, NULL, NULL}
 
 /* The MCP_METHOD_* names are generated by codegen from the method table of
  * the MCP schemas (`cargo run -p codegen`); do not edit. */
@@ -162,6 +211,111 @@
 #define MCP_CAPABILITY_PROMPTS 4
 
 /**
+ * What every fallible function returns: `MCP_OK` (0) or one of the
+ * `MCP_ERR_*` codes. The values are stable; new codes may be added, so
+ * treat an unknown value as a failure. `mcp_last_error_message()` describes
+ * the failure; `mcp_result_name()` names a code. Callbacks return one of
+ * these too.
+ */
+enum mcp_result
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Success.
+   */
+  MCP_OK = 0,
+  /**
+   * A pointer argument that must not be NULL was NULL.
+   */
+  MCP_ERR_NULL_ARGUMENT = 1,
+  /**
+   * An argument is not valid: not UTF-8, an unknown name, a bad address, a
+   * tool name or URI template that does not parse, and so on.
+   */
+  MCP_ERR_INVALID_ARGUMENT = 2,
+  /**
+   * A JSON text argument does not parse, or does not have the expected
+   * shape.
+   */
+  MCP_ERR_INVALID_JSON = 3,
+  /**
+   * The handle is not in a state that allows the call (e.g. a request
+   * before `mcp_client_connect_*`, or configuring a client that is
+   * connected).
+   */
+  MCP_ERR_INVALID_STATE = 4,
+  /**
+   * The peer answered with a JSON-RPC error; see
+   * `mcp_last_error_rpc_code()` and `mcp_last_error_rpc_data()`.
+   */
+  MCP_ERR_RPC = 5,
+  /**
+   * No answer came in time; the request was cancelled.
+   */
+  MCP_ERR_TIMEOUT = 6,
+  /**
+   * The request was cancelled.
+   */
+  MCP_ERR_CANCELLED = 7,
+  /**
+   * The connection is closed: the peer went away (e.g. the server process
+   * died), the session was closed, or the handle is shutting down.
+   */
+  MCP_ERR_CLOSED = 8,
+  /**
+   * A transport failed: a process could not be started, a connection
+   * could not be made, an address could not be bound, a message was over
+   * the size limit.
+   */
+  MCP_ERR_TRANSPORT = 9,
+  /**
+   * The peer did not declare the capability this call needs (e.g. calling
+   * a tool on a server without tools).
+   */
+  MCP_ERR_CAPABILITY = 10,
+  /**
+   * The peer broke the protocol: a result that does not decode, an
+   * unsupported protocol version, structured content that does not match
+   * the tool's output schema.
+   */
+  MCP_ERR_PROTOCOL = 11,
+  /**
+   * A callback reported failure. Callbacks return this (or any code other
+   * than `MCP_OK`) to fail the request they answer.
+   */
+  MCP_ERR_CALLBACK = 12,
+  /**
+   * The library panicked. This is a bug in libmcp; the call had no effect
+   * beyond what it did before the panic, and the process can go on.
+   */
+  MCP_ERR_PANIC = 13,
+  /**
+   * Any other failure inside the library (e.g. the runtime could not
+   * start).
+   */
+  MCP_ERR_INTERNAL = 14,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcp_result mcp_result;
+#else
+typedef uint32_t mcp_result;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Cancels the calls it is given to (`mcp_call_options.cancel`) from any
+ * thread: `mcp_cancel_token_cancel` makes each call that uses it fail at
+ * once with `MCP_ERR_CANCELLED` and tells the server
+ * (`notifications/cancelled`). A cancelled token stays cancelled: a call
+ * given it later fails at once. Made by `mcp_cancel_token_new`, freed with
+ * `mcp_cancel_token_free` once no call uses it.
+ */
+typedef struct mcp_cancel_token mcp_cancel_token;
+
+/**
  * A connection to one MCP server. It owns a multi-thread runtime (two engine
  * threads plus a pool of threads for callbacks), made by `mcp_client_new`
  * and shut down by `mcp_client_free`. Once connected, any number of threads
@@ -181,6 +335,20 @@ typedef struct mcp_client mcp_client;
 typedef struct mcp_context mcp_context;
 
 /**
+ * Options for serving Streamable HTTP (`mcp_server_start_http`): made by
+ * `mcp_http_options_new` with the defaults, changed by the
+ * `mcp_http_options_*` setters, freed with `mcp_http_options_free`. The
+ * server copies what it needs: the options may be freed or reused once
+ * `mcp_server_start_http` returns. Not for use by several threads at once.
+ *
+ * Defaults: address `127.0.0.1:0` (loopback, any free port), only loopback
+ * `Host`/`Origin` names accepted, sessions, SSE answers, a request body of at
+ * most 4 MiB, a request head of at most 32 KiB, at most 10,000 sessions,
+ * sessions idle for 30 minutes ended.
+ */
+typedef struct mcp_http_options mcp_http_options;
+
+/**
  * An MCP server: registered tools, resources, resource templates and
  * prompts, answered by C callbacks. It owns a multi-thread runtime (two
  * engine threads plus a pool of threads for callbacks), made by
@@ -189,11 +357,63 @@ typedef struct mcp_context mcp_context;
 typedef struct mcp_server mcp_server;
 
 /**
- * What every fallible function returns: `MCP_OK` (0) or one of the
- * `MCP_ERR_*` codes. The values are stable; new codes may be added.
- * `mcp_last_error_message()` describes the failure.
+ * Releases what `userdata` points to (`mcp_server_on_free`,
+ * `mcp_client_on_free`). Called once, after the last callback of the handle
+ * has returned, on the thread that freed the handle (or, when it was freed
+ * from one of its own callbacks, on a library thread once that callback has
+ * returned).
  */
-typedef uint32_t mcp_result;
+typedef void (*mcp_free_callback)(void *userdata);
+
+/**
+ * Receives a progress notification for the call it was given to (in
+ * `mcp_call_options`): the progress so far, the total if known (NAN
+ * otherwise) and an optional message (NULL if none; valid during the call
+ * only). It runs on the thread that made the call, before the call returns.
+ */
+typedef void (*mcp_progress_callback)(void *userdata,
+                                      double progress,
+                                      double total,
+                                      const char *message);
+
+/**
+ * Per-call options; pass NULL for the defaults, or start from
+ * `MCP_CALL_OPTIONS_INIT` and set what you need
+ * (`mcp_call_options options = MCP_CALL_OPTIONS_INIT; options.timeout_ms = 500;`).
+ */
+typedef struct mcp_call_options {
+  /**
+   * `sizeof(mcp_call_options)` as the caller's header declares it
+   * (`MCP_CALL_OPTIONS_INIT` sets it), so that fields can be added in later
+   * versions without breaking programs built against this one. A size the
+   * library does not know is `MCP_ERR_INVALID_ARGUMENT`.
+   */
+  size_t struct_size;
+  /**
+   * Longest wait for the answer, in milliseconds; 0 uses the client's
+   * default (`mcp_client_set_timeout`, otherwise 60 s). When it expires the
+   * call fails with `MCP_ERR_TIMEOUT` and the request is cancelled. For
+   * `mcp_client_call_tool` and `mcp_client_request` each progress
+   * notification restarts the wait (up to 10 minutes in all).
+   */
+  uint64_t timeout_ms;
+  /**
+   * Called with each progress notification of this call
+   * (`mcp_client_call_tool` and `mcp_client_request` only; it asks the
+   * server for progress). May be NULL.
+   */
+  mcp_progress_callback on_progress;
+  /**
+   * Passed to `on_progress`.
+   */
+  void *userdata;
+  /**
+   * Cancels the call from another thread (`mcp_cancel_token_cancel`): it
+   * then fails with `MCP_ERR_CANCELLED` and the server is told. May be
+   * NULL; must stay valid until the call returns.
+   */
+  const struct mcp_cancel_token *cancel;
+} mcp_call_options;
 
 /**
  * Receives a notification from the server: `method` such as
@@ -241,40 +461,21 @@ typedef mcp_result (*mcp_request_callback)(void *userdata,
 typedef void (*mcp_stderr_callback)(void *userdata, const char *line);
 
 /**
- * Receives a progress notification for the call it was given to (in
- * `mcp_call_options`): the progress so far, the total if known (NAN
- * otherwise) and an optional message (NULL if none; valid during the call
- * only). It runs on the thread that made the call, before the call returns.
+ * Answers `completion/complete`: suggestions for a prompt argument or a
+ * resource template variable.
+ *
+ * Called on a thread of the server's blocking pool. `params_json` is the
+ * request's params: `{"ref":{"type":"ref/prompt","name":"…"},
+ * "argument":{"name":"…","value":"what the user typed"},
+ * "context":{"arguments":{…}}}` (or `"ref/resource"` with a `uri`). On
+ * success, return `MCP_OK` and set `*result_json` to the completion object
+ * (`{"values":["…"],"total":3,"hasMore":false}`, at most 100 values);
+ * failures are reported as for `mcp_resource_callback`.
  */
-typedef void (*mcp_progress_callback)(void *userdata,
-                                      double progress,
-                                      double total,
-                                      const char *message);
-
-/**
- * Per-call options; pass NULL for the defaults, or zero the struct and set
- * what you need (`mcp_call_options options = {0}; options.timeout_ms = 500;`).
- */
-typedef struct mcp_call_options {
-  /**
-   * Longest wait for the answer, in milliseconds; 0 uses the client's
-   * default (`mcp_client_set_timeout`, otherwise 60 s). When it expires the
-   * call fails with `MCP_ERR_TIMEOUT` and the request is cancelled. For
-   * `mcp_client_call_tool` and `mcp_client_request` each progress
-   * notification restarts the wait (up to 10 minutes in all).
-   */
-  uint64_t timeout_ms;
-  /**
-   * Called with each progress notification of this call
-   * (`mcp_client_call_tool` and `mcp_client_request` only; it asks the
-   * server for progress). May be NULL.
-   */
-  mcp_progress_callback on_progress;
-  /**
-   * Passed to `on_progress`.
-   */
-  void *userdata;
-} mcp_call_options;
+typedef mcp_result (*mcp_completion_callback)(void *userdata,
+                                              struct mcp_context *context,
+                                              const char *params_json,
+                                              char **result_json);
 
 /**
  * Answers `tools/call` for one tool.
@@ -289,7 +490,16 @@ typedef struct mcp_call_options {
  * the library takes and frees it. On failure return any other code (e.g.
  * `MCP_ERR_CALLBACK`), optionally setting `*result_json` to a message made
  * with `mcp_string_new`: the client gets a result with `"isError": true` and
- * that message as text. `context` is valid until the callback returns.
+ * that message as text (the model sees it and may retry). To refuse the
+ * call itself with a JSON-RPC error instead, return `MCP_ERR_RPC` with
+ * `*result_json` set to the error object
+ * (`{"code":-32602,"message":"…","data":{…}}`), sent as given. `context` is
+ * valid until the callback returns.
+ *
+ * Arguments that do not match the tool's input schema never reach the
+ * callback: the client gets a result with `"isError": true` whose text
+ * begins `Invalid arguments` and names what failed (so that a model can
+ * correct its call), not a JSON-RPC error.
  */
 typedef mcp_result (*mcp_tool_callback)(void *userdata,
                                         struct mcp_context *context,
@@ -329,94 +539,42 @@ typedef mcp_result (*mcp_prompt_callback)(void *userdata,
                                           const char *arguments_json,
                                           char **result_json);
 
-/**
- * Success.
- */
-#define MCP_OK 0
-
-/**
- * A pointer argument that must not be NULL was NULL.
- */
-#define MCP_ERR_NULL_ARGUMENT 1
-
-/**
- * An argument is not valid: not UTF-8, an unknown name, a bad address, a
- * tool name or URI template that does not parse, and so on.
- */
-#define MCP_ERR_INVALID_ARGUMENT 2
-
-/**
- * A JSON text argument does not parse, or does not have the expected shape.
- */
-#define MCP_ERR_INVALID_JSON 3
-
-/**
- * The handle is not in a state that allows the call (e.g. a request before
- * `mcp_client_connect_*`, or configuring a client that is connected).
- */
-#define MCP_ERR_INVALID_STATE 4
-
-/**
- * The peer answered with a JSON-RPC error; see `mcp_last_error_rpc_code()`
- * and `mcp_last_error_rpc_data()`.
- */
-#define MCP_ERR_RPC 5
-
-/**
- * No answer came in time; the request was cancelled.
- */
-#define MCP_ERR_TIMEOUT 6
-
-/**
- * The request was cancelled.
- */
-#define MCP_ERR_CANCELLED 7
-
-/**
- * The connection is closed: the peer went away (e.g. the server process
- * died), the session was closed, or the handle is shutting down.
- */
-#define MCP_ERR_CLOSED 8
-
-/**
- * A transport failed: a process could not be started, a connection could
- * not be made, an address could not be bound.
- */
-#define MCP_ERR_TRANSPORT 9
-
-/**
- * The peer did not declare the capability this call needs (e.g. calling a
- * tool on a server without tools).
- */
-#define MCP_ERR_CAPABILITY 10
-
-/**
- * The peer broke the protocol: a result that does not decode, an
- * unsupported protocol version, structured content that does not match the
- * tool's output schema.
- */
-#define MCP_ERR_PROTOCOL 11
-
-/**
- * A callback reported failure. Callbacks return this (or any code other than
- * `MCP_OK`) to fail the request they answer.
- */
-#define MCP_ERR_CALLBACK 12
-
-/**
- * The library panicked. This is a bug in libmcp; the call had no effect
- * beyond what it did before the panic, and the process can go on.
- */
-#define MCP_ERR_PANIC 13
-
-/**
- * Any other failure inside the library (e.g. the runtime could not start).
- */
-#define MCP_ERR_INTERNAL 14
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Makes a token, not cancelled; `*token_out` receives it.
+ *
+ * # Safety
+ * `token_out` is NULL or points to writable memory for one pointer.
+ */
+mcp_result mcp_cancel_token_new(struct mcp_cancel_token **token_out);
+
+/**
+ * Cancels every call using `token`, now and later. Callable from any
+ * thread, also from callbacks; cancelling twice is fine.
+ *
+ * # Safety
+ * `token` is NULL or a live token.
+ */
+mcp_result mcp_cancel_token_cancel(const struct mcp_cancel_token *token);
+
+/**
+ * Whether `token` was cancelled (false for NULL).
+ *
+ * # Safety
+ * `token` is NULL or a live token.
+ */
+bool mcp_cancel_token_is_cancelled(const struct mcp_cancel_token *token);
+
+/**
+ * Frees a token. NULL is a no-op. No call may be using it.
+ *
+ * # Safety
+ * `token` is NULL or a token from `mcp_cancel_token_new` not yet freed.
+ */
+void mcp_cancel_token_free(struct mcp_cancel_token *token);
 
 /**
  * Makes a client that will introduce itself as `name` at `version`, and its
@@ -436,12 +594,238 @@ mcp_result mcp_client_new(const char *name, const char *version, struct mcp_clie
  *
  * No other call on this client may be running or start. Calling it from
  * inside one of this client's callbacks is allowed: that callback finishes
- * normally and the runtime shuts down in the background.
+ * normally, the runtime shuts down in the background, and the cleanups
+ * (`mcp_client_on_free`) run once the callback has returned.
  *
  * # Safety
  * `client` is NULL or a client from `mcp_client_new` not yet freed.
  */
 void mcp_client_free(struct mcp_client *client);
+
+/**
+ * Registers `callback` to be called with `userdata` once the client is
+ * freed and none of its callbacks can run any more: the place to release
+ * what the callbacks' `userdata` point to. Cleanups run last registered
+ * first (see `mcp_free_callback` for the thread). Callable any time before
+ * `mcp_client_free`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `callback` is NULL or a function of
+ * the `mcp_free_callback` type.
+ */
+mcp_result mcp_client_on_free(const struct mcp_client *client,
+                              mcp_free_callback callback,
+                              void *userdata);
+
+/**
+ * Ends the session: calls in progress on other threads fail with
+ * `MCP_ERR_CLOSED`, a child process is shut down (see
+ * `mcp_client_connect_stdio`), an HTTP session is deleted. Returns once the
+ * transport has closed. Later calls fail with `MCP_ERR_CLOSED`; the client
+ * must still be freed. Closing a client that is not connected, or twice, is
+ * fine.
+ *
+ * # Safety
+ * `client` is NULL or a live client.
+ */
+mcp_result mcp_client_close(const struct mcp_client *client);
+
+/**
+ * Sends `ping` and waits for the answer.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `options` is NULL or points to a valid
+ * `mcp_call_options`.
+ */
+mcp_result mcp_client_ping(const struct mcp_client *client, const struct mcp_call_options *options);
+
+/**
+ * Lists every tool (`tools/list`, following cursors through all pages):
+ * `*result_json` is `{"tools":[{"name":…,"description":…,"inputSchema":{…}},…]}`.
+ * `MCP_ERR_CAPABILITY` if the server has no tools.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `options` is NULL or valid;
+ * `result_json` is NULL or points to writable memory for one `char *`.
+ */
+mcp_result mcp_client_list_tools(const struct mcp_client *client,
+                                 const struct mcp_call_options *options,
+                                 char **result_json);
+
+/**
+ * Calls a tool (`tools/call`) with `arguments_json`, a JSON object (NULL for
+ * none), and writes the `CallToolResult` to `*result_json`
+ * (`{"content":[…],"isError":false}`).
+ *
+ * A tool that fails still returns `MCP_OK`, with `"isError": true` in the
+ * result; `MCP_ERR_RPC` means the server refused the call itself (e.g. an
+ * unknown tool, -32602). Structured content is checked against the tool's
+ * output schema if `mcp_client_list_tools` saw one (`MCP_ERR_PROTOCOL` if
+ * it does not match). Progress goes to `options->on_progress`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; the strings are NULL or
+ * NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+ * points to writable memory for one `char *`.
+ */
+mcp_result mcp_client_call_tool(const struct mcp_client *client,
+                                const char *name,
+                                const char *arguments_json,
+                                const struct mcp_call_options *options,
+                                char **result_json);
+
+/**
+ * Lists every resource (`resources/list`, all pages): `*result_json` is
+ * `{"resources":[{"uri":…,"name":…},…]}`.
+ *
+ * # Safety
+ * As for `mcp_client_list_tools`.
+ */
+mcp_result mcp_client_list_resources(const struct mcp_client *client,
+                                     const struct mcp_call_options *options,
+                                     char **result_json);
+
+/**
+ * Lists every resource template (`resources/templates/list`, all pages):
+ * `*result_json` is `{"resourceTemplates":[{"uriTemplate":…,"name":…},…]}`.
+ *
+ * # Safety
+ * As for `mcp_client_list_tools`.
+ */
+mcp_result mcp_client_list_resource_templates(const struct mcp_client *client,
+                                              const struct mcp_call_options *options,
+                                              char **result_json);
+
+/**
+ * Reads the resource at `uri` (`resources/read`): `*result_json` is the
+ * `ReadResourceResult` (`{"contents":[{"uri":…,"text":…}]}`). An unknown URI
+ * usually gives `MCP_ERR_RPC` with code -32002.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
+ * `options` is NULL or valid; `result_json` is NULL or points to writable
+ * memory for one `char *`.
+ */
+mcp_result mcp_client_read_resource(const struct mcp_client *client,
+                                    const char *uri,
+                                    const struct mcp_call_options *options,
+                                    char **result_json);
+
+/**
+ * Subscribes to updates of the resource at `uri` (`resources/subscribe`);
+ * they arrive as `notifications/resources/updated` at the notification
+ * callback. `MCP_ERR_CAPABILITY` if the server does not offer
+ * subscriptions.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
+ * `options` is NULL or valid.
+ */
+mcp_result mcp_client_subscribe_resource(const struct mcp_client *client,
+                                         const char *uri,
+                                         const struct mcp_call_options *options);
+
+/**
+ * Ends a subscription made with `mcp_client_subscribe_resource`
+ * (`resources/unsubscribe`).
+ *
+ * # Safety
+ * As for `mcp_client_subscribe_resource`.
+ */
+mcp_result mcp_client_unsubscribe_resource(const struct mcp_client *client,
+                                           const char *uri,
+                                           const struct mcp_call_options *options);
+
+/**
+ * Lists every prompt (`prompts/list`, all pages): `*result_json` is
+ * `{"prompts":[{"name":…,"arguments":[…]},…]}`.
+ *
+ * # Safety
+ * As for `mcp_client_list_tools`.
+ */
+mcp_result mcp_client_list_prompts(const struct mcp_client *client,
+                                   const struct mcp_call_options *options,
+                                   char **result_json);
+
+/**
+ * Gets a prompt (`prompts/get`) with `arguments_json`, a JSON object of
+ * string values (`{"topic":"cats"}`, NULL for none): `*result_json` is the
+ * `GetPromptResult` (`{"messages":[{"role":"user","content":{…}}]}`).
+ *
+ * # Safety
+ * `client` is NULL or a live client; the strings are NULL or
+ * NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+ * points to writable memory for one `char *`.
+ */
+mcp_result mcp_client_get_prompt(const struct mcp_client *client,
+                                 const char *name,
+                                 const char *arguments_json,
+                                 const struct mcp_call_options *options,
+                                 char **result_json);
+
+/**
+ * Asks for completions of a prompt argument or a resource template variable
+ * (`completion/complete`). `params_json` is the request's params:
+ * `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"Al"}}`
+ * (or `{"type":"ref/resource","uri":"file:///{path}"}` as `ref`);
+ * `*result_json` is the `CompleteResult`
+ * (`{"completion":{"values":["Alice","Alan"],"hasMore":false}}`).
+ * `MCP_ERR_CAPABILITY` if the server did not declare `completions`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `params_json` is NULL or
+ * NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+ * points to writable memory for one `char *`.
+ */
+mcp_result mcp_client_complete(const struct mcp_client *client,
+                               const char *params_json,
+                               const struct mcp_call_options *options,
+                               char **result_json);
+
+/**
+ * Asks the server to send log messages at `level` and above
+ * (`logging/setLevel`; `"debug"`, `"info"`, `"notice"`, `"warning"`,
+ * `"error"`, `"critical"`, `"alert"`, `"emergency"`). They arrive as
+ * `notifications/message` at the notification callback.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `level` is NULL or NUL-terminated;
+ * `options` is NULL or valid.
+ */
+mcp_result mcp_client_set_logging_level(const struct mcp_client *client,
+                                        const char *level,
+                                        const struct mcp_call_options *options);
+
+/**
+ * Sends any request, `method` (an `MCP_METHOD_*` name or an extension's)
+ * with `params_json` (a JSON object, or NULL for none), and writes the raw
+ * result to `*result_json`: for what has no function of its own
+ * (`completion/complete`, one page of a list request with a cursor,
+ * extensions). No capability checks are made. Progress goes to
+ * `options->on_progress`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; the strings are NULL or
+ * NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+ * points to writable memory for one `char *`.
+ */
+mcp_result mcp_client_request(const struct mcp_client *client,
+                              const char *method,
+                              const char *params_json,
+                              const struct mcp_call_options *options,
+                              char **result_json);
+
+/**
+ * Sends any notification, `method` (an `MCP_METHOD_*` name or an
+ * extension's) with `params_json` (a JSON object, or NULL for none).
+ *
+ * # Safety
+ * `client` is NULL or a live client; the strings are NULL or
+ * NUL-terminated.
+ */
+mcp_result mcp_client_notify(const struct mcp_client *client,
+                             const char *method,
+                             const char *params_json);
 
 /**
  * Sets the default timeout of this client's requests, including the
@@ -581,197 +965,6 @@ mcp_result mcp_client_server_info(const struct mcp_client *client,
                                   char **info_json);
 
 /**
- * Sends `ping` and waits for the answer.
- *
- * # Safety
- * `client` is NULL or a live client; `options` is NULL or points to a valid
- * `mcp_call_options`.
- */
-mcp_result mcp_client_ping(const struct mcp_client *client, const struct mcp_call_options *options);
-
-/**
- * Lists every tool (`tools/list`, following cursors through all pages):
- * `*result_json` is `{"tools":[{"name":…,"description":…,"inputSchema":{…}},…]}`.
- * `MCP_ERR_CAPABILITY` if the server has no tools.
- *
- * # Safety
- * `client` is NULL or a live client; `options` is NULL or valid;
- * `result_json` is NULL or points to writable memory for one `char *`.
- */
-mcp_result mcp_client_list_tools(const struct mcp_client *client,
-                                 const struct mcp_call_options *options,
-                                 char **result_json);
-
-/**
- * Calls a tool (`tools/call`) with `arguments_json`, a JSON object (NULL for
- * none), and writes the `CallToolResult` to `*result_json`
- * (`{"content":[…],"isError":false}`).
- *
- * A tool that fails still returns `MCP_OK`, with `"isError": true` in the
- * result; `MCP_ERR_RPC` means the server refused the call itself (e.g. an
- * unknown tool, -32602). Structured content is checked against the tool's
- * output schema if `mcp_client_list_tools` saw one (`MCP_ERR_PROTOCOL` if
- * it does not match). Progress goes to `options->on_progress`.
- *
- * # Safety
- * `client` is NULL or a live client; the strings are NULL or
- * NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
- * points to writable memory for one `char *`.
- */
-mcp_result mcp_client_call_tool(const struct mcp_client *client,
-                                const char *name,
-                                const char *arguments_json,
-                                const struct mcp_call_options *options,
-                                char **result_json);
-
-/**
- * Lists every resource (`resources/list`, all pages): `*result_json` is
- * `{"resources":[{"uri":…,"name":…},…]}`.
- *
- * # Safety
- * As for `mcp_client_list_tools`.
- */
-mcp_result mcp_client_list_resources(const struct mcp_client *client,
-                                     const struct mcp_call_options *options,
-                                     char **result_json);
-
-/**
- * Lists every resource template (`resources/templates/list`, all pages):
- * `*result_json` is `{"resourceTemplates":[{"uriTemplate":…,"name":…},…]}`.
- *
- * # Safety
- * As for `mcp_client_list_tools`.
- */
-mcp_result mcp_client_list_resource_templates(const struct mcp_client *client,
-                                              const struct mcp_call_options *options,
-                                              char **result_json);
-
-/**
- * Reads the resource at `uri` (`resources/read`): `*result_json` is the
- * `ReadResourceResult` (`{"contents":[{"uri":…,"text":…}]}`). An unknown URI
- * usually gives `MCP_ERR_RPC` with code -32002.
- *
- * # Safety
- * `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
- * `options` is NULL or valid; `result_json` is NULL or points to writable
- * memory for one `char *`.
- */
-mcp_result mcp_client_read_resource(const struct mcp_client *client,
-                                    const char *uri,
-                                    const struct mcp_call_options *options,
-                                    char **result_json);
-
-/**
- * Subscribes to updates of the resource at `uri` (`resources/subscribe`);
- * they arrive as `notifications/resources/updated` at the notification
- * callback. `MCP_ERR_CAPABILITY` if the server does not offer
- * subscriptions.
- *
- * # Safety
- * `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
- * `options` is NULL or valid.
- */
-mcp_result mcp_client_subscribe_resource(const struct mcp_client *client,
-                                         const char *uri,
-                                         const struct mcp_call_options *options);
-
-/**
- * Ends a subscription made with `mcp_client_subscribe_resource`
- * (`resources/unsubscribe`).
- *
- * # Safety
- * As for `mcp_client_subscribe_resource`.
- */
-mcp_result mcp_client_unsubscribe_resource(const struct mcp_client *client,
-                                           const char *uri,
-                                           const struct mcp_call_options *options);
-
-/**
- * Lists every prompt (`prompts/list`, all pages): `*result_json` is
- * `{"prompts":[{"name":…,"arguments":[…]},…]}`.
- *
- * # Safety
- * As for `mcp_client_list_tools`.
- */
-mcp_result mcp_client_list_prompts(const struct mcp_client *client,
-                                   const struct mcp_call_options *options,
-                                   char **result_json);
-
-/**
- * Gets a prompt (`prompts/get`) with `arguments_json`, a JSON object of
- * string values (`{"topic":"cats"}`, NULL for none): `*result_json` is the
- * `GetPromptResult` (`{"messages":[{"role":"user","content":{…}}]}`).
- *
- * # Safety
- * `client` is NULL or a live client; the strings are NULL or
- * NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
- * points to writable memory for one `char *`.
- */
-mcp_result mcp_client_get_prompt(const struct mcp_client *client,
-                                 const char *name,
-                                 const char *arguments_json,
-                                 const struct mcp_call_options *options,
-                                 char **result_json);
-
-/**
- * Asks the server to send log messages at `level` and above
- * (`logging/setLevel`; `"debug"`, `"info"`, `"notice"`, `"warning"`,
- * `"error"`, `"critical"`, `"alert"`, `"emergency"`). They arrive as
- * `notifications/message` at the notification callback.
- *
- * # Safety
- * `client` is NULL or a live client; `level` is NULL or NUL-terminated;
- * `options` is NULL or valid.
- */
-mcp_result mcp_client_set_logging_level(const struct mcp_client *client,
-                                        const char *level,
-                                        const struct mcp_call_options *options);
-
-/**
- * Sends any request, `method` (an `MCP_METHOD_*` name or an extension's)
- * with `params_json` (a JSON object, or NULL for none), and writes the raw
- * result to `*result_json`: for what has no function of its own
- * (`completion/complete`, one page of a list request with a cursor,
- * extensions). No capability checks are made. Progress goes to
- * `options->on_progress`.
- *
- * # Safety
- * `client` is NULL or a live client; the strings are NULL or
- * NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
- * points to writable memory for one `char *`.
- */
-mcp_result mcp_client_request(const struct mcp_client *client,
-                              const char *method,
-                              const char *params_json,
-                              const struct mcp_call_options *options,
-                              char **result_json);
-
-/**
- * Sends any notification, `method` (an `MCP_METHOD_*` name or an
- * extension's) with `params_json` (a JSON object, or NULL for none).
- *
- * # Safety
- * `client` is NULL or a live client; the strings are NULL or
- * NUL-terminated.
- */
-mcp_result mcp_client_notify(const struct mcp_client *client,
-                             const char *method,
-                             const char *params_json);
-
-/**
- * Ends the session: calls in progress on other threads fail with
- * `MCP_ERR_CLOSED`, a child process is shut down (see
- * `mcp_client_connect_stdio`), an HTTP session is deleted. Returns once the
- * transport has closed. Later calls fail with `MCP_ERR_CLOSED`; the client
- * must still be freed. Closing a client that is not connected, or twice, is
- * fine.
- *
- * # Safety
- * `client` is NULL or a live client.
- */
-mcp_result mcp_client_close(const struct mcp_client *client);
-
-/**
  * Reports progress on the request, if the client asked for progress (it
  * does nothing otherwise). `progress` should grow with each call; `total` is
  * the value it will reach, or NAN if unknown; `message` may be NULL.
@@ -864,6 +1057,124 @@ mcp_result mcp_context_list_roots(const struct mcp_context *context, char **resu
 mcp_result mcp_context_client_info(const struct mcp_context *context, char **info_json);
 
 /**
+ * Makes options with the defaults; `*options_out` receives them, to be
+ * freed with `mcp_http_options_free`.
+ *
+ * # Safety
+ * `options_out` is NULL or points to writable memory for one pointer.
+ */
+mcp_result mcp_http_options_new(struct mcp_http_options **options_out);
+
+/**
+ * Frees options. NULL is a no-op.
+ *
+ * # Safety
+ * `options` is NULL or options from `mcp_http_options_new` not yet freed.
+ */
+void mcp_http_options_free(struct mcp_http_options *options);
+
+/**
+ * Sets the address to listen on, such as `"0.0.0.0:8080"` or
+ * `"[::]:8080"` (default `"127.0.0.1:0"`; port 0 picks a free port).
+ * Listening on a non-loopback address needs `mcp_http_options_allow_host`
+ * (or `mcp_http_options_allow_any_host`) for the names clients use.
+ *
+ * # Safety
+ * `options` is NULL or live options; `address` is NULL or NUL-terminated.
+ */
+mcp_result mcp_http_options_set_address(struct mcp_http_options *options, const char *address);
+
+/**
+ * Accepts `host` (`"mcp.example.com"`, `"mcp.example.com:8443"`, compared
+ * without regard to case) as the `Host` header, and as the host of an
+ * `Origin` header when a request has one (DNS-rebinding protection). The
+ * first call replaces the default, which accepts only loopback names
+ * (`localhost`, `127.0.0.1`, `[::1]`, any port); list those too if loopback
+ * clients should still be served. Call once per name.
+ *
+ * # Safety
+ * `options` is NULL or live options; `host` is NULL or NUL-terminated.
+ */
+mcp_result mcp_http_options_allow_host(struct mcp_http_options *options, const char *host);
+
+/**
+ * Accepts any `Host` and `Origin` (`true`; for a server behind a proxy that
+ * checks them), or goes back to the default loopback-only check (`false`,
+ * which also forgets the hosts allowed so far).
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_allow_any_host(struct mcp_http_options *options, bool any);
+
+/**
+ * Serves without sessions when `true`: every POST stands alone (no
+ * `Mcp-Session-Id`, no GET stream; default `false`).
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_stateless(struct mcp_http_options *options, bool stateless);
+
+/**
+ * Answers every request with one `application/json` body, never an SSE
+ * stream, when `true` (default `false`). Messages a callback sends before
+ * its result (progress, logs) then go to the session's GET stream.
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_json_response(struct mcp_http_options *options, bool json);
+
+/**
+ * Cancels a request whose client goes away before its answer, as if the
+ * client had cancelled it (`mcp_context_is_cancelled` turns true), when
+ * `true` (default `false`: the callback runs to the end).
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_cancel_on_disconnect(struct mcp_http_options *options, bool cancel);
+
+/**
+ * The largest request body in bytes (at least 1; default 4 MiB); a larger
+ * one is answered 413.
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_max_body_size(struct mcp_http_options *options, size_t bytes);
+
+/**
+ * The largest total size of a request's header fields in bytes (at least 1;
+ * default 32 KiB); larger is answered 431. The HTTP layer's own limits
+ * (a head over about 400 KiB, or over 100 fields) apply first.
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_max_header_size(struct mcp_http_options *options, size_t bytes);
+
+/**
+ * The most sessions open at once (at least 1; default 10,000); an
+ * `initialize` beyond that is answered 503.
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_max_sessions(struct mcp_http_options *options, size_t sessions);
+
+/**
+ * Ends sessions that have been idle for `milliseconds` (at least 1;
+ * default 30 minutes).
+ *
+ * # Safety
+ * `options` is NULL or live options.
+ */
+mcp_result mcp_http_options_set_idle_timeout_ms(struct mcp_http_options *options,
+                                                uint64_t milliseconds);
+
+/**
  * The message of the most recent call on the calling thread that failed
  * (an empty string if none has). Never NULL.
  *
@@ -904,8 +1215,6 @@ const char *mcp_last_error_rpc_data(void);
  */
 const char *mcp_result_name(mcp_result result);
 
-extern void free(void *ptr);
-
 /**
  * Makes a server named `name` at `version` (sent to clients when they
  * initialize) and its runtime; `*server_out` receives it, to be freed with
@@ -920,17 +1229,36 @@ mcp_result mcp_server_new(const char *name, const char *version, struct mcp_serv
 /**
  * Stops the server (as `mcp_server_stop`), waits for callbacks that are
  * running to return, shuts its runtime down and frees it. After it returns
- * no callback of this server runs. NULL is a no-op.
+ * no callback of this server runs (except the one calling it, below). NULL
+ * is a no-op.
  *
- * No other call on this server may be running or start (in particular
- * `mcp_server_serve_stdio` must have returned). Calling it from inside one
- * of this server's callbacks is allowed: that callback finishes normally and
- * the runtime shuts down in the background.
+ * No other call on this server may be running or start, with one
+ * exception: it may be called from inside one of this server's own
+ * callbacks while `mcp_server_serve_stdio` runs on another thread. That
+ * callback finishes normally and its answer still reaches the client; once
+ * it has returned, the sessions end, `mcp_server_serve_stdio` returns
+ * `MCP_OK` (the server is gone: do not free it again), and the runtime
+ * shuts down in the background.
  *
  * # Safety
  * `server` is NULL or a server from `mcp_server_new` not yet freed.
  */
 void mcp_server_free(struct mcp_server *server);
+
+/**
+ * Registers `callback` to be called with `userdata` once the server is
+ * freed and none of its callbacks can run any more: the place to release
+ * what the callbacks' `userdata` point to. Cleanups run last registered
+ * first (see `mcp_free_callback` for the thread). Callable any time before
+ * `mcp_server_free`.
+ *
+ * # Safety
+ * `server` is NULL or a live server; `callback` is NULL or a function of
+ * the `mcp_free_callback` type.
+ */
+mcp_result mcp_server_on_free(const struct mcp_server *server,
+                              mcp_free_callback callback,
+                              void *userdata);
 
 /**
  * Sets the instructions sent to clients when they initialize (hints for the
@@ -941,6 +1269,19 @@ void mcp_server_free(struct mcp_server *server);
  * NUL-terminated.
  */
 mcp_result mcp_server_set_instructions(const struct mcp_server *server, const char *instructions);
+
+/**
+ * Sets the callback that answers `completion/complete` (see
+ * `mcp_completion_callback`), and so declares the `completions`
+ * capability. Only before the server is first served.
+ *
+ * # Safety
+ * `server` is NULL or a live server; `callback` is NULL or a function of
+ * the `mcp_completion_callback` type.
+ */
+mcp_result mcp_server_set_completion(const struct mcp_server *server,
+                                     mcp_completion_callback callback,
+                                     void *userdata);
 
 /**
  * Declares capabilities (`MCP_CAPABILITY_TOOLS | MCP_CAPABILITY_RESOURCES |
@@ -977,6 +1318,22 @@ mcp_result mcp_server_add_tool(const struct mcp_server *server,
                                const char *input_schema_json,
                                mcp_tool_callback callback,
                                void *userdata);
+
+/**
+ * Registers a tool described by `tool_json`, a `Tool` object as
+ * `tools/list` shows it: `name` and `inputSchema` are required; `title`,
+ * `description`, `outputSchema`, `annotations`, `icons`, `execution`
+ * (`{"taskSupport":…}`) and `_meta` are served as given. Otherwise as
+ * `mcp_server_add_tool`. With an `outputSchema`, a result's
+ * `structuredContent` should match it (clients check it).
+ *
+ * # Safety
+ * As for `mcp_server_add_tool`.
+ */
+mcp_result mcp_server_add_tool_json(const struct mcp_server *server,
+                                    const char *tool_json,
+                                    mcp_tool_callback callback,
+                                    void *userdata);
 
 /**
  * Removes a tool; while serving, clients get
@@ -1084,7 +1441,9 @@ mcp_result mcp_server_notify_resource_updated(const struct mcp_server *server,
 /**
  * Serves one client over this process's stdin and stdout, blocking the
  * calling thread until the client closes the connection (`MCP_OK`) or
- * `mcp_server_stop` is called from another thread or a callback (`MCP_OK`).
+ * `mcp_server_stop` is called from another thread or a callback (`MCP_OK`),
+ * or one of its callbacks frees the server (`MCP_OK`, once that callback's
+ * answer is written; the server is gone then: do not free it again).
  * Nothing else may write to stdout meanwhile (log to stderr).
  *
  * # Safety
@@ -1094,11 +1453,11 @@ mcp_result mcp_server_serve_stdio(const struct mcp_server *server);
 
 /**
  * Starts serving over Streamable HTTP at `address` (`"127.0.0.1:8080"`, or
- * port 0 for any free port) with the endpoint at `/mcp`, and returns at once;
- * `*port_out` (if not NULL) receives the bound port. Requests are served on
- * the server's runtime until `mcp_server_stop` or `mcp_server_free`. Only
- * `Host`/`Origin` headers naming a loopback address are accepted
- * (DNS-rebinding protection), so bind to a loopback address.
+ * port 0 for any free port) with the endpoint at `/mcp` and the default
+ * options, and returns at once; `*port_out` (if not NULL) receives the bound
+ * port. Only `Host`/`Origin` headers naming a loopback address are accepted
+ * (DNS-rebinding protection), so bind to a loopback address; for other
+ * options use `mcp_server_start_http`.
  *
  * # Safety
  * `server` is NULL or a live server; `address` is NULL or NUL-terminated;
@@ -1107,6 +1466,35 @@ mcp_result mcp_server_serve_stdio(const struct mcp_server *server);
 mcp_result mcp_server_serve_http(const struct mcp_server *server,
                                  const char *address,
                                  uint16_t *port_out);
+
+/**
+ * Starts serving over Streamable HTTP with the endpoint at `/mcp`, as
+ * `options` say (NULL: the defaults, see `mcp_http_options`), and returns
+ * at once; `*port_out` (if not NULL) receives the bound port. Requests are
+ * served on the server's runtime until `mcp_server_stop` (then sessions
+ * end, requests in progress are answered, and `mcp_server_wait` returns)
+ * or `mcp_server_free`. May be called several times (several listeners).
+ *
+ * # Safety
+ * `server` is NULL or a live server; `options` is NULL or live options;
+ * `port_out` is NULL or points to a writable `uint16_t`.
+ */
+mcp_result mcp_server_start_http(const struct mcp_server *server,
+                                 const struct mcp_http_options *options,
+                                 uint16_t *port_out);
+
+/**
+ * Waits until the server has stopped: `mcp_server_stop` was called (from
+ * any thread or callback) and everything it was serving has finished —
+ * `mcp_server_serve_stdio` returned, HTTP sessions ended and their requests
+ * in progress were answered. `timeout_ms` bounds the wait (negative: no
+ * bound); `MCP_ERR_TIMEOUT` if the server is still serving then. The server
+ * must be freed afterwards as usual (not from another thread meanwhile).
+ *
+ * # Safety
+ * `server` is NULL or a live server.
+ */
+mcp_result mcp_server_wait(const struct mcp_server *server, int64_t timeout_ms);
 
 /**
  * Stops serving: `mcp_server_serve_stdio` ends its session and returns, HTTP

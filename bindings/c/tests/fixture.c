@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 atomic_int fixture_cancellations;
+atomic_int fixture_server_freed;
 atomic_int fixture_running;
 atomic_int fixture_max_running;
 static atomic_int counter;
@@ -243,6 +244,50 @@ static mcp_result stop(void *ud, mcp_context *cx, const char *args, char **out) 
     return r == MCP_OK ? plain_result(out, "stopping") : relay(r, NULL, out);
 }
 
+/* Answers with a text over the 4 MiB message limit. */
+static mcp_result big(void *ud, mcp_context *cx, const char *args, char **out) {
+    (void)ud, (void)cx, (void)args;
+    size_t size = (5u << 20) + 64;
+    char *json = malloc(size);
+    if (!json) return MCP_ERR_CALLBACK;
+    const char *head = "{\"content\":[{\"type\":\"text\",\"text\":\"";
+    size_t at = strlen(head);
+    memcpy(json, head, at);
+    memset(json + at, 'x', 5u << 20);
+    at += 5u << 20;
+    strcpy(json + at, "\"}]}");
+    *out = json;
+    return MCP_OK;
+}
+
+/* Frees the server from inside its own callback, then answers. */
+static mcp_result free_server(void *ud, mcp_context *cx, const char *args, char **out) {
+    (void)cx, (void)args;
+    atomic_store(&fixture_server_freed, 1);
+    mcp_server_free(ud);
+    return plain_result(out, "freed, and still answered");
+}
+
+/* Answers with structured content matching its output schema. */
+static mcp_result structured(void *ud, mcp_context *cx, const char *args, char **out) {
+    (void)ud, (void)cx;
+    double city_len = json_number(args, "n", 1);
+    char json[256];
+    snprintf(json, sizeof json,
+             "{\"content\":[{\"type\":\"text\",\"text\":\"21.5\"}],"
+             "\"structuredContent\":{\"celsius\":21.5,\"n\":%d}}",
+             (int)city_len);
+    *out = mcp_string_new(json);
+    return MCP_OK;
+}
+
+/* Refuses the call with a JSON-RPC error rather than a tool error. */
+static mcp_result rpc_error(void *ud, mcp_context *cx, const char *args, char **out) {
+    (void)ud, (void)cx, (void)args;
+    *out = mcp_string_new("{\"code\":-32001,\"message\":\"not now\",\"data\":{\"retry\":true}}");
+    return MCP_ERR_RPC;
+}
+
 static mcp_result static_resource(void *ud, mcp_context *cx, const char *params, char **out) {
     (void)ud, (void)cx;
     if (!strstr(params, "\"uri\":\"test://static\"")) return MCP_ERR_CALLBACK;
@@ -305,6 +350,31 @@ static mcp_result failing_prompt(void *ud, mcp_context *cx, const char *args, ch
     return MCP_ERR_CALLBACK;
 }
 
+/* Completes the "greet" prompt's "name" from a fixed list, by prefix. */
+static mcp_result complete_names(void *ud, mcp_context *cx, const char *params, char **out) {
+    (void)ud, (void)cx;
+    if (!strstr(params, "\"name\":\"greet\"")) {
+        *out = mcp_string_new("{\"values\":[]}");
+        return MCP_OK;
+    }
+    char *typed = json_string_literal(params, "value"); /* "\"Al\"" */
+    const char *names[] = {"Alice", "Alan", "Bob"};
+    char json[256] = "{\"values\":[";
+    size_t prefix = typed ? strlen(typed) - 2 : 0;
+    int first = 1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (typed && strncmp(names[i], typed + 1, prefix) != 0) continue;
+        strcat(json, first ? "\"" : ",\"");
+        strcat(json, names[i]);
+        strcat(json, "\"");
+        first = 0;
+    }
+    strcat(json, "],\"hasMore\":false}");
+    free(typed);
+    *out = mcp_string_new(json);
+    return MCP_OK;
+}
+
 #define OBJECT "{\"type\":\"object\"}"
 
 mcp_server *fixture_server_new(void) {
@@ -344,10 +414,28 @@ mcp_server *fixture_server_new(void) {
         {"remove_tool", OBJECT, remove_tool},
         {"touch", OBJECT, touch},
         {"stop", OBJECT, stop},
+        {"big", OBJECT, big},
+        {"free_server", OBJECT, free_server},
     };
     for (size_t i = 0; r == MCP_OK && i < sizeof tools / sizeof tools[0]; i++)
         r = mcp_server_add_tool(server, tools[i].name, "A fixture tool", tools[i].schema,
                                 tools[i].callback, server);
+    if (r == MCP_OK)
+        r = mcp_server_add_tool_json(
+            server,
+            "{\"name\":\"structured\",\"title\":\"Structured weather\","
+            "\"description\":\"Answers with structured content\","
+            "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}},"
+            "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"celsius\":{\"type\":"
+            "\"number\"},\"n\":{\"type\":\"integer\"}},\"required\":[\"celsius\"]},"
+            "\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false},"
+            "\"icons\":[{\"src\":\"https://example.com/sun.png\",\"mimeType\":\"image/png\"}],"
+            "\"_meta\":{\"example.com/origin\":\"fixture\"}}",
+            structured, NULL);
+    if (r == MCP_OK)
+        r = mcp_server_add_tool_json(
+            server, "{\"name\":\"rpc_error\",\"inputSchema\":{\"type\":\"object\"}}", rpc_error,
+            NULL);
     if (r == MCP_OK)
         r = mcp_server_add_resource(server, "test://static", "static", "A fixed text",
                                     "text/plain", static_resource, NULL);
@@ -366,6 +454,7 @@ mcp_server *fixture_server_new(void) {
                                   greet_prompt, NULL);
     if (r == MCP_OK)
         r = mcp_server_add_prompt(server, "broken", NULL, NULL, failing_prompt, NULL);
+    if (r == MCP_OK) r = mcp_server_set_completion(server, complete_names, NULL);
     if (r != MCP_OK) {
         fprintf(stderr, "fixture: registering: %s: %s\n", mcp_result_name(r),
                 mcp_last_error_message());

@@ -16,6 +16,8 @@ mcp_server *fixture_server_new(void);
 
 /* How many times the "sleep" tool saw its request cancelled. */
 extern atomic_int fixture_cancellations;
+/* Set once the "free_server" tool freed the server (do not free it again). */
+extern atomic_int fixture_server_freed;
 /* How many fixture callbacks are running right now, and the most at once. */
 extern atomic_int fixture_running;
 extern atomic_int fixture_max_running;

@@ -10,6 +10,6 @@ int main(void) {
     fprintf(stderr, "fixture_server: ready\n");
     mcp_result r = mcp_server_serve_stdio(server);
     if (r != MCP_OK) fprintf(stderr, "fixture_server: %s\n", mcp_last_error_message());
-    mcp_server_free(server);
+    if (!atomic_load(&fixture_server_freed)) mcp_server_free(server);
     return r == MCP_OK ? 0 : 1;
 }

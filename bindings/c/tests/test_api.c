@@ -36,6 +36,12 @@ static void dummy_line(void *ud, const char *line) { (void)ud, (void)line; }
 
 static void test_version_and_names(void) {
     CHECK(strlen(mcp_version()) > 0);
+    /* The header's version macros are the library's version. */
+    char macros[64];
+    snprintf(macros, sizeof macros, "%d.%d.%d", MCP_VERSION_MAJOR, MCP_VERSION_MINOR,
+             MCP_VERSION_PATCH);
+    CHECK(strcmp(macros, mcp_version()) == 0);
+    CHECK(strcmp(MCP_VERSION_STRING, mcp_version()) == 0);
     CHECK(strcmp(mcp_result_name(MCP_OK), "MCP_OK") == 0);
     CHECK(strcmp(mcp_result_name(MCP_ERR_TIMEOUT), "MCP_ERR_TIMEOUT") == 0);
     CHECK(strcmp(mcp_result_name(MCP_ERR_INTERNAL), "MCP_ERR_INTERNAL") == 0);
@@ -150,6 +156,50 @@ static void test_client_null_arguments(void) {
     mcp_client_free(client);
 }
 
+/* Cleanups run once, at free, last registered first. */
+static char cleanup_order[8];
+static atomic_int cleanup_count;
+
+static void record_cleanup(void *userdata) {
+    int n = atomic_fetch_add(&cleanup_count, 1);
+    if (n < 7) cleanup_order[n] = *(const char *)userdata;
+}
+
+static void test_cleanups_at_free(void) {
+    static const char a = 'a', b = 'b', c = 'c';
+    mcp_server *server = NULL;
+    CHECK_OK(mcp_server_new("s", "1", &server));
+    CHECK_RC(mcp_server_on_free(server, NULL, NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_server_on_free(NULL, record_cleanup, NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_OK(mcp_server_on_free(server, record_cleanup, (void *)&a));
+    CHECK_OK(mcp_server_on_free(server, record_cleanup, (void *)&b));
+    CHECK(atomic_load(&cleanup_count) == 0);
+    mcp_server_free(server);
+    CHECK(atomic_load(&cleanup_count) == 2);
+    CHECK(strncmp(cleanup_order, "ba", 2) == 0);
+    mcp_client *client = NULL;
+    CHECK_OK(mcp_client_new("c", "1", &client));
+    CHECK_OK(mcp_client_on_free(client, record_cleanup, (void *)&c));
+    mcp_client_free(client);
+    CHECK(atomic_load(&cleanup_count) == 3);
+    CHECK(cleanup_order[2] == 'c');
+}
+
+/* mcp_call_options must say its size. */
+static void test_call_options_size(void) {
+    mcp_client *c = NULL;
+    CHECK_OK(mcp_client_new("sized", "1", &c));
+    mcp_call_options zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    CHECK_RC(mcp_client_ping(c, &zeroed), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(mcp_last_error_message(), "MCP_CALL_OPTIONS_INIT");
+    mcp_call_options sized = MCP_CALL_OPTIONS_INIT;
+    CHECK(sized.struct_size == sizeof(mcp_call_options));
+    /* Read, then refused because the client is not connected. */
+    CHECK_RC(mcp_client_ping(c, &sized), MCP_ERR_INVALID_STATE);
+    mcp_client_free(c);
+}
+
 static void test_client_invalid_arguments(void) {
     mcp_client *client = NULL;
     CHECK_OK(mcp_client_new("c", "1", &client));
@@ -238,6 +288,27 @@ static void test_server_registration_errors(void) {
     CHECK_OK(mcp_server_new("s", "1", &server));
     const char *schema = "{\"type\":\"object\"}";
     CHECK_RC(mcp_server_add_tool(NULL, "t", NULL, schema, dummy_tool, NULL), MCP_ERR_NULL_ARGUMENT);
+    /* Tools as JSON: required fields, unknown fields, bad schemas. */
+    CHECK_RC(mcp_server_add_tool_json(server, NULL, dummy_tool, NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_server_add_tool_json(server, "{\"name\":\"t\"}", dummy_tool, NULL),
+             MCP_ERR_INVALID_JSON);
+    CHECK_RC(mcp_server_add_tool_json(server, "{\"name\":\"t\",\"inputSchema\":{\"type\":"
+                                              "\"object\"},\"inputschema\":1}",
+                                      dummy_tool, NULL),
+             MCP_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(mcp_last_error_message(), "inputschema");
+    CHECK_RC(mcp_server_add_tool_json(server, "{\"name\":\"bad name!\",\"inputSchema\":{\"type\":"
+                                              "\"object\"}}",
+                                      dummy_tool, NULL),
+             MCP_ERR_INVALID_ARGUMENT);
+    CHECK_RC(mcp_server_add_tool_json(server, "{\"name\":\"t\",\"inputSchema\":{\"type\":"
+                                              "\"object\"},\"outputSchema\":{\"type\":\"string\"}}",
+                                      dummy_tool, NULL),
+             MCP_ERR_INVALID_ARGUMENT);
+    CHECK_RC(mcp_server_add_tool_json(server, "{\"name\":\"t\",\"inputSchema\":{\"type\":"
+                                              "\"object\"}}",
+                                      NULL, NULL),
+             MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_server_add_tool(server, NULL, NULL, schema, dummy_tool, NULL),
              MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_server_add_tool(server, "t", NULL, NULL, dummy_tool, NULL), MCP_ERR_NULL_ARGUMENT);
@@ -298,6 +369,9 @@ static void test_server_serving_errors(void) {
     CHECK_RC(mcp_server_serve_http(server, "127.0.0.1:99999", &port), MCP_ERR_INVALID_ARGUMENT);
     CHECK_OK(mcp_server_serve_http(server, "127.0.0.1:0", &port));
     CHECK(port != 0);
+    /* Served now: the completion callback can no longer be set. */
+    CHECK_RC(mcp_server_set_completion(server, dummy_tool, NULL), MCP_ERR_INVALID_STATE);
+    CHECK_RC(mcp_server_set_completion(server, NULL, NULL), MCP_ERR_NULL_ARGUMENT);
     /* The port is taken now. */
     mcp_server *other = NULL;
     CHECK_OK(mcp_server_new("s2", "1", &other));
@@ -347,6 +421,8 @@ int main(int argc, char **argv) {
     RUN(test_server_lifecycle);
     RUN(test_client_null_arguments);
     RUN(test_client_invalid_arguments);
+    RUN(test_call_options_size);
+    RUN(test_cleanups_at_free);
     RUN(test_client_state_errors);
     RUN(test_connect_failures);
     RUN(test_server_registration_errors);

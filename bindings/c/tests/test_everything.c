@@ -143,7 +143,7 @@ static void on_progress(void *userdata, double progress, double total, const cha
 }
 
 static void test_progress(void) {
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.on_progress = on_progress;
     char *json = NULL;
     CHECK_OK(mcp_client_call_tool(client, "test_tool_with_progress", "{}", &options, &json));

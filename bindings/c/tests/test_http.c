@@ -10,7 +10,14 @@
 
 #include "fixture.h"
 
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 static mcp_server *server;
 static char url[128];
@@ -103,7 +110,7 @@ static void on_progress(void *userdata, double progress, double total, const cha
 }
 
 static void test_server_requests_and_notifications_over_http(void) {
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.on_progress = on_progress;
     char *json = call(client, "progress", NULL, &options);
     CHECK_CONTAINS(json, "done");
@@ -124,7 +131,7 @@ static void test_server_requests_and_notifications_over_http(void) {
 
 static void test_cancellation_reaches_the_server(void) {
     int before = atomic_load(&fixture_cancellations);
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 150;
     char *json = NULL;
     CHECK_RC(mcp_client_call_tool(client, "sleep", "{\"ms\":5000}", &options, &json),
@@ -132,6 +139,40 @@ static void test_cancellation_reaches_the_server(void) {
     /* The client sent notifications/cancelled; the callback saw it. */
     CHECK(wait_until(&fixture_cancellations, before + 1, 5000));
     CHECK_OK(mcp_client_ping(client, NULL));
+}
+
+static void *cancel_after_a_moment(void *token) {
+    sleep_ms(200);
+    mcp_cancel_token_cancel(token);
+    return NULL;
+}
+
+/* A call cancelled from another thread with a token fails at once, and the
+ * server's callback sees the cancellation. */
+static void test_cancel_from_another_thread(void) {
+    mcp_cancel_token *token = NULL;
+    CHECK_RC(mcp_cancel_token_new(NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_OK(mcp_cancel_token_new(&token));
+    CHECK(!mcp_cancel_token_is_cancelled(token));
+    int before = atomic_load(&fixture_cancellations);
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
+    options.cancel = token;
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, cancel_after_a_moment, token) == 0);
+    double start = now_ms();
+    char *json = NULL;
+    CHECK_RC(mcp_client_call_tool(client, "sleep", "{\"ms\":10000}", &options, &json),
+             MCP_ERR_CANCELLED);
+    CHECK(json == NULL);
+    CHECK(now_ms() - start < 5000);
+    pthread_join(thread, NULL);
+    CHECK(mcp_cancel_token_is_cancelled(token));
+    CHECK(wait_until(&fixture_cancellations, before + 1, 5000));
+    /* A cancelled token fails a new call at once; the client goes on. */
+    CHECK_RC(mcp_client_ping(client, &options), MCP_ERR_CANCELLED);
+    CHECK_OK(mcp_client_ping(client, NULL));
+    mcp_cancel_token_free(token);
+    mcp_cancel_token_free(NULL);
 }
 
 static void *sleeper(void *arg) {
@@ -190,12 +231,20 @@ static void *stopper(void *arg) {
     return NULL;
 }
 
+static void *stop_after_a_moment(void *server_to_stop) {
+    sleep_ms(100);
+    mcp_server_stop(server_to_stop);
+    return NULL;
+}
+
 static void test_stop_from_another_thread(void) {
     mcp_result stopped = MCP_ERR_INTERNAL;
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, stopper, &stopped) == 0);
     pthread_join(thread, NULL);
     CHECK(stopped == MCP_OK);
+    /* The stop is complete: listeners closed, sessions ended. */
+    CHECK_OK(mcp_server_wait(server, 5000));
     /* No new connections. */
     mcp_client *late = NULL;
     CHECK_OK(mcp_client_new("late", "1", &late));
@@ -219,7 +268,7 @@ static void test_server_freed_under_a_client(void) {
     mcp_server_free(server);
     server = NULL;
     /* The session is gone with the server's runtime: calls fail, quickly. */
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 3000;
     double start = now_ms();
     mcp_result r = mcp_client_ping(client, &options);
@@ -232,13 +281,21 @@ static void test_server_freed_under_a_client(void) {
 /* A server freed from inside one of its own tool callbacks. */
 static atomic_int self_freed;
 
+static atomic_int cleanup_saw_freed; /* 1 + self_freed when the cleanup ran */
+
 static mcp_result free_own_server(void *userdata, mcp_context *cx, const char *args,
                                   char **result) {
     (void)cx, (void)args;
     mcp_server_free(userdata);
-    atomic_store(&self_freed, 1);
+    sleep_ms(100); /* the cleanup must still wait for this callback */
     *result = mcp_string_new("{\"content\":[{\"type\":\"text\",\"text\":\"freed\"}]}");
+    atomic_store(&self_freed, 1);
     return MCP_OK;
+}
+
+static void cleanup_after_free(void *userdata) {
+    (void)userdata;
+    atomic_store(&cleanup_saw_freed, 1 + atomic_load(&self_freed));
 }
 
 static void test_server_freed_inside_its_callback(void) {
@@ -246,6 +303,7 @@ static void test_server_freed_inside_its_callback(void) {
     CHECK_OK(mcp_server_new("doomed", "1", &doomed));
     CHECK_OK(mcp_server_add_tool(doomed, "free_server", NULL, "{\"type\":\"object\"}",
                                  free_own_server, doomed));
+    CHECK_OK(mcp_server_on_free(doomed, cleanup_after_free, NULL));
     uint16_t port = 0;
     CHECK_OK(mcp_server_serve_http(doomed, "127.0.0.1:0", &port));
     char doomed_url[128];
@@ -255,15 +313,165 @@ static void test_server_freed_inside_its_callback(void) {
     CHECK_OK(mcp_client_set_timeout(c, 3000));
     CHECK_OK(mcp_client_connect_http(c, doomed_url, NULL));
     char *json = NULL;
-    /* The answer may or may not make it out before the runtime is gone. */
-    mcp_result r = mcp_client_call_tool(c, "free_server", NULL, NULL, &json);
-    CHECK(r == MCP_OK || r == MCP_ERR_CLOSED || r == MCP_ERR_TRANSPORT);
+    /* The callback's answer still reaches the client. */
+    CHECK_OK(mcp_client_call_tool(c, "free_server", NULL, NULL, &json));
+    CHECK_CONTAINS(json, "freed");
     mcp_string_free(json);
     CHECK(wait_until(&self_freed, 1, 5000));
-    r = mcp_client_ping(c, NULL);
+    /* Then the server goes away. */
+    double deadline = now_ms() + 5000;
+    mcp_result r = MCP_OK;
+    while ((r = mcp_client_ping(c, NULL)) == MCP_OK && now_ms() < deadline) sleep_ms(20);
     CHECK(r == MCP_ERR_TRANSPORT || r == MCP_ERR_CLOSED);
     mcp_client_free(c);
+    /* The cleanup ran once the freeing callback had returned. */
+    CHECK(wait_until(&cleanup_saw_freed, 1, 10000));
+    CHECK(atomic_load(&cleanup_saw_freed) == 2);
     sleep_ms(200); /* let the freed server's background shutdown finish */
+}
+
+/* POSTs `body` to http://127.0.0.1:port/mcp with the given Host header (and
+ * Origin, unless NULL); returns the status (0 on failure) and copies the
+ * response, lower-cased, into `response`. */
+static int raw_post(uint16_t port, const char *host, const char *origin, const char *body,
+                    char *response, size_t size) {
+    response[0] = '\0';
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return 0;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct timeval limit = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    struct sockaddr_in addr = {0};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        close(fd);
+        return 0;
+    }
+    char origin_line[256] = "";
+    if (origin) snprintf(origin_line, sizeof origin_line, "Origin: %s\r\n", origin);
+    size_t length = strlen(body);
+    char head[1024];
+    int n = snprintf(head, sizeof head,
+                     "POST /mcp HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\n"
+                     "Accept: application/json, text/event-stream\r\nContent-Length: %zu\r\n"
+                     "Connection: close\r\n\r\n",
+                     host, origin_line, length);
+    int ok = write(fd, head, (size_t)n) == n && write(fd, body, length) == (ssize_t)length;
+    size_t got = 0;
+    while (ok && got + 1 < size) {
+        ssize_t r = read(fd, response + got, size - 1 - got);
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    response[got] = '\0';
+    close(fd);
+    for (size_t i = 0; i < got; i++) response[i] = (char)tolower((unsigned char)response[i]);
+    int status = 0;
+    return sscanf(response, "http/1.1 %d", &status) == 1 ? status : 0;
+}
+
+#define INIT                                                                            \
+    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"                \
+    "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":"      \
+    "\"raw\",\"version\":\"1\"}}}"
+
+static void test_http_options(void) {
+    mcp_http_options *options = NULL;
+    CHECK_RC(mcp_http_options_new(NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_OK(mcp_http_options_new(&options));
+    CHECK_RC(mcp_http_options_set_stateless(NULL, true), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_http_options_set_address(options, "not an address"), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_RC(mcp_http_options_set_address(options, NULL), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_http_options_allow_host(options, ""), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_RC(mcp_http_options_set_max_body_size(options, 0), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_RC(mcp_http_options_set_max_sessions(options, 0), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_RC(mcp_http_options_set_idle_timeout_ms(options, 0), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_OK(mcp_http_options_set_address(options, "127.0.0.1:0"));
+    CHECK_OK(mcp_http_options_allow_host(options, "mcp.example.com"));
+    CHECK_OK(mcp_http_options_allow_host(options, "MCP.example.net:8443"));
+    CHECK_OK(mcp_http_options_set_stateless(options, true));
+    CHECK_OK(mcp_http_options_set_json_response(options, true));
+    CHECK_OK(mcp_http_options_set_max_body_size(options, 2048));
+    CHECK_OK(mcp_http_options_set_max_header_size(options, 16384));
+    CHECK_OK(mcp_http_options_set_max_sessions(options, 5));
+    CHECK_OK(mcp_http_options_set_idle_timeout_ms(options, 60000));
+    CHECK_OK(mcp_http_options_set_cancel_on_disconnect(options, true));
+
+    mcp_server *s = fixture_server_new();
+    CHECK(s != NULL);
+    if (!s) {
+        mcp_http_options_free(options);
+        return;
+    }
+    uint16_t port = 0;
+    CHECK_OK(mcp_server_start_http(s, options, &port));
+    mcp_http_options_free(options); /* the server keeps a copy */
+    CHECK(port != 0);
+
+    static char response[65536];
+    /* An allowed host: a JSON answer, and no session (stateless). */
+    CHECK(raw_post(port, "mcp.example.com", NULL, INIT, response, sizeof response) == 200);
+    CHECK_CONTAINS(response, "content-type: application/json");
+    CHECK_CONTAINS(response, "\"protocolversion\":\"2025-11-25\"");
+    CHECK(strstr(response, "mcp-session-id") == NULL);
+    CHECK(raw_post(port, "mcp.example.net:8443", "https://mcp.example.net:8443", INIT, response,
+                   sizeof response) == 200);
+    /* Hosts and origins not in the list, loopback included, are refused. */
+    char loopback[64];
+    snprintf(loopback, sizeof loopback, "127.0.0.1:%u", (unsigned)port);
+    CHECK(raw_post(port, loopback, NULL, INIT, response, sizeof response) == 403);
+    CHECK(raw_post(port, "evil.example.com", NULL, INIT, response, sizeof response) == 403);
+    CHECK(raw_post(port, "mcp.example.com", "http://evil.example.com", INIT, response,
+                   sizeof response) == 403);
+    /* The body limit. */
+    char big[4096];
+    snprintf(big, sizeof big, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"%3000d\"}}", 1);
+    CHECK(raw_post(port, "mcp.example.com", NULL, big, response, sizeof response) == 413);
+
+    /* Waiting: not stopped yet, then stopped from another thread. */
+    CHECK_RC(mcp_server_wait(s, 50), MCP_ERR_TIMEOUT);
+    CHECK_RC(mcp_server_wait(NULL, 0), MCP_ERR_NULL_ARGUMENT);
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, stop_after_a_moment, s) == 0);
+    CHECK_OK(mcp_server_wait(s, -1));
+    pthread_join(thread, NULL);
+    CHECK(raw_post(port, "mcp.example.com", NULL, INIT, response, sizeof response) == 0);
+    mcp_server_free(s);
+
+    /* NULL options: the defaults (loopback, sessions, SSE). */
+    s = fixture_server_new();
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK_OK(mcp_server_start_http(s, NULL, &port));
+    snprintf(loopback, sizeof loopback, "127.0.0.1:%u", (unsigned)port);
+    CHECK(raw_post(port, loopback, NULL, INIT, response, sizeof response) == 200);
+    CHECK_CONTAINS(response, "mcp-session-id");
+    CHECK(raw_post(port, "mcp.example.com", NULL, INIT, response, sizeof response) == 403);
+    mcp_server_free(s);
+
+    /* Any host (behind a proxy that checks); false goes back to loopback. */
+    CHECK_OK(mcp_http_options_new(&options));
+    CHECK_OK(mcp_http_options_allow_host(options, "mcp.example.com"));
+    CHECK_OK(mcp_http_options_allow_any_host(options, false));
+    s = fixture_server_new();
+    CHECK(s != NULL);
+    if (!s) {
+        mcp_http_options_free(options);
+        return;
+    }
+    CHECK_OK(mcp_server_start_http(s, options, &port));
+    CHECK(raw_post(port, "mcp.example.com", NULL, INIT, response, sizeof response) == 403);
+    CHECK_OK(mcp_http_options_allow_any_host(options, true));
+    uint16_t any_port = 0;
+    CHECK_OK(mcp_server_start_http(s, options, &any_port));
+    CHECK(raw_post(any_port, "anything.example.org", "https://elsewhere.example", INIT, response,
+                   sizeof response) == 200);
+    mcp_http_options_free(options);
+    mcp_http_options_free(NULL);
+    mcp_server_free(s);
 }
 
 int main(void) {
@@ -285,10 +493,12 @@ int main(void) {
     RUN(test_every_kind_over_http);
     RUN(test_server_requests_and_notifications_over_http);
     RUN(test_cancellation_reaches_the_server);
+    RUN(test_cancel_from_another_thread);
     RUN(test_callbacks_run_in_parallel);
     RUN(test_concurrent_clients);
     RUN(test_stop_from_another_thread);
     RUN(test_server_freed_under_a_client);
     RUN(test_server_freed_inside_its_callback);
+    RUN(test_http_options);
     return finish();
 }

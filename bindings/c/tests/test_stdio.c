@@ -158,7 +158,7 @@ static void test_connect_and_info(void) {
 
 static void test_ping(void) {
     CHECK_OK(mcp_client_ping(client, NULL));
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 5000;
     CHECK_OK(mcp_client_ping(client, &options));
 }
@@ -205,6 +205,31 @@ static void test_tool_failures(void) {
     CHECK(code == -32602);
     CHECK_CONTAINS(mcp_last_error_message(), "no_such_tool");
     CHECK(mcp_last_error_code() == MCP_ERR_RPC);
+}
+
+/* A tool declared with mcp_server_add_tool_json: every field is listed,
+ * structured content comes back; a callback's JSON-RPC error reaches the
+ * client as one. */
+static void test_tool_definitions_and_rpc_errors(void) {
+    char *json = NULL;
+    CHECK_OK(mcp_client_list_tools(client, NULL, &json));
+    CHECK_CONTAINS(json, "\"title\":\"Structured weather\"");
+    CHECK_CONTAINS(json, "\"outputSchema\":{\"type\":\"object\"");
+    CHECK_CONTAINS(json, "\"readOnlyHint\":true");
+    CHECK_CONTAINS(json, "\"src\":\"https://example.com/sun.png\"");
+    CHECK_CONTAINS(json, "\"_meta\":{\"example.com/origin\":\"fixture\"}");
+    mcp_string_free(json);
+    CHECK_CALL(client, "structured", "{\"n\":3}", "\"structuredContent\":{\"celsius\":21.5,\"n\":3}");
+    json = (char *)1;
+    CHECK_RC(mcp_client_call_tool(client, "rpc_error", NULL, NULL, &json), MCP_ERR_RPC);
+    CHECK(json == NULL);
+    int64_t code = 0;
+    CHECK(mcp_last_error_rpc_code(&code) && code == -32001);
+    CHECK_CONTAINS(mcp_last_error_message(), "not now");
+    CHECK_CONTAINS(mcp_last_error_rpc_data(), "\"retry\":true");
+    /* Arguments that fail the input schema: a tool error, not a JSON-RPC one. */
+    CHECK_CALL(client, "structured", "{\"n\":\"three\"}", "\"isError\":true");
+    CHECK_CALL(client, "structured", "{\"n\":\"three\"}", "Invalid arguments");
 }
 
 static void test_resources(void) {
@@ -279,11 +304,24 @@ static void on_progress(void *userdata, double progress, double total, const cha
     }
 }
 
+static void test_completion(void) {
+    char *json = NULL;
+    CHECK_OK(mcp_client_complete(client,
+                                 "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
+                                 "\"argument\":{\"name\":\"name\",\"value\":\"Al\"}}",
+                                 NULL, &json));
+    CHECK_CONTAINS(json, "\"values\":[\"Alice\",\"Alan\"]");
+    mcp_string_free(json);
+    json = (char *)1;
+    CHECK_RC(mcp_client_complete(client, "{\"ref\":5}", NULL, &json), MCP_ERR_INVALID_JSON);
+    CHECK(json == NULL);
+}
+
 static void test_progress(void) {
     atomic_store(&progress_seen.calls, 0);
     progress_seen.thread = pthread_self();
     progress_seen.same_thread = 1;
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.on_progress = on_progress;
     options.userdata = &progress_seen;
     char *json = NULL;
@@ -388,7 +426,7 @@ static void test_subscriptions(void) {
 }
 
 static void test_timeout(void) {
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 200;
     char *json = (char *)1;
     double start = now_ms();
@@ -442,6 +480,37 @@ static void *slow_call(void *arg) {
     return NULL;
 }
 
+/* Over the 4 MiB message limit, both ways: each call fails at once (not at
+ * its timeout) with an error that says so, and the session goes on. */
+static void test_message_limit(void) {
+    size_t size = (4u << 20) + 100;
+    char *args = malloc(size + 32);
+    CHECK(args != NULL);
+    if (!args) return;
+    strcpy(args, "{\"message\":\"");
+    size_t at = strlen(args);
+    memset(args + at, 'x', size);
+    strcpy(args + at + size, "\"}");
+    char *json = NULL;
+    double start = now_ms();
+    CHECK_RC(mcp_client_call_tool(client, "echo", args, NULL, &json), MCP_ERR_RPC);
+    int64_t code = 0;
+    CHECK(mcp_last_error_rpc_code(&code) && code == -32600);
+    CHECK_CONTAINS(mcp_last_error_message(), "exceeds the limit of 4194304 bytes");
+    CHECK(now_ms() - start < 10000);
+    CHECK(json == NULL);
+    free(args);
+
+    start = now_ms();
+    CHECK_RC(mcp_client_call_tool(client, "big", NULL, NULL, &json), MCP_ERR_TRANSPORT);
+    CHECK_CONTAINS(mcp_last_error_message(), "larger than the message limit of 4194304 bytes");
+    CHECK(now_ms() - start < 10000);
+    CHECK(json == NULL);
+
+    CHECK_OK(mcp_client_ping(client, NULL));
+    CHECK_CALL(client, "add", "{\"a\":1,\"b\":2}", "\"3\"");
+}
+
 static void test_concurrent_calls(void) {
     enum { N = 8 };
     pthread_t threads[N];
@@ -477,18 +546,19 @@ static void test_generic_request_and_notify(void) {
     CHECK_CONTAINS(json, "static text");
     mcp_string_free(json);
     int64_t code = 0;
-    CHECK_RC(mcp_client_request(client, MCP_METHOD_COMPLETION_COMPLETE,
+    CHECK_OK(mcp_client_request(client, MCP_METHOD_COMPLETION_COMPLETE,
                                 "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
-                                "\"argument\":{\"name\":\"name\",\"value\":\"A\"}}",
-                                NULL, &json),
-             MCP_ERR_RPC);
-    CHECK(mcp_last_error_rpc_code(&code) && code == -32601);
+                                "\"argument\":{\"name\":\"name\",\"value\":\"B\"}}",
+                                NULL, &json));
+    CHECK_CONTAINS(json, "\"values\":[\"Bob\"]");
+    mcp_string_free(json);
+    json = NULL;
     CHECK_RC(mcp_client_request(client, "no/such/method", NULL, NULL, &json), MCP_ERR_RPC);
     CHECK(mcp_last_error_rpc_code(&code) && code == -32601);
     /* Progress through the generic request. */
     atomic_store(&progress_seen.calls, 0);
     progress_seen.thread = pthread_self();
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.on_progress = on_progress;
     options.userdata = &progress_seen;
     CHECK_OK(mcp_client_request(client, MCP_METHOD_TOOLS_CALL, "{\"name\":\"progress\"}", &options,
@@ -552,7 +622,7 @@ static void test_close(void) {
 static void *long_call(void *arg) {
     mcp_client *c = *(mcp_client **)arg;
     char *json = NULL;
-    mcp_call_options options = {0};
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 30000;
     mcp_result r = mcp_client_call_tool(c, "sleep", "{\"ms\":20000}", &options, &json);
     mcp_string_free(json);
@@ -595,6 +665,19 @@ static void test_server_stops_itself(void) {
     /* The session may end before the answer is sent. */
     CHECK(r == MCP_OK || r == MCP_ERR_CLOSED);
     mcp_string_free(json);
+    double deadline = now_ms() + 5000;
+    while (mcp_client_ping(c, NULL) == MCP_OK && now_ms() < deadline) sleep_ms(20);
+    CHECK_RC(mcp_client_ping(c, NULL), MCP_ERR_CLOSED);
+    mcp_client_free(c);
+}
+
+/* A server freed from inside its own tool callback: the call still gets its
+ * answer, then the server process ends. */
+static void test_server_freed_inside_callback(void) {
+    mcp_client *c = connect_fixture();
+    CHECK(c != NULL);
+    if (!c) return;
+    CHECK_CALL(c, "free_server", NULL, "freed, and still answered");
     double deadline = now_ms() + 5000;
     while (mcp_client_ping(c, NULL) == MCP_OK && now_ms() < deadline) sleep_ms(20);
     CHECK_RC(mcp_client_ping(c, NULL), MCP_ERR_CLOSED);
@@ -679,8 +762,10 @@ int main(int argc, char **argv) {
     RUN(test_list_tools);
     RUN(test_call_tools);
     RUN(test_tool_failures);
+    RUN(test_tool_definitions_and_rpc_errors);
     RUN(test_resources);
     RUN(test_prompts);
+    RUN(test_completion);
     RUN(test_progress);
     RUN(test_logging);
     RUN(test_sampling);
@@ -690,6 +775,7 @@ int main(int argc, char **argv) {
     RUN(test_list_changed_reentrant);
     RUN(test_subscriptions);
     RUN(test_timeout);
+    RUN(test_message_limit);
     RUN(test_concurrent_calls);
     RUN(test_generic_request_and_notify);
     RUN(test_method_names);
@@ -699,6 +785,7 @@ int main(int argc, char **argv) {
     RUN(test_server_killed_mid_call);
     RUN(test_server_stops_itself);
     RUN(test_free_inside_callback);
+    RUN(test_server_freed_inside_callback);
     RUN(test_parallel_lifecycles);
     return finish();
 }

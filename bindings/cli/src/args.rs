@@ -83,6 +83,12 @@ pub(crate) struct ServeArgs {
     /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:3000) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,
+
+    /// Share sessions, stream events, changes and the requestState key with
+    /// other replicas through this store (with --http), e.g.
+    /// redis://127.0.0.1:6379/0.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub(crate) store: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -102,7 +108,9 @@ pub(crate) enum ToolsCommand {
         /// The arguments, as a JSON object.
         #[arg(long, value_name = "JSON")]
         args: Option<String>,
-        /// Run the call as a task: start it, poll it, then fetch its result.
+        /// Run the call as a task: start it, poll it (answering its questions), then take its
+        /// result (2025-11-25 core tasks, or the 2026-07-28 tasks extension when the server
+        /// offers it).
         #[arg(long)]
         task: bool,
         #[command(flatten)]

@@ -1,7 +1,7 @@
 //! The client commands: one request each, printed for people or as JSON.
 
 use indexmap::IndexMap;
-use mcp_core::client::Client;
+use mcp_core::client::{Client, ToolTaskStart};
 use mcp_core::schema::CallToolRequestParams;
 use mcp_core::session::RequestOptions;
 use serde_json::{Map, Value, json};
@@ -102,23 +102,40 @@ pub(crate) async fn run(
             arguments,
             task: true,
         } => {
-            let created = client
-                .call_tool_as_task(&name, arguments, None)
+            let started = client
+                .start_tool_task(&name, arguments, None)
                 .await
                 .map_err(CliError::request)?;
-            let id = created.task.task_id;
-            if !printing.quiet {
-                output::stderr(&format!("task {id}: {}", created.task.status));
-            }
-            let result = client
-                .await_tool_task(&id)
-                .await
-                .map_err(CliError::request)?;
-            if !printing.quiet {
-                if let Ok(task) = client.get_task(&id).await {
-                    output::stderr(&format!("task {id}: {}", task.status));
+            let result = match started {
+                ToolTaskStart::Task(task) => {
+                    let id = task.task_id;
+                    if !printing.quiet {
+                        output::stderr(&format!("task {id}: {}", task.status));
+                    }
+                    let result = client
+                        .await_tool_task(&id)
+                        .await
+                        .map_err(CliError::request)?;
+                    if !printing.quiet {
+                        if let Ok(task) = client.get_task(&id).await {
+                            output::stderr(&format!("task {id}: {}", task.status));
+                        }
+                    }
+                    result
                 }
-            }
+                // Under the tasks extension the server decides.
+                ToolTaskStart::Done(result) => {
+                    if !printing.quiet {
+                        output::stderr("the server ran the call without a task");
+                    }
+                    result
+                }
+                other => {
+                    return Err(CliError::Failed(format!(
+                        "an unexpected answer to a call as a task: {other:?}"
+                    )));
+                }
+            };
             print(json, &result, || output::tool_result(&result));
             if result.is_error() {
                 output::stderr(&format!("error: the tool `{name}` reported an error"));

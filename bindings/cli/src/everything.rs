@@ -35,6 +35,12 @@ fn bus() -> ChangeBus {
 /// (serve one per Streamable HTTP session, or one for stdio). Every fixture
 /// is a constant that `tests/everything.rs` checks, so none is ever dropped.
 pub fn everything_server() -> Server {
+    everything_builder().build()
+}
+
+/// The everything server before it is built (to add settings such as a
+/// shared requestState key).
+pub fn everything_builder() -> ServerBuilder {
     let builder = Server::builder("mcp-everything", env!("CARGO_PKG_VERSION"))
         .title("libmcp everything server")
         .instructions(
@@ -55,9 +61,7 @@ pub fn everything_server() -> Server {
     };
     let builder = resources(builder);
     let builder = prompts(builder);
-    builder
-        .completion(|params, _cx| async move { Ok(complete(&params)) })
-        .build()
+    builder.completion(|params, _cx| async move { Ok(complete(&params)) })
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -77,14 +77,23 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     };
     let (request, target) = match cli.command {
         Command::Serve(serve) => {
-            let server = match serve.server {
-                BuiltinServer::Everything => everything::everything_server(),
+            let store = match &serve.store {
+                Some(url) => Some(transport::connect_store(url).await?),
+                None => None,
             };
+            let builder = match serve.server {
+                BuiltinServer::Everything => everything::everything_builder(),
+            };
+            let server = match &store {
+                Some(store) => builder.request_state_key(transport::shared_key(store).await?),
+                None => builder,
+            }
+            .build();
             let mode = match serve.http {
                 Some(addr) => ServeMode::Http(addr),
                 None => ServeMode::Stdio,
             };
-            return transport::serve(server, mode).await;
+            return transport::serve_with(server, mode, store).await;
         }
         Command::Tools(ToolsCommand::List(target)) => (Request::ListTools, target),
         Command::Tools(ToolsCommand::Call {
@@ -121,14 +130,19 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Ping(target) => (Request::Ping, target),
     };
+    let target = target_of(target)?;
+    let mut client = transport::connect(&target, options).await?;
     if matches!(request, Request::CallTool { task: true, .. })
         && options.negotiation == Negotiation::Auto
+        && client.protocol_version().has_extensions()
+        && !client.offers_tasks_extension()
     {
-        // Tasks as this command runs them are the 2025-11-25 core API.
+        // The server speaks 2026-07-28 without the tasks extension: its
+        // tasks, if any, are the 2025-11-25 core API.
+        client.close().await;
         options.negotiation = Negotiation::Legacy;
+        client = transport::connect(&target, options).await?;
     }
-    let target = target_of(target)?;
-    let client = transport::connect(&target, options).await?;
     let result = if matches!(request, Request::Subscribe { .. }) {
         // Runs until Ctrl-C, which ends it normally.
         commands::run(&client, request, printing).await

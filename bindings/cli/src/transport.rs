@@ -8,8 +8,11 @@ use std::time::Duration;
 use mcp_core::auth::{LoopbackUserAgent, OAuthClient};
 use mcp_core::client::Client;
 use mcp_core::schema::ServerNotification;
+use mcp_core::server::RequestStateKey;
 use mcp_core::server::Server;
 use mcp_core::session::SessionConfig;
+use mcp_core::store::SessionStore as _;
+use mcp_core::store::redis::RedisStore;
 use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
 use mcp_core::transport::{ChildProcess, Stdio};
 
@@ -121,8 +124,39 @@ pub enum ServeMode {
     Http(String),
 }
 
+/// Connects to the store of `mcp serve --store URL`; fails naming it.
+pub async fn connect_store(url: &str) -> Result<RedisStore, CliError> {
+    if !url.starts_with("redis://") && !url.starts_with("rediss://") {
+        return Err(CliError::Usage(format!(
+            "--store {url}: only redis://HOST:PORT/DB (or rediss://) stores are known"
+        )));
+    }
+    RedisStore::connect(url)
+        .await
+        .map_err(|e| CliError::Failed(format!("cannot use the session store: {e}")))
+}
+
+/// The requestState key every replica sharing `store` uses.
+pub async fn shared_key(store: &RedisStore) -> Result<RequestStateKey, CliError> {
+    store
+        .shared_secret("request-state-key")
+        .await
+        .map(RequestStateKey::from_bytes)
+        .map_err(|e| CliError::Failed(format!("cannot read the shared requestState key: {e}")))
+}
+
 /// Serves `server` until the client goes away.
 pub async fn serve(server: Server, mode: ServeMode) -> Result<(), CliError> {
+    serve_with(server, mode, None).await
+}
+
+/// Serves `server`; over HTTP, sharing state with other replicas through
+/// `store` if given.
+pub async fn serve_with(
+    server: Server,
+    mode: ServeMode,
+    store: Option<RedisStore>,
+) -> Result<(), CliError> {
     match mode {
         ServeMode::Stdio => {
             let session = server
@@ -154,7 +188,11 @@ pub async fn serve(server: Server, mode: ServeMode) -> Result<(), CliError> {
             }
             // Scripts read the endpoint (and the port, with --http HOST:0) from here.
             eprintln!("mcp: serving on http://{bound}/mcp");
-            let http = StreamableHttpServer::new(server, HttpServerConfig::default());
+            let config = match &store {
+                Some(store) => HttpServerConfig::default().stores(store.stores()),
+                None => HttpServerConfig::default(),
+            };
+            let http = StreamableHttpServer::new(server, config);
             tokio::select! {
                 served = http.serve(listener) => {
                     served.map_err(|e| CliError::Failed(format!("the HTTP server failed: {e}")))

@@ -107,7 +107,7 @@ fn tools_list_for_people_and_scripts() {
     let tools = tools["tools"].as_array().unwrap();
     // The 2025-11-25 fixtures and the 2026-07-28 ones (input-required rounds,
     // diagnostics, the tasks extension, test_update_resource).
-    assert_eq!(tools.len(), 37);
+    assert_eq!(tools.len(), 38);
     let simple = tools
         .iter()
         .find(|t| t["name"] == "test_simple_text")
@@ -524,12 +524,16 @@ fn tools_call_as_a_task() {
         "{}",
         run.stderr
     );
-    // A tool that does not support tasks is refused by the server.
+    // A tool that does not support tasks: in a 2025-11-25 session the
+    // server refuses it as a task; under the tasks extension of 2026-07-28
+    // (auto, with a server that offers it) the server runs it directly.
     let run = against_everything(&[
         "tools",
         "call",
         "add_numbers",
         "--task",
+        "--protocol",
+        "2025-11-25",
         "--args",
         r#"{"a":1,"b":2}"#,
     ]);
@@ -539,4 +543,57 @@ fn tools_call_as_a_task() {
         "{}",
         run.stderr
     );
+    let run = against_everything(&[
+        "tools",
+        "call",
+        "add_numbers",
+        "--task",
+        "--args",
+        r#"{"a":1,"b":2}"#,
+    ]);
+    ok(&run);
+    assert!(run.stdout.contains('3'), "{}", run.stdout);
+    assert!(run.stderr.contains("without a task"), "{}", run.stderr);
+}
+
+#[test]
+fn tools_call_as_a_task_under_2026() {
+    // Auto picks 2026-07-28 and the tasks extension the server offers.
+    let run = against_everything(&[
+        "tools",
+        "call",
+        "slow_compute",
+        "--task",
+        "--json",
+        "--args",
+        r#"{"seconds":0.2,"label":"x"}"#,
+    ]);
+    ok(&run);
+    let out = run.json();
+    assert_eq!(out["protocolVersion"], "2026-07-28", "{out}");
+    assert!(out.to_string().contains("Computed `x`"), "{out}");
+    assert!(
+        run.stderr.contains(": working") && run.stderr.contains(": completed"),
+        "{}",
+        run.stderr
+    );
+    // A task that asks: with no terminal, declined (a message names what
+    // was asked), answered with tasks/update; never a hang.
+    let run = against_everything(&[
+        "tools",
+        "call",
+        "confirm_delete",
+        "--task",
+        "--protocol",
+        "2026-07-28",
+        "--args",
+        r#"{"filename":"a.txt"}"#,
+    ]);
+    ok(&run);
+    assert!(run.stdout.contains("Kept a.txt"), "{}", run.stdout);
+    assert!(run.stderr.contains("Delete a.txt?"), "{}", run.stderr);
+    // A task that ends with a JSON-RPC error fails the command.
+    let run = against_everything(&["tools", "call", "protocol_error_job", "--task"]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("on purpose"), "{}", run.stderr);
 }

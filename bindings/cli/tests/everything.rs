@@ -114,6 +114,7 @@ async fn tools_are_listed_with_descriptions_and_schemas() {
             "test_elicitation",
             "test_elicitation_sep1034_defaults",
             "test_elicitation_sep1330_enums",
+            "test_header_param",
             "json_schema_2020_12_tool",
             "test_reconnection",
             "add_numbers",
@@ -157,6 +158,7 @@ async fn tools_are_listed_with_descriptions_and_schemas() {
                 "test_slow_task",
                 "test_update_resource",
                 "test_tool_with_task",
+                "test_header_param",
             ]
             .contains(&name)
         {

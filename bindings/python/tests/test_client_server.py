@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import time
 from typing import Any, Callable, List
 
 import pytest
@@ -288,6 +289,29 @@ def test_timeouts(make_client: Callable[..., libmcp.Client]) -> None:
             with pytest.raises(libmcp.Timeout):
                 await client.call_tool("sleep", {"seconds": 30})
             assert (await client.call_tool("sleep", {"seconds": 0.01})).text == "slept 0.01"
+
+    run(go())
+
+
+def test_messages_over_the_limit_fail_at_once(make_client: Callable[..., libmcp.Client], transport: str) -> None:
+    """Over the 4 MiB message limit, both ways: the call fails at once with
+    an error that says so (not at its timeout), and the session goes on."""
+
+    async def go() -> None:
+        async with make_client(timeout=30) as client:
+            started = time.monotonic()
+            with pytest.raises(libmcp.McpError) as caught:
+                await client.call_tool("echo", {"text": "x" * ((4 << 20) + 1)})
+            if transport == "stdio":
+                assert caught.value.code == -32600
+                assert "exceeds the limit of 4194304 bytes" in caught.value.message
+            with pytest.raises(libmcp.McpError) as caught:
+                await client.call_tool("big", {"megabytes": 5})
+            if transport == "stdio":
+                assert isinstance(caught.value, libmcp.TransportError)
+                assert "larger than the message limit of 4194304 bytes" in caught.value.message
+            assert time.monotonic() - started < 15
+            assert (await client.call_tool("echo", {"text": "still here"})).text == "still here"
 
     run(go())
 

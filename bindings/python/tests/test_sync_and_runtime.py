@@ -4,18 +4,29 @@ stopped in the background, and tools added while serving."""
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
 import time
-from typing import Any, Callable, List
+from typing import Any, Callable, Dict, List, Optional
 
 import pytest
 
 import libmcp
-from conftest import LIBMCP_SERVER, PYTHON, Recorder, child_env, run, server_command, stop_process
+from conftest import (
+    LIBMCP_SERVER,
+    PYTHON,
+    Recorder,
+    child_env,
+    free_port,
+    run,
+    server_command,
+    stop_process,
+    wait_for_port,
+)
 
 
 def test_sync_client(make_sync_client: Callable[..., libmcp.SyncClient], recorder: Recorder) -> None:
@@ -236,19 +247,76 @@ def test_child_environment_and_stderr() -> None:
     assert "secret=unset" in lines and "extra=yes" in lines
 
 
-def _post(url: str, body: bytes, session: str | None = None) -> tuple[int, dict, bytes]:
+def _post(
+    url: str, body: bytes, session: str | None = None, extra: Optional[Dict[str, str]] = None
+) -> tuple[int, dict, bytes]:
     import urllib.error
     import urllib.request
 
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     if session:
         headers["mcp-session-id"] = session
+    headers.update(extra or {})
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as e:
         return e.code, dict(e.headers), e.read()
+
+
+def test_run_http_takes_hosts_stateless_and_json() -> None:
+    """``run_http_async`` (like ``run_http`` and ``start_http``): allowed
+    hosts replace the loopback default for Host and Origin, stateless serving
+    hands out no session, JSON answers are not SSE, and the limits apply."""
+    server = libmcp.Server("options")
+
+    @server.tool
+    def echo(text: str) -> str:
+        """Echoes."""
+        return text
+
+    init = (
+        b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+        b'"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}'
+    )
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+
+    async def go() -> None:
+        serving = asyncio.ensure_future(
+            server.run_http_async(
+                "127.0.0.1",
+                port,
+                stateless=True,
+                json_response=True,
+                allowed_hosts=["mcp.example.com"],
+                max_body_size=1024,
+            )
+        )
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, wait_for_port, port)
+
+            def post(body: bytes, **headers: str) -> tuple[int, dict, bytes]:
+                return _post(url, body, extra=headers)
+
+            status, headers, body = await asyncio.to_thread(post, init, host="mcp.example.com")
+            lowered = {k.lower(): v for k, v in headers.items()}
+            assert status == 200, body
+            assert lowered["content-type"].startswith("application/json")
+            assert "mcp-session-id" not in lowered
+            assert json.loads(body)["result"]["serverInfo"]["name"] == "options"
+            assert (await asyncio.to_thread(post, init))[0] == 403  # 127.0.0.1:port is not listed
+            bad_origin = {"host": "mcp.example.com", "origin": "http://evil.example.com"}
+            assert (await asyncio.to_thread(post, init, **bad_origin))[0] == 403
+            big = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * 2000 + b'"}}'
+            assert (await asyncio.to_thread(post, big, host="mcp.example.com"))[0] == 413
+        finally:
+            serving.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await serving
+
+    run(go())
 
 
 def test_http_limits_are_settings() -> None:

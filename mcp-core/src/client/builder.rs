@@ -20,6 +20,9 @@ use crate::transport::Transport;
 use crate::{ProtocolVersion, Result};
 use std::time::Duration;
 
+/// How long waiting for a task's result may take by default.
+const DEFAULT_TASK_WAIT_LIMIT: Duration = Duration::from_secs(24 * 3600);
+
 /// How long the version probe waits by default.
 const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -62,6 +65,8 @@ pub struct ClientBuilder {
     pub(crate) url_elicitation: Option<UrlElicitationFn>,
     pub(crate) tasks: Option<crate::tasks::TaskConfig>,
     pub(crate) cache_lists: bool,
+    pub(crate) tasks_extension: bool,
+    pub(crate) task_wait_limit: Duration,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -92,6 +97,8 @@ impl ClientBuilder {
             url_elicitation: None,
             tasks: None,
             cache_lists: false,
+            tasks_extension: false,
+            task_wait_limit: DEFAULT_TASK_WAIT_LIMIT,
         }
     }
 
@@ -199,6 +206,30 @@ impl ClientBuilder {
     #[must_use]
     pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {
         self.tasks = Some(config);
+        self
+    }
+
+    /// Declares the tasks extension (`io.modelcontextprotocol/tasks`,
+    /// 2026-07-28) on every request, so the server may run any tool call
+    /// that supports it as a task; [`Client::call_tool`] then waits for the
+    /// task (answering its input requests with the sampling, elicitation
+    /// and roots handlers) and returns the final result. Without it, only
+    /// the task API ([`Client::start_tool_task`] and the `*_task` methods)
+    /// declares it, on its own requests. No effect in a 2025-11-25 session,
+    /// where a call becomes a task only when asked
+    /// ([`Client::call_tool_as_task`]).
+    #[must_use]
+    pub fn tasks_extension(mut self, on: bool) -> Self {
+        self.tasks_extension = on;
+        self
+    }
+
+    /// The longest [`Client::await_tool_task`] (and a tool call the server
+    /// turned into a task) waits for the task to end, polling at the
+    /// server's interval (default 24 h).
+    #[must_use]
+    pub fn task_wait_limit(mut self, limit: Duration) -> Self {
+        self.task_wait_limit = limit;
         self
     }
 

@@ -12,19 +12,16 @@ use super::service::ClientService;
 use super::subscription::{LISTEN_LIFETIME, Subscription};
 use crate::capability::ServerOffers;
 use crate::schema::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelTaskRequest,
-    CancelTaskRequestParams, CancelTaskResult, ClientRequestMethod, CompleteRequest,
-    CompleteRequestParams, CompleteResult, CreateTaskResult, DiscoverRequest, DiscoverResult,
-    EmptyResult, GetPromptRequest, GetPromptRequestParams, GetPromptResult, GetTaskPayloadRequest,
-    GetTaskPayloadRequestParams, GetTaskRequest, GetTaskRequestParams, GetTaskResult,
-    Implementation, InitializeResult, ListPromptsRequest, ListPromptsResult,
-    ListResourceTemplatesRequest, ListResourceTemplatesResult, ListResourcesRequest,
-    ListResourcesResult, ListTasksRequest, ListTasksResult, ListToolsRequest, ListToolsResult,
-    LoggingLevel, McpRequest, PaginatedRequestParams, PingRequest, Prompt, ReadResourceRequest,
-    ReadResourceRequestParams, ReadResourceResult, RequestParams, Resource, ResourceTemplate, Root,
-    RootsListChangedNotification, ServerCapabilities, ServerNotification, SetLevelRequest,
-    SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, SubscriptionFilter,
-    SubscriptionsListenRequest, TaskMetadata, TaskStatus, Tool, UnsubscribeRequest,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequestMethod, CompleteRequest,
+    CompleteRequestParams, CompleteResult, DiscoverRequest, DiscoverResult, EmptyResult,
+    GetPromptRequest, GetPromptRequestParams, GetPromptResult, Implementation, InitializeResult,
+    ListPromptsRequest, ListPromptsResult, ListResourceTemplatesRequest,
+    ListResourceTemplatesResult, ListResourcesRequest, ListResourcesResult, ListToolsRequest,
+    ListToolsResult, LoggingLevel, McpRequest, PaginatedRequestParams, PingRequest, Prompt,
+    ReadResourceRequest, ReadResourceRequestParams, ReadResourceResult, RequestParams, Resource,
+    ResourceTemplate, Root, RootsListChangedNotification, ServerCapabilities, ServerNotification,
+    SetLevelRequest, SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams,
+    SubscriptionFilter, SubscriptionsListenRequest, Tool, UnsubscribeRequest,
     UnsubscribeRequestParams,
 };
 use crate::session::{Peer, RequestOptions, Session};
@@ -56,15 +53,17 @@ const URL_ELICITATION_WAIT: std::time::Duration = std::time::Duration::from_secs
 /// ```
 pub struct Client {
     session: Session,
-    server: InitializeResult,
+    pub(super) server: InitializeResult,
     /// Per-request metadata, for revisions without a handshake.
-    modern: Option<Modern>,
-    discover: Option<DiscoverResult>,
+    pub(super) modern: Option<Modern>,
+    pub(super) discover: Option<DiscoverResult>,
     /// Answers server requests (in a session) and input-required rounds.
-    service: Arc<ClientService>,
+    pub(super) service: Arc<ClientService>,
+    /// The longest wait for a task's result.
+    pub(super) task_wait_limit: std::time::Duration,
     /// The requests the server's declared capabilities offer.
     offers: ServerOffers,
-    version: ProtocolVersion,
+    pub(super) version: ProtocolVersion,
     roots: Option<Arc<Mutex<Vec<Root>>>>,
     url_elicitation: Option<crate::client::UrlElicitationFn>,
     notifications: broadcast::Sender<ServerNotification>,
@@ -129,6 +128,7 @@ impl Client {
             log_level: builder.log_level,
             max_input_rounds: builder.max_input_rounds,
             probe_timeout: builder.probe_timeout,
+            tasks_extension: builder.tasks_extension,
         };
         let (notifications, _) = broadcast::channel(256);
         let service = Arc::new(ClientService {
@@ -156,6 +156,7 @@ impl Client {
             modern: connected.modern,
             discover: connected.discover,
             service,
+            task_wait_limit: builder.task_wait_limit,
             roots: builder.roots,
             url_elicitation: builder.url_elicitation,
             notifications,
@@ -239,7 +240,7 @@ impl Client {
     }
 
     /// Fails with a clear error when the server did not declare `capability`.
-    fn require(&self, declared: bool, method: &str, capability: &str) -> Result<()> {
+    pub(super) fn require(&self, declared: bool, method: &str, capability: &str) -> Result<()> {
         if declared {
             Ok(())
         } else {
@@ -352,16 +353,20 @@ impl Client {
     ) -> Result<CallToolResult> {
         self.check(ClientRequestMethod::CallTool)?;
         let name = params.name.clone();
-        let first = self
-            .send::<CallToolRequest>(params.clone(), options.clone())
-            .await;
-        let result = match first {
+        let method = <CallToolRequest as McpRequest>::METHOD;
+        let first = self.send_raw(method, &params, options.clone()).await;
+        let raw = match first {
             Err(Error::Rpc(e)) if e.code == crate::jsonrpc::ErrorCode::URL_ELICITATION_REQUIRED => {
                 self.complete_url_elicitations(e).await?;
-                self.send::<CallToolRequest>(params, options).await?
+                self.send_raw(method, &params, options).await?
             }
             other => other?,
         };
+        if self.modern.as_ref().is_some_and(|m| m.tasks_always) {
+            // The server may have made the call a task.
+            return self.finish_tool_call(&name, &raw).await;
+        }
+        let result: CallToolResult = serde_json::from_str(raw.get())?;
         self.check_structured_content(&name, &result)?;
         Ok(result)
     }
@@ -435,7 +440,11 @@ impl Client {
         }
     }
 
-    fn check_structured_content(&self, name: &str, result: &CallToolResult) -> Result<()> {
+    pub(super) fn check_structured_content(
+        &self,
+        name: &str,
+        result: &CallToolResult,
+    ) -> Result<()> {
         let Some(validator) = lock(&self.output_validators).get(name).cloned() else {
             return Ok(());
         };
@@ -460,102 +469,6 @@ impl Client {
                 problems.join("; ")
             )))
         }
-    }
-
-    fn has_tool_tasks(&self) -> Result<()> {
-        let declared = self
-            .server
-            .capabilities
-            .tasks
-            .as_ref()
-            .and_then(|t| t.requests.as_ref())
-            .and_then(|r| r.tools.as_ref())
-            .and_then(|t| t.call.as_ref())
-            .is_some();
-        self.require(
-            declared,
-            ClientRequestMethod::CallTool.as_str(),
-            "tasks.requests.tools.call",
-        )
-    }
-
-    /// Starts `tools/call` as a task (the server must declare
-    /// `tasks.requests.tools.call` and the tool must allow it); returns at
-    /// once with the task. `ttl` asks how long the server keeps it.
-    pub async fn call_tool_as_task(
-        &self,
-        name: &str,
-        arguments: Option<Map<String, Value>>,
-        ttl: Option<std::time::Duration>,
-    ) -> Result<CreateTaskResult> {
-        self.has_tool_tasks()?;
-        let params = CallToolRequestParams {
-            arguments,
-            task: Some(TaskMetadata {
-                ttl: ttl.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
-                ..TaskMetadata::new()
-            }),
-            ..CallToolRequestParams::new(name)
-        };
-        let raw = self
-            .send_raw(
-                <CallToolRequest as McpRequest>::METHOD,
-                &params,
-                RequestOptions::default(),
-            )
-            .await?;
-        Ok(serde_json::from_str(raw.get())?)
-    }
-
-    /// `tasks/get`.
-    pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult> {
-        let params = GetTaskRequestParams::new(task_id);
-        self.send::<GetTaskRequest>(params, RequestOptions::default())
-            .await
-    }
-
-    /// `tasks/result` of a tool-call task: waits until the task ends and
-    /// returns the tool's result (or the call's error).
-    pub async fn tool_task_result(&self, task_id: &str) -> Result<CallToolResult> {
-        let params = GetTaskPayloadRequestParams::new(task_id);
-        let raw = self
-            .send_raw(
-                <GetTaskPayloadRequest as McpRequest>::METHOD,
-                &params,
-                RequestOptions::default().timeout(std::time::Duration::from_secs(24 * 3600)),
-            )
-            .await?;
-        Ok(serde_json::from_str(raw.get())?)
-    }
-
-    /// Polls `tasks/get` (at the server's `pollInterval`) until the task is
-    /// terminal or needs input, then fetches the result with `tasks/result`
-    /// (which also delivers the server's input requests to the handlers).
-    pub async fn await_tool_task(&self, task_id: &str) -> Result<CallToolResult> {
-        loop {
-            let task = self.get_task(task_id).await?;
-            if crate::tasks::is_terminal(task.status) || task.status == TaskStatus::InputRequired {
-                return self.tool_task_result(task_id).await;
-            }
-            let interval = task
-                .poll_interval
-                .and_then(|ms| u64::try_from(ms).ok())
-                .unwrap_or(1000);
-            tokio::time::sleep(std::time::Duration::from_millis(interval.clamp(10, 60_000))).await;
-        }
-    }
-
-    /// One page of `tasks/list`.
-    pub async fn list_tasks(&self, cursor: Option<String>) -> Result<ListTasksResult> {
-        self.send::<ListTasksRequest>(paginated(cursor), RequestOptions::default())
-            .await
-    }
-
-    /// `tasks/cancel`.
-    pub async fn cancel_task(&self, task_id: &str) -> Result<CancelTaskResult> {
-        let params = CancelTaskRequestParams::new(task_id);
-        self.send::<CancelTaskRequest>(params, RequestOptions::default())
-            .await
     }
 
     /// One page of `resources/list`.

@@ -10,9 +10,11 @@ mod modern;
 mod negotiation;
 mod service;
 mod subscription;
+mod tool_tasks;
 
 pub use builder::{ClientBuilder, ElicitationFn, SamplingFn, UrlElicitationFn};
 pub use connection::Client;
 pub use modern::DEFAULT_MAX_INPUT_ROUNDS;
 pub use negotiation::Negotiation;
 pub use subscription::Subscription;
+pub use tool_tasks::ToolTaskStart;

@@ -30,7 +30,10 @@ pub(crate) struct Modern {
     meta: Map<String, Value>,
     /// The lowest log level the user asked for (none: no logs).
     log_level: Mutex<Option<LoggingLevel>>,
-    max_rounds: usize,
+    pub(crate) max_rounds: usize,
+    /// Whether every request declares the tasks extension
+    /// ([`ClientBuilder::tasks_extension`](super::ClientBuilder::tasks_extension)).
+    pub(crate) tasks_always: bool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -38,12 +41,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// What a result says it is.
-enum ResultKind {
+pub(crate) enum ResultKind {
     Complete,
     InputRequired,
+    /// A task of the tasks extension (`tools/call` only).
+    Task,
 }
 
-fn result_kind(raw: &RawValue) -> Result<ResultKind> {
+pub(crate) fn result_kind(raw: &RawValue) -> Result<ResultKind> {
     #[derive(Deserialize)]
     struct Kind<'a> {
         #[serde(rename = "resultType", borrow)]
@@ -55,6 +60,7 @@ fn result_kind(raw: &RawValue) -> Result<ResultKind> {
         // Absent: a result of an older server, which is complete.
         None | Some("complete") => Ok(ResultKind::Complete),
         Some("input_required") => Ok(ResultKind::InputRequired),
+        Some("task") => Ok(ResultKind::Task),
         Some(other) => Err(Error::Protocol(format!(
             "the result has an unknown resultType `{other}`"
         ))),
@@ -68,12 +74,17 @@ impl Modern {
         info: &Implementation,
         log_level: Option<LoggingLevel>,
         max_rounds: usize,
+        tasks_always: bool,
     ) -> Result<Self> {
         let mut capabilities = serde_json::to_value(capabilities)?;
+        let tasks_always = tasks_always && version.has_extensions();
         if let Value::Object(caps) = &mut capabilities {
             // Tasks left the core in 2026-07-28 (an extension now).
             if !version.has_tasks() {
                 caps.remove("tasks");
+            }
+            if tasks_always {
+                declare_extension(caps, crate::extensions::TASKS);
             }
         }
         let mut meta = Map::new();
@@ -85,7 +96,35 @@ impl Modern {
             meta,
             log_level: Mutex::new(log_level),
             max_rounds,
+            tasks_always,
         })
+    }
+
+    /// [`stamp`](Self::stamp), also declaring extension `id` in the
+    /// request's client capabilities (the user asked for what it adds).
+    pub(crate) fn stamp_declaring<P: Serialize + ?Sized>(
+        &self,
+        params: &P,
+        id: Option<&str>,
+    ) -> Result<Map<String, Value>> {
+        let mut object = self.stamp(params)?;
+        if let Some(id) = id {
+            let caps = object
+                .get_mut("_meta")
+                .and_then(Value::as_object_mut)
+                .and_then(|m| m.get_mut(CLIENT_CAPABILITIES))
+                .and_then(Value::as_object_mut);
+            if let Some(caps) = caps {
+                declare_extension(caps, id);
+            }
+        }
+        Ok(object)
+    }
+
+    /// Whether a request declaring `id` (or not) lets the server answer
+    /// with a task.
+    fn allows_tasks(&self, declared: Option<&str>) -> bool {
+        self.tasks_always || declared == Some(crate::extensions::TASKS)
     }
 
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {
@@ -131,14 +170,39 @@ impl Modern {
         params: &P,
         options: RequestOptions,
     ) -> Result<Box<RawValue>> {
-        let may_ask = ClientRequestMethod::from_name(method)
-            .is_some_and(|m| m.spec().input_required.contains(self.version));
-        let mut params = self.stamp(params)?;
+        self.call_declaring(peer, service, method, params, options, None)
+            .await
+    }
+
+    /// [`call`](Self::call) declaring extension `declare` too; a
+    /// `tools/call` may then be answered with a task (the raw task is
+    /// returned; see [`result_kind`]).
+    pub(crate) async fn call_declaring<P: Serialize + ?Sized>(
+        &self,
+        peer: &Peer,
+        service: &ClientService,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+        declare: Option<&str>,
+    ) -> Result<Box<RawValue>> {
+        let core = ClientRequestMethod::from_name(method);
+        let may_ask = core.is_some_and(|m| m.spec().input_required.contains(self.version));
+        let may_be_task = core == Some(ClientRequestMethod::CallTool) && self.allows_tasks(declare);
+        let mut params = self.stamp_declaring(params, declare)?;
         let mut round = 0;
         loop {
             let raw = peer.request_raw(method, &params, options.clone()).await?;
             match result_kind(&raw)? {
                 ResultKind::Complete => return Ok(raw),
+                ResultKind::Task if may_be_task => return Ok(raw),
+                ResultKind::Task => {
+                    return Err(Error::Protocol(format!(
+                        "the server answered `{method}` with a task, which this request did \
+                         not allow (it did not declare the `{}` extension)",
+                        crate::extensions::TASKS
+                    )));
+                }
                 ResultKind::InputRequired if !may_ask => {
                     return Err(Error::Protocol(format!(
                         "the server asked for input in answer to `{method}`, which cannot ask"
@@ -179,7 +243,7 @@ impl Modern {
     }
 
     /// Answers each embedded request in turn through the user's handlers.
-    async fn answer(
+    pub(crate) async fn answer(
         &self,
         peer: &Peer,
         service: &ClientService,
@@ -211,6 +275,21 @@ impl Modern {
     }
 }
 
+/// Adds extension `id` (with no settings) to a capabilities object.
+fn declare_extension(caps: &mut Map<String, Value>, id: &str) {
+    let extensions = caps
+        .entry("extensions")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !extensions.is_object() {
+        *extensions = Value::Object(Map::new());
+    }
+    if let Value::Object(extensions) = extensions {
+        extensions
+            .entry(id.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +309,10 @@ mod tests {
             result_kind(&raw(r#"{"resultType":"input_required"}"#)),
             Ok(ResultKind::InputRequired)
         ));
+        assert!(matches!(
+            result_kind(&raw(r#"{"resultType":"task"}"#)),
+            Ok(ResultKind::Task)
+        ));
         assert!(result_kind(&raw(r#"{"resultType":"later"}"#)).is_err());
         assert!(result_kind(&raw("[1]")).is_err());
     }
@@ -242,6 +325,7 @@ mod tests {
             &Implementation::new("c", "1"),
             Some(LoggingLevel::Info),
             4,
+            false,
         )
         .unwrap();
         let params = serde_json::json!({"name": "t", "_meta": {"progressToken": 3}});
@@ -253,5 +337,13 @@ mod tests {
         assert_eq!(meta[LOG_LEVEL], "info");
         assert!(meta[CLIENT_CAPABILITIES].is_object());
         assert!(modern.stamp(&serde_json::json!([1])).is_err());
+        assert!(meta[CLIENT_CAPABILITIES].get("extensions").is_none());
+        let declaring = modern
+            .stamp_declaring(&params, Some(crate::extensions::TASKS))
+            .unwrap();
+        assert!(
+            declaring["_meta"][CLIENT_CAPABILITIES]["extensions"][crate::extensions::TASKS]
+                .is_object()
+        );
     }
 }

@@ -53,6 +53,7 @@ pub(crate) struct Setup {
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) max_input_rounds: usize,
     pub(crate) probe_timeout: Duration,
+    pub(crate) tasks_extension: bool,
 }
 
 /// A connection whose revision is agreed.
@@ -183,6 +184,7 @@ async fn probe(
         &setup.info,
         setup.log_level,
         setup.max_input_rounds,
+        setup.tasks_extension,
     )?;
     let options = RequestOptions::default().timeout(setup.probe_timeout);
     let answer = modern

@@ -207,6 +207,14 @@ pub trait ServerHandler: Send + Sync + 'static {
         false
     }
 
+    /// The arguments of tool `name` that its input schema marks
+    /// `x-mcp-header`. Over Streamable HTTP at 2026-07-28 the engine checks,
+    /// before the call, that the request's `Mcp-Param-*` headers repeat
+    /// them (-32020, HTTP 400 otherwise). Default: `None`, nothing checked.
+    fn header_params(&self, _name: &str) -> Option<super::HeaderParams> {
+        None
+    }
+
     /// A request of the tasks extension (2026-07-28: `tasks/get`,
     /// `tasks/update`, `tasks/cancel`), once the engine has checked that
     /// [`info`](Self::info) offers task-augmented `tools/call` and that the

@@ -71,6 +71,9 @@ impl Acceptor for ServerAcceptor {
 impl StreamableHttpServer {
     /// Serves a [`Server`]: each HTTP session is one session of it.
     pub fn new(server: Server, config: HttpServerConfig) -> Self {
+        if let Some(bus) = &config.bus {
+            super::replicas::bridge(&server, bus.clone());
+        }
         let handler: Arc<dyn ServerHandler> = Arc::new(server.clone());
         let acceptor = ServerAcceptor {
             profile: stateless::Profile::of(handler.as_ref()).ok(),

@@ -413,6 +413,11 @@ impl Server {
         self.inner.bus.notify_resource_updated(uri).await
     }
 
+    /// The bus this server announces its changes on.
+    pub(crate) fn change_bus(&self) -> &ChangeBus {
+        &self.inner.bus
+    }
+
     fn require(&self, offered: bool, capability: &str) -> Result<()> {
         if offered {
             Ok(())
@@ -581,6 +586,12 @@ impl ServerHandler for Server {
             )));
         }
         tasks::start(manager, tool, params, cx).await
+    }
+
+    fn header_params(&self, name: &str) -> Option<super::HeaderParams> {
+        read(&self.inner.tools)
+            .get(name)
+            .map(|tool| tool.header_params.clone())
     }
 
     fn runs_as_task(&self, name: &str) -> bool {

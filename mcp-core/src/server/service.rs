@@ -9,8 +9,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::session_state::{ClientHello, SessionState};
-use super::stateless;
 use super::{Context, ServerHandler};
+use super::{session_record, stateless};
 use crate::capability::ServerOffers;
 use crate::extensions::{ExtensionMethod, RequestMethod};
 use crate::jsonrpc::{InboundNotification, InboundRequest, RpcError};
@@ -236,6 +236,22 @@ impl Service for ServerService {
         self.state.get()?.client.get().map(|c| c.version)
     }
 
+    fn record(&self) -> Option<(u64, String)> {
+        let state = self.state.get()?;
+        let changes = state.changes();
+        Some((changes, session_record::record(state)?))
+    }
+
+    fn changes(&self) -> u64 {
+        self.state.get().map_or(0, |state| state.changes())
+    }
+
+    fn restore(&self, record: &str) -> std::result::Result<(), String> {
+        let state = self.state.get().ok_or("the session has no state yet")?;
+        let offers = ServerOffers::new(&self.handler.info().capabilities);
+        session_record::restore(state, record, offers)
+    }
+
     fn bind_identity(&self, identity: &Arc<crate::auth::AuthInfo>) -> bool {
         self.state
             .get()
@@ -255,6 +271,7 @@ impl Service for ServerService {
                     return;
                 }
                 if !state.initialized.swap(true, Ordering::AcqRel) {
+                    state.changed();
                     let handler = self.handler.clone();
                     tokio::spawn(
                         async move { handler.initialized(Context::for_session(state)).await },
@@ -410,6 +427,7 @@ fn initialize(
             "the session is already initialized",
         ));
     }
+    state.changed();
     Ok(InitializeResult {
         instructions: info.instructions,
         ..InitializeResult::new(info.capabilities, version.as_str(), info.implementation)

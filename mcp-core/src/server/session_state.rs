@@ -1,5 +1,5 @@
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::ProtocolVersion;
@@ -24,6 +24,9 @@ pub(crate) struct SessionState {
     pub(crate) input: Option<std::sync::Arc<super::input::InputRound>>,
     /// The identity of the latest validated bearer token (protected HTTP).
     auth: Mutex<Option<std::sync::Arc<crate::auth::AuthInfo>>>,
+    /// Grows with every change a shared store must hear of (handshake,
+    /// level, subscriptions).
+    changes: AtomicU64,
 }
 
 /// What the handshake settled: the client's half, and which requests the
@@ -77,6 +80,7 @@ impl SessionState {
             subscriptions: Mutex::new(HashSet::new()),
             input: None,
             auth: Mutex::new(None),
+            changes: AtomicU64::new(0),
         }
     }
 
@@ -99,6 +103,7 @@ impl SessionState {
             subscriptions: Mutex::new(HashSet::new()),
             input,
             auth: Mutex::new(None),
+            changes: AtomicU64::new(0),
         };
         let _ = state.client.set(hello);
         state
@@ -118,6 +123,7 @@ impl SessionState {
             subscriptions: Mutex::new(HashSet::new()),
             input: None,
             auth: Mutex::new(self.auth()),
+            changes: AtomicU64::new(0),
         };
         if let Some(hello) = self.client.get() {
             let _ = state.client.set(hello.clone());
@@ -131,6 +137,31 @@ impl SessionState {
 
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {
         *lock(&self.log_level) = Some(level);
+        self.changed();
+    }
+
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        *lock(&self.log_level)
+    }
+
+    /// Notes a change a shared store must hear of.
+    pub(crate) fn changed(&self) {
+        self.changes.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// How many changes there were (see [`changed`](Self::changed)).
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Acquire)
+    }
+
+    /// The level and subscriptions another replica recorded.
+    pub(crate) fn restore_settings(&self, level: Option<LoggingLevel>, subscriptions: Vec<String>) {
+        *lock(&self.log_level) = level;
+        *lock(&self.subscriptions) = subscriptions.into_iter().collect();
+    }
+
+    pub(crate) fn subscriptions(&self) -> Vec<String> {
+        lock(&self.subscriptions).iter().cloned().collect()
     }
 
     /// Whether a message at `level` passes the client's `logging/setLevel`
@@ -145,10 +176,12 @@ impl SessionState {
 
     pub(crate) fn subscribe(&self, uri: String) {
         lock(&self.subscriptions).insert(uri);
+        self.changed();
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
         lock(&self.subscriptions).remove(uri);
+        self.changed();
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {

@@ -20,6 +20,7 @@ use crate::auth::AuthInfo;
 use crate::capability::ServerOffers;
 use crate::extensions::{self, ExtensionMethod, RequestMethod};
 use crate::jsonrpc::{ErrorCode, InboundRequest, RpcError};
+use crate::param_headers;
 use crate::request_meta::{self, RequestMeta, SERVER_INFO};
 use crate::schema::{
     ClientRequest, DiscoverResult, DiscoverResultCacheScope, Implementation, JsonObject,
@@ -85,6 +86,9 @@ pub(super) fn serve(
     if !method.in_revision(version) || !offers.allows(method) {
         return Err(RpcError::method_not_found(method.as_str()));
     }
+    if let Some((tool, sent)) = &meta.sent_params {
+        check_param_headers(handler.as_ref(), tool, sent, request.params)?;
+    }
     // Requests the table says an input-required result may answer run in a
     // round: their requestState is checked before anything else.
     let round = if method.spec().input_required.contains(version) {
@@ -112,6 +116,31 @@ pub(super) fn serve(
     Ok(Box::pin(async move {
         stamp(cacheable, answer.await, &profile.server_info)
     }))
+}
+
+/// SEP-2243 on the server: the `Mcp-Param-*` headers of a `tools/call`
+/// must repeat the arguments its tool marks `x-mcp-header` (-32020). The
+/// arguments are read only for a tool that marks any.
+fn check_param_headers(
+    handler: &dyn ServerHandler,
+    tool: &str,
+    sent: &param_headers::SentParams,
+    params: Option<&RawValue>,
+) -> Result<(), RpcError> {
+    #[derive(serde::Deserialize)]
+    struct Arguments {
+        arguments: Option<Map<String, Value>>,
+    }
+    let Some(declared) = handler.header_params(tool).filter(|d| !d.is_empty()) else {
+        return Ok(());
+    };
+    // Params that do not read are the dispatch's to refuse (-32602).
+    let Some(Arguments { arguments }) = params.and_then(|p| serde_json::from_str(p.get()).ok())
+    else {
+        return Ok(());
+    };
+    param_headers::check_sent(&declared.0, arguments.as_ref(), sent)
+        .map_err(|e| RpcError::new(ErrorCode::HEADER_MISMATCH, format!("Header mismatch: {e}")))
 }
 
 /// The per-request state of a request that stands alone: its client is

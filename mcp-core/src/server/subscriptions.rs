@@ -45,8 +45,16 @@ pub enum Change {
 /// other's listeners and sessions.
 #[derive(Clone, Debug)]
 pub struct ChangeBus {
-    changes: broadcast::Sender<Change>,
+    changes: broadcast::Sender<Announced>,
     sessions: Arc<Mutex<Vec<Weak<SessionState>>>>,
+}
+
+/// A change on the bus, and whether another replica announced it (then it
+/// is not sent on to the replicas again).
+#[derive(Clone, Debug)]
+pub(crate) struct Announced {
+    pub(crate) change: Change,
+    pub(crate) remote: bool,
 }
 
 impl ChangeBus {
@@ -66,7 +74,49 @@ impl ChangeBus {
     /// [`Server::add_tool`](super::Server::add_tool), …) or
     /// [`notify_resource_updated`](Self::notify_resource_updated).
     pub fn publish(&self, change: Change) {
-        let _ = self.changes.send(change);
+        let _ = self.changes.send(Announced {
+            change,
+            remote: false,
+        });
+    }
+
+    /// Tells this process's sessions and listens of a change another
+    /// replica made (that replica told its own).
+    pub(crate) async fn notify_remote_change(&self, change: Change) {
+        for session in self.ready_sessions() {
+            let _ = match &change {
+                Change::ResourceUpdated(uri) if session.is_subscribed(uri) => {
+                    let params = ResourceUpdatedNotificationParams::new(uri.as_str());
+                    session
+                        .peer
+                        .notify::<ResourceUpdatedNotification>(params)
+                        .await
+                }
+                Change::ResourceUpdated(_) => continue,
+                Change::ToolsListChanged => {
+                    session
+                        .peer
+                        .notify::<ToolListChangedNotification>(None)
+                        .await
+                }
+                Change::PromptsListChanged => {
+                    session
+                        .peer
+                        .notify::<PromptListChangedNotification>(None)
+                        .await
+                }
+                Change::ResourcesListChanged => {
+                    session
+                        .peer
+                        .notify::<ResourceListChangedNotification>(None)
+                        .await
+                }
+            };
+        }
+        let _ = self.changes.send(Announced {
+            change,
+            remote: true,
+        });
     }
 
     /// Sends `notifications/resources/updated` for `uri` to every session
@@ -92,7 +142,7 @@ impl ChangeBus {
         told
     }
 
-    fn subscribe(&self) -> broadcast::Receiver<Change> {
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Announced> {
         self.changes.subscribe()
     }
 
@@ -160,7 +210,7 @@ pub(crate) async fn listen(
             () = cx.cancellation().cancelled() => break,
         };
         match change {
-            Ok(change) => forward(cx, &filter, &id, change).await?,
+            Ok(Announced { change, .. }) => forward(cx, &filter, &id, change).await?,
             Err(broadcast::error::RecvError::Lagged(_)) => continue,
             Err(broadcast::error::RecvError::Closed) => break,
         }

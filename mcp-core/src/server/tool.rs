@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::Context;
 use crate::jsonrpc::RpcError;
+use crate::param_headers::{self, ParamHeader};
 use crate::schema::{CallToolResult, ContentBlock, ObjectSchema, Tool, ToolAnnotations};
 use crate::{Error, Result};
 
@@ -31,6 +32,29 @@ pub struct ToolDef {
     handler: Handler,
     /// Under the tasks extension: questions come before the task.
     pub(crate) asks_before_task: bool,
+    /// The arguments its input schema marks `x-mcp-header` (read once).
+    pub(crate) header_params: HeaderParams,
+}
+
+/// The arguments a tool's input schema marks `x-mcp-header`: a 2026-07-28
+/// client mirrors them as `Mcp-Param-*` headers over Streamable HTTP, and the
+/// server checks that those headers repeat the body (SEP-2243). Read once,
+/// when the tool is defined.
+#[derive(Clone, Debug, Default)]
+pub struct HeaderParams(pub(crate) Arc<[ParamHeader]>);
+
+impl HeaderParams {
+    /// Reads the declarations of an input schema; an invalid one (on a
+    /// non-primitive, unreachable property, a bad header name, a name used
+    /// twice) is an error naming it.
+    pub fn of_input_schema(input_schema: &Value) -> std::result::Result<Self, String> {
+        param_headers::declarations(input_schema).map(|found| Self(found.into()))
+    }
+
+    /// Whether no argument is mirrored.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// The validator of a tool's input schema. A schema given as is is compiled
@@ -258,6 +282,8 @@ impl ToolDef {
         } else {
             InputValidator::lazy(input_schema.clone())
         };
+        let header_params = HeaderParams::of_input_schema(&input_schema)
+            .map_err(|e| Error::InvalidArgument(format!("input schema of tool `{name}`: {e}")))?;
         let input_schema = ObjectSchema::try_from(input_schema)
             .map_err(|e| Error::InvalidArgument(format!("input schema of tool `{name}`: {e}")))?;
         let handler: Handler = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
@@ -266,6 +292,7 @@ impl ToolDef {
             validator: Arc::new(validator),
             handler,
             asks_before_task: false,
+            header_params,
         })
     }
 
@@ -335,6 +362,13 @@ impl ToolDef {
         })?;
         Arc::make_mut(&mut self.tool).output_schema = Some(schema.into());
         Ok(self)
+    }
+
+    /// Sets the tool's `_meta` (served as given).
+    #[must_use]
+    pub fn meta(mut self, meta: Map<String, Value>) -> Self {
+        Arc::make_mut(&mut self.tool).meta = Some(meta);
+        self
     }
 
     /// The definition clients see.

@@ -51,6 +51,25 @@ pub(crate) trait Service: Send + Sync + 'static {
         None
     }
 
+    /// What a replica needs to re-create the session (opaque text for a
+    /// shared store), with a number that grows with each change; `None`
+    /// before the handshake, or for a role that cannot be re-created.
+    fn record(&self) -> Option<(u64, String)> {
+        None
+    }
+
+    /// The number [`record`](Self::record) would return, without writing
+    /// the record.
+    fn changes(&self) -> u64 {
+        0
+    }
+
+    /// Makes the session what another replica recorded (see
+    /// [`record`](Self::record)).
+    fn restore(&self, _record: &str) -> std::result::Result<(), String> {
+        Err("this session cannot be re-created from a record".into())
+    }
+
     /// Records the identity a transport authenticated for the session;
     /// `false` if the session belongs to another subject.
     fn bind_identity(&self, _identity: &Arc<crate::auth::AuthInfo>) -> bool {
@@ -279,12 +298,10 @@ async fn run(
             None => break "the transport ended".to_string(),
             Some(InboundFrame::Closed(reason)) => break reason,
             Some(InboundFrame::Message(text)) => handle_message(&shared, &service, &text),
-            Some(InboundFrame::Oversize { limit }) => {
-                let error = RpcError::new(
-                    ErrorCode::INVALID_REQUEST,
-                    format!("Invalid request: the message exceeds the limit of {limit} bytes"),
-                );
-                Some(error_reply(None, &error))
+            Some(InboundFrame::Oversize { limit }) => Some(error_reply(None, &oversize(limit))),
+            // Answered with its id, so that the sender's call fails at once.
+            Some(InboundFrame::OversizeRequest { limit, id }) => {
+                Some(error_reply(Some(id), &oversize(limit)))
             }
             Some(InboundFrame::RequestFailed { id, reason }) => {
                 if let Some(call) = shared.remove_pending(&id) {
@@ -357,6 +374,17 @@ impl Attached {
         }
     }
 
+    /// Numbers the requests this side sends from `first` on (replicas of
+    /// one session number theirs apart, so that an answer names one call).
+    pub(crate) fn number_requests_from(&self, first: i64) {
+        self.shared.next_id.store(first, Ordering::Relaxed);
+    }
+
+    /// Whether this side waits for the answer to request `id`.
+    pub(crate) fn awaits(&self, id: &RequestId) -> bool {
+        lock(&self.shared.pending).contains_key(id)
+    }
+
     /// The session's service.
     pub(crate) fn service(&self) -> Option<&Arc<dyn Service>> {
         self.service.as_ref()
@@ -402,6 +430,14 @@ impl Attached {
             service.closed(reason);
         }
     }
+}
+
+/// The answer to a message over the transport's size limit.
+fn oversize(limit: usize) -> RpcError {
+    RpcError::new(
+        ErrorCode::INVALID_REQUEST,
+        format!("Invalid request: the message exceeds the limit of {limit} bytes"),
+    )
 }
 
 /// A response to send for an inbound message: its text, and the id of the

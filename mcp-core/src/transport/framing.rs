@@ -1,15 +1,20 @@
 //! Newline-delimited JSON framing for byte streams (stdio), with a size limit.
 
+use std::time::Duration;
+
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::oversize::Ends;
 use super::{InboundFrame, OutboundMessage};
 
 /// Reads lines from `reader` and sends them as frames until end of input or
 /// `stop`, then returns why it stopped (the caller sends the final
 /// [`InboundFrame::Closed`]). Lines longer than `limit` are dropped whole and
-/// reported; empty lines are skipped; a trailing `\r` is removed.
+/// reported (with the id of the request or response they were, when their
+/// ends tell it: see [`oversize`](super::oversize)); empty lines are skipped;
+/// a trailing `\r` is removed.
 pub(crate) async fn read_frames<R: AsyncBufRead + Unpin>(
     mut reader: R,
     frames: &mpsc::Sender<InboundFrame>,
@@ -19,7 +24,8 @@ pub(crate) async fn read_frames<R: AsyncBufRead + Unpin>(
     // Holds a line that spans reads; a line found whole in the buffer (the
     // usual case) is copied once, straight into its frame.
     let mut line: Vec<u8> = Vec::new();
-    let mut oversize = false;
+    // The ends of a line over the limit, being skipped.
+    let mut oversize: Option<Ends> = None;
     let stopped = stop.cancelled();
     tokio::pin!(stopped);
     loop {
@@ -33,22 +39,25 @@ pub(crate) async fn read_frames<R: AsyncBufRead + Unpin>(
             Err(e) => break format!("read failed: {e}"),
         };
         let Some(end) = memchr::memchr(b'\n', chunk) else {
-            if !oversize {
-                if line.len() + chunk.len() > limit {
-                    oversize = true;
-                    line = Vec::new();
-                } else {
-                    line.extend_from_slice(chunk);
-                }
+            if let Some(ends) = &mut oversize {
+                ends.push(chunk);
+            } else if line.len() + chunk.len() > limit {
+                oversize = Some(Ends::new(&line, chunk));
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
             }
             let consumed = chunk.len();
             reader.consume(consumed);
             continue;
         };
-        let frame = if oversize || line.len() + end > limit {
-            oversize = false;
+        let frame = if let Some(mut ends) = oversize.take() {
+            ends.push(&chunk[..end]);
+            Some(ends.frame(limit))
+        } else if line.len() + end > limit {
+            let frame = Ends::new(&line, &chunk[..end]).frame(limit);
             line = Vec::new();
-            Some(InboundFrame::Oversize { limit })
+            Some(frame)
         } else if line.is_empty() {
             frame_of(&chunk[..end])
         } else {
@@ -78,8 +87,13 @@ fn frame_of(line: &[u8]) -> Option<InboundFrame> {
     })
 }
 
+/// How long closing may spend writing the messages queued before it.
+const DRAIN_ON_CLOSE: Duration = Duration::from_secs(2);
+
 /// Writes each message followed by `\n`, flushing when no more are queued.
-/// Returns when the channel closes, `stop` fires, or a write fails.
+/// Returns when the channel closes, `stop` fires, or a write fails. Messages
+/// queued before `stop` are still written (for a short while): the answer a
+/// handler gave just before the session was closed reaches the peer.
 pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
     mut writer: W,
     messages: &mut mpsc::Receiver<OutboundMessage>,
@@ -90,7 +104,17 @@ pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
     loop {
         let message = tokio::select! {
             m = messages.recv() => m,
-            () = &mut stopped => None,
+            () = &mut stopped => {
+                let drain = async {
+                    while let Ok(queued) = messages.try_recv() {
+                        write_line(&mut writer, &queued).await?;
+                    }
+                    writer.flush().await
+                };
+                return tokio::time::timeout(DRAIN_ON_CLOSE, drain)
+                    .await
+                    .unwrap_or(Ok(()));
+            }
         };
         let Some(message) = message else {
             return writer.flush().await;
@@ -139,6 +163,7 @@ mod tests {
                 InboundFrame::InvalidUtf8 => "invalid-utf8".into(),
                 InboundFrame::Closed(r) => format!("closed:{r}"),
                 InboundFrame::RequestFailed { id, .. } => format!("failed:{id}"),
+                InboundFrame::OversizeRequest { limit, id } => format!("oversize>{limit}:{id}"),
             });
         }
         out
@@ -154,6 +179,49 @@ mod tests {
     async fn drops_oversize_lines_and_goes_on() {
         let out = frames_of(b"0123456789abcdef\n{}\n", 8).await;
         assert_eq!(out, ["oversize>8", "{}", "closed:end of input"]);
+    }
+
+    #[tokio::test]
+    async fn names_the_request_or_response_an_oversize_line_was() {
+        let filler = "x".repeat(20_000);
+        let input = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"m\",\"params\":{{\"t\":\"{filler}\"}}}}\n\
+             {{\"result\":{{\"t\":\"{filler}\"}},\"jsonrpc\":\"2.0\",\"id\":\"r\"}}\r\n\
+             {{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{{\"t\":\"{filler}\"}}}}\n{{}}\n"
+        );
+        for buffer in [3, 4096, 64 * 1024] {
+            let out = frames_with_buffer(input.as_bytes(), 1000, buffer).await;
+            assert_eq!(
+                out,
+                [
+                    "oversize>1000:3",
+                    "failed:r",
+                    "oversize>1000",
+                    "{}",
+                    "closed:end of input"
+                ],
+                "buffer of {buffer} bytes"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn messages_queued_before_close_are_written() {
+        let (tx, mut rx) = mpsc::channel(4);
+        for text in ["one", "two"] {
+            tx.send(OutboundMessage {
+                text: text.into(),
+                kind: super::super::OutboundKind::Response,
+                related: None,
+            })
+            .await
+            .unwrap();
+        }
+        let stop = CancellationToken::new();
+        stop.cancel();
+        let mut out = Vec::new();
+        write_frames(&mut out, &mut rx, &stop).await.unwrap();
+        assert_eq!(out, b"one\ntwo\n");
     }
 
     #[tokio::test]

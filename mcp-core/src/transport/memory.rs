@@ -1,6 +1,7 @@
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::oversize::Ends;
 use super::{
     CHANNEL_CAPACITY, DEFAULT_MAX_MESSAGE_SIZE, InboundFrame, OutboundMessage, Transport,
     TransportHandle,
@@ -84,9 +85,7 @@ impl Transport for MemoryTransport {
                     continue;
                 }
                 let frame = if message.text.len() > max_message_size {
-                    InboundFrame::Oversize {
-                        limit: max_message_size,
-                    }
+                    Ends::new(message.text.as_bytes(), &[]).frame(max_message_size)
                 } else {
                     InboundFrame::Message(message.text)
                 };

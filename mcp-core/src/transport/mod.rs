@@ -11,6 +11,7 @@ mod child;
 mod framing;
 pub mod http;
 mod memory;
+mod oversize;
 mod stdio;
 
 use tokio::sync::mpsc;
@@ -42,10 +43,19 @@ pub enum InboundFrame {
         /// The limit in bytes.
         limit: usize,
     },
+    /// A request longer than the limit was dropped; its id could still be
+    /// read, so the session refuses it with that id.
+    OversizeRequest {
+        /// The limit in bytes.
+        limit: usize,
+        /// The id of the request.
+        id: RequestId,
+    },
     /// A message was not valid UTF-8 and was dropped.
     InvalidUtf8,
-    /// The transport could not deliver request `id` or read its answer; the
-    /// call fails with a transport error (not an answer from the peer).
+    /// The transport could not deliver request `id` or read its answer (for
+    /// example, the answer was over the size limit); the call fails with a
+    /// transport error (not an answer from the peer).
     RequestFailed {
         /// The request that failed.
         id: RequestId,

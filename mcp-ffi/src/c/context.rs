@@ -9,9 +9,8 @@ use serde_json::{Value, json};
 use tokio::runtime::Handle;
 
 use super::error::{Failure, McpResult};
-use super::ffi::{
-    OutString, arg_handle, arg_json, arg_opt_str, arg_str, boundary, boundary_or, run, to_json,
-};
+use super::ffi::{arg, boundary, boundary_or, to_json};
+use super::runtime::run;
 
 /// The request a server callback is handling: pass it to `mcp_context_*` to
 /// report progress, send log messages, or ask the client for sampling,
@@ -48,10 +47,8 @@ pub unsafe extern "C" fn mcp_context_progress(
     message: *const c_char,
 ) -> McpResult {
     boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let context = unsafe { arg_handle(context, "context") }?;
-        // SAFETY: as the caller guarantees.
-        let message = unsafe { arg_opt_str(message, "message") }?.map(str::to_string);
+        let context = arg!(handle context);
+        let message = arg!(opt_str message).map(str::to_string);
         if !progress.is_finite() {
             return Err(Failure::invalid("`progress` must be a finite number"));
         }
@@ -83,14 +80,10 @@ pub unsafe extern "C" fn mcp_context_log(
     message: *const c_char,
 ) -> McpResult {
     boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let context = unsafe { arg_handle(context, "context") }?;
-        // SAFETY: as the caller guarantees.
-        let level = parse_level(unsafe { arg_str(level, "level") }?)?;
-        // SAFETY: as the caller guarantees.
-        let logger = unsafe { arg_opt_str(logger, "logger") }?.map(str::to_string);
-        // SAFETY: as the caller guarantees.
-        let message = unsafe { arg_str(message, "message") }?.to_string();
+        let context = arg!(handle context);
+        let level = parse_level(arg!(str level))?;
+        let logger = arg!(opt_str logger).map(str::to_string);
+        let message = arg!(str message).to_string();
         let cx = context.cx.clone();
         run(&context.handle, None, |_| async move {
             cx.log(level, logger.as_deref(), Value::String(message))
@@ -139,12 +132,9 @@ pub unsafe extern "C" fn mcp_context_create_message(
     result_json: *mut *mut c_char,
 ) -> McpResult {
     boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let out = unsafe { OutString::new(result_json, "result_json") }?;
-        // SAFETY: as the caller guarantees.
-        let context = unsafe { arg_handle(context, "context") }?;
-        // SAFETY: as the caller guarantees.
-        let params: CreateMessageRequestParams = unsafe { arg_json(params_json, "params_json") }?;
+        let out = arg!(out_string result_json);
+        let context = arg!(handle context);
+        let params: CreateMessageRequestParams = arg!(json params_json);
         let cx = context.cx.clone();
         let json = run(&context.handle, None, |_| async move {
             let result = cx.create_message(params).await?;
@@ -169,12 +159,9 @@ pub unsafe extern "C" fn mcp_context_elicit(
     result_json: *mut *mut c_char,
 ) -> McpResult {
     boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let out = unsafe { OutString::new(result_json, "result_json") }?;
-        // SAFETY: as the caller guarantees.
-        let context = unsafe { arg_handle(context, "context") }?;
-        // SAFETY: as the caller guarantees.
-        let params: ElicitRequestParams = unsafe { arg_json(params_json, "params_json") }?;
+        let out = arg!(out_string result_json);
+        let context = arg!(handle context);
+        let params: ElicitRequestParams = arg!(json params_json);
         let cx = context.cx.clone();
         let json = run(&context.handle, None, |_| async move {
             let result = cx.elicit(params).await?;
@@ -197,10 +184,8 @@ pub unsafe extern "C" fn mcp_context_list_roots(
     result_json: *mut *mut c_char,
 ) -> McpResult {
     boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let out = unsafe { OutString::new(result_json, "result_json") }?;
-        // SAFETY: as the caller guarantees.
-        let context = unsafe { arg_handle(context, "context") }?;
+        let out = arg!(out_string result_json);
+        let context = arg!(handle context);
         let cx = context.cx.clone();
         let json = run(&context.handle, None, |_| async move {
             let result = cx.list_roots().await?;
@@ -222,10 +207,8 @@ pub unsafe extern "C" fn mcp_context_client_info(
     info_json: *mut *mut c_char,
 ) -> McpResult {
     boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let out = unsafe { OutString::new(info_json, "info_json") }?;
-        // SAFETY: as the caller guarantees.
-        let context = unsafe { arg_handle(context, "context") }?;
+        let out = arg!(out_string info_json);
+        let context = arg!(handle context);
         let cx = &context.cx;
         let info = json!({
             "clientInfo": cx.client_info(),

@@ -12,9 +12,16 @@
 //! - JSON crosses as UTF-8 text; strings the library returns are freed with
 //!   `mcp_string_free`, strings the caller passes are copied.
 
+mod callback;
+pub mod cancel;
+pub mod cleanup;
 pub mod client;
 pub mod context;
+mod cstring;
 pub mod error;
 mod ffi;
+pub mod http_options;
+pub mod last_error;
+mod runtime;
 pub mod server;
 pub mod string;

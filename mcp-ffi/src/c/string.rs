@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use std::ptr;
 
 use super::error::McpResult;
-use super::ffi::{OutString, alloc_string, arg_str, boundary, boundary_or, free_string, to_json};
+use super::ffi::{alloc_string, arg, boundary, boundary_or, free_string, to_json};
 
 /// Copies `text` into a new string owned by the caller, to be freed with
 /// `mcp_string_free`. This is how a callback hands its result to the library
@@ -60,10 +60,8 @@ pub unsafe extern "C" fn mcp_json_quote(
     json_out: *mut *mut c_char,
 ) -> McpResult {
     boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let out = unsafe { OutString::new(json_out, "json_out") }?;
-        // SAFETY: as the caller guarantees.
-        let text = unsafe { arg_str(text, "text") }?;
+        let out = arg!(out_string json_out);
+        let text = arg!(str text);
         out.set(&to_json(text)?)
     })
 }

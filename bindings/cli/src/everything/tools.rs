@@ -22,6 +22,22 @@ pub(super) fn no_params() -> Value {
     json!({"type": "object", "properties": {}})
 }
 
+/// `test_header_param`'s arguments: a string and an integer that 2026-07-28
+/// clients mirror as `Mcp-Param-Region` and `Mcp-Param-Count` over HTTP.
+fn header_param_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region",
+                       "description": "Where to run (mirrored as Mcp-Param-Region)"},
+            "count": {"type": "integer", "x-mcp-header": "Count",
+                      "description": "How many (mirrored as Mcp-Param-Count)"},
+            "note": {"type": "string", "description": "Not mirrored"}
+        },
+        "required": ["region"]
+    })
+}
+
 /// A tool without parameters, or with a schema given as is.
 pub(super) fn raw_tool<F, Fut>(
     name: &str,
@@ -187,6 +203,14 @@ pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
             |_, cx| async move {
                 let params = form(SEP1330_MESSAGE, sep1330_schema());
                 into_result(elicit(params, cx).await)
+            },
+        ),
+        raw_tool(
+            "test_header_param",
+            "Tests arguments mirrored as Mcp-Param-* headers (SEP-2243): echoes them",
+            header_param_schema(),
+            |args, _| async move {
+                CallToolResult::text(format!("Header params: {}", Value::Object(args)))
             },
         ),
         raw_tool(

@@ -661,12 +661,14 @@ class Server:
         stateless: bool = False,
         json_response: bool = False,
         allowed_hosts: Optional[Sequence[str]] = None,
-        **limits: Any,
+        max_body_size: Optional[int] = None,
+        max_header_size: Optional[int] = None,
+        max_sessions: Optional[int] = None,
+        idle_timeout: Optional[float] = None,
+        cancel_on_disconnect: bool = False,
     ) -> None:
-        """Serves Streamable HTTP at ``http://host:port/mcp`` until Ctrl-C
-        (see :meth:`start_http`, which also takes the limits:
-        ``max_body_size``, ``max_header_size``, ``max_sessions``,
-        ``idle_timeout``, ``cancel_on_disconnect``)."""
+        """Serves Streamable HTTP at ``http://host:port/mcp`` until Ctrl-C;
+        the options are those of :meth:`start_http`."""
         self._run(
             self.start_http(
                 host,
@@ -674,7 +676,11 @@ class Server:
                 stateless=stateless,
                 json_response=json_response,
                 allowed_hosts=allowed_hosts,
-                **limits,
+                max_body_size=max_body_size,
+                max_header_size=max_header_size,
+                max_sessions=max_sessions,
+                idle_timeout=idle_timeout,
+                cancel_on_disconnect=cancel_on_disconnect,
             )
         )
 
@@ -703,10 +709,27 @@ class Server:
         stateless: bool = False,
         json_response: bool = False,
         allowed_hosts: Optional[Sequence[str]] = None,
+        max_body_size: Optional[int] = None,
+        max_header_size: Optional[int] = None,
+        max_sessions: Optional[int] = None,
+        idle_timeout: Optional[float] = None,
+        cancel_on_disconnect: bool = False,
     ) -> None:
-        """Serves Streamable HTTP until the awaiting task is cancelled."""
+        """Serves Streamable HTTP until the awaiting task is cancelled; the
+        options are those of :meth:`start_http`."""
         await self._run_async(
-            self.start_http(host, port, stateless=stateless, json_response=json_response, allowed_hosts=allowed_hosts)
+            self.start_http(
+                host,
+                port,
+                stateless=stateless,
+                json_response=json_response,
+                allowed_hosts=allowed_hosts,
+                max_body_size=max_body_size,
+                max_header_size=max_header_size,
+                max_sessions=max_sessions,
+                idle_timeout=idle_timeout,
+                cancel_on_disconnect=cancel_on_disconnect,
+            )
         )
 
     @staticmethod

@@ -94,6 +94,12 @@ def echo(text: str) -> str:
 
 
 @server.tool()
+def big(megabytes: int) -> str:
+    """A text of that many MiB (over the 4 MiB message limit from 5 on)."""
+    return "x" * (megabytes << 20)
+
+
+@server.tool()
 def greet(name: str, greeting: Literal["hello", "hi"] = "hello", excited: bool = False) -> str:
     """Greets someone."""
     return f"{greeting}, {name}{'!' if excited else '.'}"

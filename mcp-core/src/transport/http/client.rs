@@ -11,10 +11,10 @@ use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::param_headers::{self, ParamHeader};
 use super::sse::SseParser;
 use crate::auth::{AuthChallenge, AuthProvider, MAX_AUTH_ATTEMPTS, Secret};
 use crate::jsonrpc::{Inbound, decode};
+use crate::param_headers::{self, ParamHeader};
 use crate::schema::{RequestId, methods};
 use crate::transport::{
     CHANNEL_CAPACITY, DEFAULT_MAX_MESSAGE_SIZE, InboundFrame, OutboundKind, OutboundMessage,
@@ -344,6 +344,7 @@ impl Conn {
         params: Option<&serde_json::value::RawValue>,
     ) -> Option<Vec<(String, String)>> {
         let version = claimed_version(params)?;
+        let revision = crate::ProtocolVersion::parse(&version);
         let mut headers = vec![
             (VERSION_HEADER.to_string(), version),
             (
@@ -356,8 +357,23 @@ impl Conn {
             name: Option<String>,
             uri: Option<String>,
             arguments: Option<serde_json::Map<String, serde_json::Value>>,
+            #[serde(rename = "taskId")]
+            task_id: Option<String>,
         }
+        use crate::extensions::{NameParam, RequestMethod};
         use crate::schema::ClientRequestMethod as M;
+        // An extension method names what the extension table says.
+        if let Some(RequestMethod::Extension(m)) = RequestMethod::resolve(method, revision) {
+            let value = params.and_then(|p| serde_json::from_str::<Named>(p.get()).ok());
+            let name = match m.spec().name_param {
+                Some(NameParam::TaskId) => value.and_then(|v| v.task_id),
+                None => None,
+            };
+            if let Some(name) = name {
+                headers.push((NAME_HEADER.to_string(), param_headers::encode_value(&name)));
+            }
+            return Some(headers);
+        }
         let known = M::from_name(method);
         let named = params
             .and_then(|p| serde_json::from_str::<Named>(p.get()).ok())

@@ -2,7 +2,6 @@
 //! ([`StreamableHttpServer`]) and the client ([`StreamableHttpClient`]).
 
 mod client;
-mod param_headers;
 mod server;
 mod sse;
 
@@ -12,5 +11,5 @@ pub(crate) use sse::{SseParser, encode_event};
 pub use client::StreamableHttpClient;
 pub use server::{
     DEFAULT_MAX_HEADER_SIZE, EventStore, HostPolicy, HttpServerConfig, InMemoryEventStore,
-    StreamKey, StreamableHttpServer,
+    SharedEvents, StreamKey, StreamableHttpServer,
 };

@@ -12,7 +12,7 @@ use super::reply::{SESSION_HEADER, header};
 use super::session::{self, lock};
 use crate::auth::AuthInfo;
 
-pub(super) fn delete(
+pub(super) async fn delete(
     state: &State,
     headers: &HeaderMap,
     identity: Option<&Arc<AuthInfo>>,
@@ -29,12 +29,21 @@ pub(super) fn delete(
     if let Some(session) = &known {
         session::bind_identity(&session.engine, identity)?;
     }
+    // Gone from the store first: from then on every replica answers 404.
+    let stored = match &state.config.session_store {
+        Some(store) => store
+            .delete(id)
+            .await
+            .map_err(|e| Rejection::StoreUnavailable(e.to_string()))?,
+        None => false,
+    };
     let session = lock(&state.sessions).remove(id);
     match session {
         Some(session) => {
             session.terminate();
             Ok(StatusCode::OK.into_response())
         }
+        None if stored => Ok(StatusCode::OK.into_response()),
         None => Err(Rejection::SessionNotFound("Session not found")),
     }
 }

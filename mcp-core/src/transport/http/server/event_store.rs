@@ -6,6 +6,11 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use async_trait::async_trait;
+
+use crate::schema::RequestId;
+use crate::store::StoreResult;
+
 /// Names one SSE stream: the MCP session and the stream within it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StreamKey {
@@ -16,8 +21,10 @@ pub struct StreamKey {
 }
 
 /// Keeps the events of streams for resumption. Called while the session's
-/// routing lock is held: keep every call quick (an external store should
-/// write behind).
+/// routing lock is held: keep every call quick (an external store writes
+/// behind, and answers [`replay`](Self::replay) of this replica's own
+/// streams from memory; other replicas read it through
+/// [`shared`](Self::shared)).
 pub trait EventStore: fmt::Debug + Send + Sync + 'static {
     /// Records event `seq` (increasing per stream) of `stream`.
     fn append(&self, stream: &StreamKey, seq: u64, message: Arc<str>);
@@ -25,6 +32,29 @@ pub trait EventStore: fmt::Debug + Send + Sync + 'static {
     fn replay(&self, stream: &StreamKey, after: u64) -> Vec<(u64, Arc<str>)>;
     /// Forgets `stream` (it can no longer be resumed).
     fn forget(&self, stream: &StreamKey);
+    /// Stream `stream` was opened for `request` (a shared store keeps it,
+    /// so that another replica can answer for that request if this one
+    /// dies).
+    fn opened(&self, _stream: &StreamKey, _request: &RequestId) {}
+    /// The events every replica writes and reads, if this store is shared
+    /// between replicas; `None` (the default) keeps resumption to the
+    /// replica that holds the stream.
+    fn shared(&self) -> Option<&dyn SharedEvents> {
+        None
+    }
+}
+
+/// A store's events as every replica sees them: what a replica reads to
+/// resume a stream another replica wrote (whose [`StreamKey::stream`] names
+/// that replica in its upper 32 bits).
+#[async_trait]
+pub trait SharedEvents: Send + Sync {
+    /// The events of `stream` after `after`, oldest first.
+    async fn read(&self, stream: &StreamKey, after: u64) -> StoreResult<Vec<(u64, Arc<str>)>>;
+    /// The request that `stream` answers, if it is a request's stream.
+    async fn request(&self, stream: &StreamKey) -> StoreResult<Option<RequestId>>;
+    /// Whether replica `replica` still runs.
+    async fn replica_alive(&self, replica: u32) -> StoreResult<bool>;
 }
 
 /// Kept events of one stream, oldest first.

@@ -48,6 +48,8 @@ pub(super) enum Rejection {
     Conflict(String),
     /// 500.
     Internal(String),
+    /// 503: the shared store failed (it is named in the message).
+    StoreUnavailable(String),
 }
 
 impl IntoResponse for Rejection {
@@ -113,6 +115,11 @@ impl IntoResponse for Rejection {
             ),
             Self::Conflict(why) => http_error(S::CONFLICT, C::SERVER_ERROR, why),
             Self::Internal(why) => http_error(S::INTERNAL_SERVER_ERROR, C::INTERNAL_ERROR, why),
+            Self::StoreUnavailable(why) => http_error(
+                S::SERVICE_UNAVAILABLE,
+                C::INTERNAL_ERROR,
+                format!("Service Unavailable: {why}"),
+            ),
         }
     }
 }

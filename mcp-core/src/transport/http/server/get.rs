@@ -14,12 +14,12 @@ use super::modern;
 use super::post::LIVE_CAPACITY;
 use super::reply::{DisconnectGuard, Owner, header, priming_event, sse_response};
 use super::session;
-use super::streams::{AttachError, STANDALONE, parse_event_id};
+use super::streams::{AttachError, parse_event_id};
 use crate::auth::AuthInfo;
 
 const LAST_EVENT_ID: &str = "last-event-id";
 
-pub(super) fn get(
+pub(super) async fn get(
     state: &State,
     headers: &HeaderMap,
     identity: Option<&Arc<AuthInfo>>,
@@ -37,10 +37,10 @@ pub(super) fn get(
         ));
     }
     claimed_version(headers)?;
-    let session = session::existing(state, headers)?;
+    let session = session::existing(state, headers).await?;
     session::bind_identity(&session.engine, identity)?;
     let (stream_id, after) = match header(headers, LAST_EVENT_ID) {
-        None => (STANDALONE, None),
+        None => (session.streams().standalone(), None),
         Some(id) => match parse_event_id(id) {
             Some((stream, seq)) => (stream, Some(seq)),
             None => {
@@ -50,6 +50,12 @@ pub(super) fn get(
             }
         },
     };
+    if let Some(after) = after {
+        if session.streams().is_foreign(stream_id) {
+            // Another replica's stream: read from the shared store.
+            return Ok(super::remote::resume(session, stream_id, after));
+        }
+    }
     let (live_tx, live_rx) = mpsc::channel(LIVE_CAPACITY);
     let attached = session.streams().attach(stream_id, after, live_tx);
     let (replay, done) = match attached {

@@ -12,6 +12,7 @@ mod get;
 mod guard;
 mod modern;
 mod post;
+mod remote;
 mod reply;
 mod session;
 mod streams;
@@ -33,9 +34,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::ProtectedResource;
 use crate::session::Acceptor;
+use crate::store::{Bus, SessionStore, Stores};
 
 use axum::extract::FromRequestParts as _;
-pub use event_store::{EventStore, InMemoryEventStore, StreamKey};
+pub use event_store::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
 use extract::{Guarded, PostBody, Rejection};
 pub use guard::HostPolicy;
 use session::{HttpSession, lock};
@@ -88,6 +90,15 @@ pub struct HttpServerConfig {
     /// (default false: the handler runs to the end, and its answer stays
     /// resumable with `Last-Event-ID` when the POST was an event stream).
     pub cancel_on_disconnect: bool,
+    /// Where sessions are kept so that every replica behind a load balancer
+    /// serves them (default none: sessions live in this process only). With
+    /// one, every request of a session reads its record (a deleted or
+    /// expired session is 404 on every replica), a replica that has not
+    /// seen the session re-creates it, and a store that fails is HTTP 503.
+    pub session_store: Option<Arc<dyn SessionStore>>,
+    /// How changes (resource updated, list changed) reach the sessions held
+    /// by other replicas (default none); the server role uses it.
+    pub bus: Option<Arc<dyn Bus>>,
 }
 
 impl Default for HttpServerConfig {
@@ -104,6 +115,8 @@ impl Default for HttpServerConfig {
             sse_retry: Duration::from_secs(1),
             protected_resource: None,
             cancel_on_disconnect: false,
+            session_store: None,
+            bus: None,
         }
     }
 }
@@ -179,6 +192,32 @@ impl HttpServerConfig {
         self
     }
 
+    /// Shares sessions, stream events and changes with the other replicas
+    /// using `stores` (e.g. [`RedisStore::stores`](crate::store)): sets
+    /// [`session_store`](Self::session_store),
+    /// [`event_store`](Self::event_store) and [`bus`](Self::bus).
+    #[must_use]
+    pub fn stores(mut self, stores: Stores) -> Self {
+        self.session_store = Some(stores.sessions);
+        self.event_store = stores.events;
+        self.bus = Some(stores.bus);
+        self
+    }
+
+    /// Sets [`session_store`](Self::session_store).
+    #[must_use]
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.session_store = Some(store);
+        self
+    }
+
+    /// Sets [`bus`](Self::bus).
+    #[must_use]
+    pub fn bus(mut self, bus: Arc<dyn Bus>) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+
     /// Sets [`protected_resource`](Self::protected_resource).
     #[must_use]
     pub fn protected_resource(mut self, resource: ProtectedResource) -> Self {
@@ -219,6 +258,10 @@ impl StreamableHttpServer {
             sessions: Mutex::new(HashMap::new()),
         });
         tokio::spawn(reap_idle(Arc::downgrade(&state)));
+        if let (Some(_), Some(bus)) = (&state.config.session_store, &state.config.bus) {
+            tokio::spawn(session::follow_changes(Arc::downgrade(&state), bus.clone()));
+            tokio::spawn(session::follow_answers(Arc::downgrade(&state), bus.clone()));
+        }
         Self { state }
     }
 
@@ -340,8 +383,8 @@ async fn endpoint(Extract(state): Extract<Arc<State>>, request: Request) -> Resp
                 Err(rejection) => Err(rejection),
             }
         }
-        Method::GET => get::get(&state, &parts.headers, guard.identity.as_ref()),
-        Method::DELETE => delete::delete(&state, &parts.headers, guard.identity.as_ref()),
+        Method::GET => get::get(&state, &parts.headers, guard.identity.as_ref()).await,
+        Method::DELETE => delete::delete(&state, &parts.headers, guard.identity.as_ref()).await,
         _ => Err(Rejection::MethodNotAllowed),
     };
     outcome.unwrap_or_else(IntoResponse::into_response)

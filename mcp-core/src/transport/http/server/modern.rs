@@ -13,6 +13,7 @@ use super::reply::{SESSION_HEADER, VERSION_HEADER, header, rpc_error};
 use crate::ProtocolVersion;
 use crate::extensions::{NameParam, RequestMethod};
 use crate::jsonrpc::{DecodeError, ErrorCode, Inbound, InboundRequest, RpcError};
+use crate::param_headers;
 use crate::request_meta::{self, RequestMeta};
 use crate::schema::ClientRequestMethod;
 
@@ -20,6 +21,9 @@ use crate::schema::ClientRequestMethod;
 const METHOD_HEADER: &str = "mcp-method";
 /// The header naming the tool, prompt or resource a request is about.
 const NAME_HEADER: &str = "mcp-name";
+/// The headers mirroring tool arguments (`Mcp-Param-{Name}`), lower case as
+/// header names are stored.
+const PARAM_HEADER_PREFIX: &str = "mcp-param-";
 
 /// Where a POST goes.
 #[derive(Debug)]
@@ -130,7 +134,7 @@ fn check(
         }
         _ => {}
     }
-    let meta = match meta {
+    let mut meta = match meta {
         Ok(Some(meta)) => meta,
         Ok(None) => return Err(fail(StatusCode::BAD_REQUEST, request_meta::missing_meta())),
         Err(e) => return Err(fail(StatusCode::BAD_REQUEST, e)),
@@ -159,17 +163,33 @@ fn check(
             )
         })?;
     if let Some(name) = named(method, &head) {
-        match header(headers, NAME_HEADER) {
-            Some(h) if h == name => {}
-            Some(h) => {
+        match header(headers, NAME_HEADER).map(|h| (h, param_headers::decode_value(h))) {
+            Some((_, Ok(decoded))) if decoded == name => {}
+            Some((_, Err(e))) => return Err(mismatch(format!("Mcp-Name: {e}"))),
+            Some((h, _)) => {
                 return Err(mismatch(format!(
                     "Mcp-Name is `{h}` but the body names `{name}`"
                 )));
             }
             None => return Err(mismatch("the Mcp-Name header is missing".into())),
         }
+        if method == RequestMethod::Core(ClientRequestMethod::CallTool) {
+            meta.sent_params = Some((name, sent_params(headers)));
+        }
     }
     Ok(meta)
+}
+
+/// The `Mcp-Param-*` headers of a request, by lower-case name part (the
+/// service knows which the tool declares).
+fn sent_params(headers: &HeaderMap) -> param_headers::SentParams {
+    headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let part = name.as_str().strip_prefix(PARAM_HEADER_PREFIX)?;
+            Some((part.to_string(), value.to_str().ok().map(str::to_string)))
+        })
+        .collect()
 }
 
 /// What `Mcp-Name` must repeat: the tool or prompt name, or the resource

@@ -101,7 +101,7 @@ async fn serve(
     let session = if created {
         session::create(state)?
     } else {
-        session::existing(state, &headers)?
+        session::existing(state, &headers).await?
     };
     session::bind_identity(&session.engine, identity.as_ref())?;
     let Some(id) = request_id else {
@@ -109,7 +109,13 @@ async fn serve(
         if session.closed().is_cancelled() {
             return Err(Rejection::SessionNotFound("Session not found"));
         }
+        if let Ok(Inbound::Response(response)) = &decoded {
+            // An answer to a request another replica sent goes there.
+            session::route_answer(state, &session, response.id.as_ref(), &text).await;
+        }
         let _ = session.engine.handle(decoded);
+        // `notifications/initialized` changes what other replicas must know.
+        session::persist(state, &session, false).await?;
         return Ok(StatusCode::ACCEPTED.into_response());
     };
     let (mut response, failed_initialize) =
@@ -119,7 +125,17 @@ async fn serve(
         // the client gets the error and no session id to use.
         lock(&state.sessions).remove(&session.id);
         session.terminate();
-    } else if let Ok(value) = HeaderValue::from_str(&session.id) {
+        return Ok(response);
+    }
+    if let Err(rejection) = session::persist(state, &session, created).await {
+        if created {
+            // A session other replicas cannot find is no session.
+            lock(&state.sessions).remove(&session.id);
+            session.terminate();
+        }
+        return Err(rejection);
+    }
+    if let Ok(value) = HeaderValue::from_str(&session.id) {
         response.headers_mut().insert(SESSION_HEADER, value);
     }
     Ok(response)

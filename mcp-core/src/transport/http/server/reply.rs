@@ -63,7 +63,7 @@ pub(super) fn complete_sse(stream_id: u64, priming: Option<String>, events: &Rep
     sse_head(Body::from(body))
 }
 
-fn sse_head(body: Body) -> Response {
+pub(super) fn sse_head(body: Body) -> Response {
     (
         StatusCode::OK,
         [

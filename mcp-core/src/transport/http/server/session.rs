@@ -16,6 +16,7 @@ use super::extract::Rejection;
 use super::reply::{SESSION_HEADER, header};
 use super::streams::{LiveItem, Streams};
 use crate::auth::AuthInfo;
+use crate::schema::RequestId;
 use crate::session::{Acceptor, Attached, OutboundSink};
 use crate::transport::{OutboundKind, OutboundMessage};
 
@@ -27,6 +28,11 @@ pub(crate) struct HttpSession {
     created: Instant,
     /// Milliseconds since `created` of the last request.
     last_active: AtomicU64,
+    /// The service's change count last written to the session store.
+    persisted: AtomicU64,
+    /// The record last read from the session store (unchanged: nothing to
+    /// restore).
+    restored: Mutex<String>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -41,18 +47,43 @@ impl HttpSession {
         store: Arc<dyn super::EventStore>,
         json_mode: bool,
     ) -> crate::Result<Arc<Self>> {
+        let shared = store.shared().is_some();
         let outlet = Arc::new(Outlet {
             streams: Mutex::new(Streams::new(id.clone(), store, json_mode)),
             closed: CancellationToken::new(),
         });
         let engine = acceptor.open(outlet.clone(), None)?;
+        if shared {
+            // Requests to the client are numbered apart per replica (20 bits
+            // of its id above 32 bits of count: still exact as a JSON number
+            // in JavaScript), so that an answer reaching another replica
+            // names the one call that waits for it.
+            engine.number_requests_from(i64::from(crate::store::replica_id() & 0xf_ffff) << 32);
+        }
         Ok(Arc::new(Self {
             id,
             engine,
             outlet,
             created: Instant::now(),
             last_active: AtomicU64::new(0),
+            persisted: AtomicU64::new(0),
+            restored: Mutex::new(String::new()),
         }))
+    }
+
+    /// Makes the session what the store's `record` says, unless that is
+    /// what it last was.
+    fn refresh(&self, record: String) -> Result<(), String> {
+        let mut restored = lock(&self.restored);
+        if *restored == record {
+            return Ok(());
+        }
+        if let Some(service) = self.engine.service() {
+            service.restore(&record)?;
+            self.persisted.store(service.changes(), Ordering::Release);
+        }
+        *restored = record;
+        Ok(())
     }
 
     pub(crate) fn streams(&self) -> MutexGuard<'_, Streams> {
@@ -133,20 +164,195 @@ fn new_session_id() -> Result<String, Rejection> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Finds the session named by the request's `Mcp-Session-Id`.
-pub(super) fn existing(state: &State, headers: &HeaderMap) -> Result<Arc<HttpSession>, Rejection> {
+/// Finds the session named by the request's `Mcp-Session-Id`. With a
+/// session store, its record decides: gone there is gone here (404), and a
+/// session this replica has not seen is re-created from it.
+pub(super) async fn existing(
+    state: &State,
+    headers: &HeaderMap,
+) -> Result<Arc<HttpSession>, Rejection> {
     let Some(id) = header(headers, SESSION_HEADER) else {
         return Err(Rejection::BadRequest(
             "the Mcp-Session-Id header is required".into(),
         ));
     };
-    let session = lock(&state.sessions).get(id).cloned();
-    match session {
-        Some(session) if !session.closed().is_cancelled() => {
-            session.touch();
-            Ok(session)
+    let local = lock(&state.sessions)
+        .get(id)
+        .filter(|s| !s.closed().is_cancelled())
+        .cloned();
+    let Some(store) = &state.config.session_store else {
+        let session = local.ok_or(Rejection::SessionNotFound("Session not found"))?;
+        session.touch();
+        return Ok(session);
+    };
+    let record = store
+        .load(id, state.config.idle_timeout)
+        .await
+        .map_err(|e| Rejection::StoreUnavailable(e.to_string()))?;
+    let Some(record) = record else {
+        // Deleted or expired, perhaps on another replica.
+        if let Some(session) = lock(&state.sessions).remove(id) {
+            session.terminate();
         }
-        _ => Err(Rejection::SessionNotFound("Session not found")),
+        return Err(Rejection::SessionNotFound("Session not found"));
+    };
+    let session = match local {
+        Some(session) => {
+            session.refresh(record).map_err(Rejection::Internal)?;
+            session
+        }
+        None => restore(state, id, record)?,
+    };
+    session.touch();
+    Ok(session)
+}
+
+/// A session another replica opened, served here from now on too: made
+/// what `record` says before any other request can find it.
+fn restore(state: &State, id: &str, record: String) -> Result<Arc<HttpSession>, Rejection> {
+    let mut sessions = lock(&state.sessions);
+    if let Some(session) = sessions.get(id).filter(|s| !s.closed().is_cancelled()) {
+        return Ok(session.clone());
+    }
+    if sessions.len() >= state.config.max_sessions {
+        return Err(Rejection::TooManySessions {
+            max: state.config.max_sessions,
+        });
+    }
+    let session = HttpSession::start(
+        id.to_string(),
+        &*state.acceptor,
+        state.config.event_store.clone(),
+        state.config.json_response,
+    )
+    .map_err(|e| Rejection::Internal(e.to_string()))?;
+    session.refresh(record).map_err(Rejection::Internal)?;
+    sessions.insert(id.to_string(), session.clone());
+    Ok(session)
+}
+
+/// Writes what changed in `session` (its handshake, log level,
+/// subscriptions) to the session store, before the answer that made the
+/// change goes out, so that the next request finds it on any replica.
+/// `created`: the session is new (its `initialize` was just answered).
+pub(super) async fn persist(
+    state: &State,
+    session: &HttpSession,
+    created: bool,
+) -> Result<(), Rejection> {
+    let Some(store) = &state.config.session_store else {
+        return Ok(());
+    };
+    let Some(service) = session.engine.service() else {
+        return Ok(());
+    };
+    if !created && session.persisted.load(Ordering::Acquire) == service.changes() {
+        return Ok(());
+    }
+    let Some((changes, record)) = service.record() else {
+        return Ok(());
+    };
+    let ttl = state.config.idle_timeout;
+    let written = if created {
+        store.create(&session.id, &record, ttl).await
+    } else {
+        store.update(&session.id, &record, ttl).await
+    };
+    match written {
+        Ok(_) => {
+            session.persisted.fetch_max(changes, Ordering::AcqRel);
+            *lock(&session.restored) = record;
+            if let (Some(bus), false) = (&state.config.bus, created) {
+                // Replicas holding the session (its GET stream) refresh it,
+                // so that they see its new subscriptions and level.
+                if let Err(e) = bus.publish(SESSIONS_TOPIC, session.id.clone()).await {
+                    tracing::warn!("other replicas did not hear of a session's change: {e}");
+                }
+            }
+            Ok(())
+        }
+        Err(e) => Err(Rejection::StoreUnavailable(e.to_string())),
+    }
+}
+
+/// The bus topic naming sessions whose record changed.
+pub(super) const SESSIONS_TOPIC: &str = "sessions";
+/// The bus topic of answers to requests another replica sent the client.
+pub(super) const ANSWERS_TOPIC: &str = "answers";
+
+/// Hands the client's answer `text` (to request `id` of `session`) to the
+/// replica that waits for it, if not this one.
+pub(super) async fn route_answer(
+    state: &State,
+    session: &HttpSession,
+    id: Option<&RequestId>,
+    text: &str,
+) {
+    let Some(bus) = &state.config.bus else { return };
+    if id.is_some_and(|id| session.engine.awaits(id)) {
+        return;
+    }
+    let payload = serde_json::json!({ "session": session.id, "message": text }).to_string();
+    if let Err(e) = bus.publish(ANSWERS_TOPIC, payload).await {
+        tracing::warn!("an answer did not reach the other replicas: {e}");
+    }
+}
+
+/// Takes the client's answers that other replicas received for this one.
+pub(super) async fn follow_answers(state: std::sync::Weak<State>, bus: Arc<dyn crate::store::Bus>) {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        session: String,
+        message: String,
+    }
+    let mut answers = bus.subscribe(ANSWERS_TOPIC);
+    while let Some(payload) = answers.recv().await {
+        let Some(state) = state.upgrade() else { return };
+        let Ok(answer) = serde_json::from_str::<Answer>(&payload) else {
+            continue;
+        };
+        let Some(session) = lock(&state.sessions).get(&answer.session).cloned() else {
+            continue;
+        };
+        if let Ok(crate::jsonrpc::Inbound::Response(response)) =
+            crate::jsonrpc::decode(&answer.message)
+        {
+            if response
+                .id
+                .as_ref()
+                .is_some_and(|id| session.engine.awaits(id))
+            {
+                let _ = session
+                    .engine
+                    .handle(Ok(crate::jsonrpc::Inbound::Response(response)));
+            }
+        }
+    }
+}
+
+/// Keeps this replica's copies of sessions as other replicas change them.
+pub(super) async fn follow_changes(state: std::sync::Weak<State>, bus: Arc<dyn crate::store::Bus>) {
+    let mut changed = bus.subscribe(SESSIONS_TOPIC);
+    while let Some(id) = changed.recv().await {
+        let Some(state) = state.upgrade() else { return };
+        let Some(store) = &state.config.session_store else {
+            return;
+        };
+        let Some(session) = lock(&state.sessions).get(&id).cloned() else {
+            continue;
+        };
+        match store.load(&id, state.config.idle_timeout).await {
+            Ok(Some(record)) => {
+                if let Err(e) = session.refresh(record) {
+                    tracing::warn!("session {id}: {e}");
+                }
+            }
+            Ok(None) => {
+                lock(&state.sessions).remove(&id);
+                session.terminate();
+            }
+            Err(e) => tracing::debug!("session {id} not refreshed: {e}"),
+        }
     }
 }
 

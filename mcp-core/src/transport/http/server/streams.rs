@@ -11,7 +11,10 @@ use super::event_store::{EventStore, StreamKey};
 
 use crate::schema::RequestId;
 
-/// The stream of messages not tied to a request (served by GET).
+/// The stream of messages not tied to a request (served by GET), without a
+/// shared store; with one, stream ids start at this replica's id shifted
+/// into the upper 32 bits, so that event ids are unique across replicas and
+/// name the replica that wrote them.
 pub(crate) const STANDALONE: u64 = 0;
 
 /// Stored events to send again: `(sequence number, message)`.
@@ -70,6 +73,8 @@ pub(crate) struct Streams {
     streams: HashMap<u64, Stream>,
     by_request: HashMap<RequestId, u64>,
     next_id: u64,
+    /// The standalone stream's id (the first of this replica's ids).
+    standalone: u64,
     /// The session, for the event store's keys.
     session: String,
     /// Where events are kept for resumption.
@@ -94,10 +99,16 @@ impl Streams {
     pub(crate) fn new(session: String, store: Arc<dyn EventStore>, json_mode: bool) -> Self {
         // The standalone stream is created when first used: most sessions
         // never use it, and an idle session should cost little memory.
+        let standalone = if store.shared().is_some() {
+            u64::from(crate::store::replica_id()) << 32
+        } else {
+            STANDALONE
+        };
         Self {
             streams: HashMap::new(),
             by_request: HashMap::new(),
-            next_id: 1,
+            next_id: standalone + 1,
+            standalone,
             session,
             store,
             finished_limit: 64,
@@ -144,9 +155,9 @@ impl Streams {
             .filter(|_| is_response || !self.json_mode)
             .and_then(|id| self.by_request.get(id).copied())
             .filter(|id| self.streams.get(id).is_some_and(|s| !s.done))
-            .unwrap_or(STANDALONE);
-        let last = is_response && stream_id != STANDALONE;
-        let stream = stream_mut(&mut self.streams, stream_id)?;
+            .unwrap_or(self.standalone);
+        let last = is_response && stream_id != self.standalone;
+        let stream = stream_mut(&mut self.streams, stream_id, self.standalone)?;
         let seq = stream.next_seq;
         stream.next_seq += 1;
         // A response that is its stream's only event, to the POST that sent
@@ -180,6 +191,12 @@ impl Streams {
             return delivery;
         }
         let key = self.key(stream_id);
+        if seq == 1 && stream_id != self.standalone {
+            // The stream is kept: which request it answers is kept too.
+            if let Some(id) = related {
+                self.store.opened(&key, id);
+            }
+        }
         self.store.append(&key, seq, text);
         if last {
             self.finish(stream_id);
@@ -291,7 +308,8 @@ impl Streams {
         after: Option<u64>,
         live: mpsc::Sender<LiveItem>,
     ) -> Result<(Replay, bool), AttachError> {
-        let stream = stream_mut(&mut self.streams, stream_id).ok_or(AttachError::Unknown)?;
+        let stream = stream_mut(&mut self.streams, stream_id, self.standalone)
+            .ok_or(AttachError::Unknown)?;
         if stream.live.as_ref().is_some_and(|l| !l.is_closed()) {
             return Err(AttachError::Busy);
         }
@@ -309,6 +327,28 @@ impl Streams {
             stream.live = Some(live);
         }
         Ok((replay, stream.done))
+    }
+
+    /// The standalone (GET) stream's id.
+    pub(crate) fn standalone(&self) -> u64 {
+        self.standalone
+    }
+
+    /// The session's key for `stream` in the event store.
+    pub(crate) fn store_key(&self, stream: u64) -> StreamKey {
+        self.key(stream)
+    }
+
+    /// Whether `stream` was opened by another replica (its upper 32 bits
+    /// name another replica) and the store is shared: it is resumed from
+    /// the shared store.
+    pub(crate) fn is_foreign(&self, stream: u64) -> bool {
+        self.store.shared().is_some() && stream >> 32 != self.standalone >> 32
+    }
+
+    /// The store.
+    pub(crate) fn store(&self) -> &Arc<dyn EventStore> {
+        &self.store
     }
 
     /// Whether any HTTP response is attached (the session is in use).
@@ -355,9 +395,13 @@ impl Streams {
 }
 
 /// The stream `stream_id`, the standalone one created if need be.
-fn stream_mut(streams: &mut HashMap<u64, Stream>, stream_id: u64) -> Option<&mut Stream> {
-    if stream_id == STANDALONE {
-        return Some(streams.entry(STANDALONE).or_insert_with(Stream::new));
+fn stream_mut(
+    streams: &mut HashMap<u64, Stream>,
+    stream_id: u64,
+    standalone: u64,
+) -> Option<&mut Stream> {
+    if stream_id == standalone {
+        return Some(streams.entry(standalone).or_insert_with(Stream::new));
     }
     streams.get_mut(&stream_id)
 }

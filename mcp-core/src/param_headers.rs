@@ -2,8 +2,9 @@
 //! (SEP-2243): `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-{Name}` for tool
 //! arguments whose `inputSchema` property is marked `x-mcp-header`; the
 //! `=?base64?…?=` form for values that are not plain header text; and the
-//! rules that make a tool's declarations invalid (such a tool is left out of
-//! `tools/list`).
+//! rules that make a tool's declarations invalid (a client leaves such a tool
+//! out of `tools/list`); and, for a server, the check that the headers of a
+//! `tools/call` repeat its arguments (-32020 otherwise).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -126,17 +127,10 @@ pub(crate) fn param_values(
     declared: &[ParamHeader],
     arguments: Option<&Map<String, Value>>,
 ) -> Vec<(String, String)> {
-    let Some(arguments) = arguments else {
-        return Vec::new();
-    };
     declared
         .iter()
         .filter_map(|header| {
-            let (first, rest) = header.path.split_first()?;
-            let mut value = arguments.get(first)?;
-            for key in rest {
-                value = value.get(key)?;
-            }
+            let value = value_at(arguments, &header.path)?;
             let text = match value {
                 Value::String(s) => s.clone(),
                 Value::Bool(b) => b.to_string(),
@@ -165,10 +159,157 @@ pub(crate) fn encode_value(text: &str) -> String {
     }
 }
 
+/// A header value as the client meant it: the text inside `=?base64?…?=`
+/// (which must be canonical Base64 of UTF-8), anything else literally.
+pub(crate) fn decode_value(raw: &str) -> Result<std::borrow::Cow<'_, str>, String> {
+    let Some(inner) = raw
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    else {
+        return Ok(std::borrow::Cow::Borrowed(raw));
+    };
+    let bytes = STANDARD
+        .decode(inner)
+        .map_err(|e| format!("`{raw}` is not valid Base64 ({e})"))?;
+    String::from_utf8(bytes)
+        .map(std::borrow::Cow::Owned)
+        .map_err(|_| format!("`{raw}` does not decode to UTF-8 text"))
+}
+
+/// The `Mcp-Param-*` headers of one request, by lower-case name part; a
+/// value that is not header text is kept as `None` (refused if declared).
+pub(crate) type SentParams = Vec<(String, Option<String>)>;
+
+/// Checks that the headers a `tools/call` came with repeat every declared
+/// argument present in the body (a null or absent one needs no header), as
+/// the server side of SEP-2243 requires; the error says which one differs.
+pub(crate) fn check_sent(
+    declared: &[ParamHeader],
+    arguments: Option<&Map<String, Value>>,
+    sent: &SentParams,
+) -> Result<(), String> {
+    for header in declared {
+        let Some(value) = value_at(arguments, &header.path) else {
+            continue;
+        };
+        let wanted = header.name.to_ascii_lowercase();
+        let Some((_, raw)) = sent.iter().find(|(name, _)| *name == wanted) else {
+            return Err(format!(
+                "the Mcp-Param-{} header is missing but the arguments carry `{}`",
+                header.name,
+                header.path.join(".")
+            ));
+        };
+        let Some(raw) = raw else {
+            return Err(format!(
+                "the Mcp-Param-{} header has characters a header value may not carry",
+                header.name
+            ));
+        };
+        let text = decode_value(raw).map_err(|e| format!("Mcp-Param-{}: {e}", header.name))?;
+        if !same_value(&text, value) {
+            return Err(format!(
+                "Mcp-Param-{} is `{raw}` but the arguments carry {value} at `{}`",
+                header.name,
+                header.path.join(".")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The argument at `path`, unless absent or null.
+fn value_at<'a>(arguments: Option<&'a Map<String, Value>>, path: &[String]) -> Option<&'a Value> {
+    let (first, rest) = path.split_first()?;
+    let mut value = arguments?.get(first)?;
+    for key in rest {
+        value = value.get(key)?;
+    }
+    (!value.is_null()).then_some(value)
+}
+
+/// Whether header text `text` stands for body value `value`: strings as
+/// they are, booleans in lower case, integers compared as numbers (`42.0`
+/// is `42`).
+fn same_value(text: &str, value: &Value) -> bool {
+    match value {
+        Value::String(s) => s == text,
+        Value::Bool(b) => text == if *b { "true" } else { "false" },
+        Value::Number(n) => match (text.parse::<f64>(), n.as_f64()) {
+            (Ok(h), Some(b)) => h == b,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn decodes_the_base64_form_strictly() {
+        assert_eq!(decode_value("us-west1").unwrap(), "us-west1");
+        assert_eq!(decode_value("=?base64?SGVsbG8=?=").unwrap(), "Hello");
+        // Without the closing marker it is literal.
+        assert_eq!(
+            decode_value("=?base64?SGVsbG8=").unwrap(),
+            "=?base64?SGVsbG8="
+        );
+        assert!(
+            decode_value("=?base64?SGVsbG8?=").is_err(),
+            "missing padding"
+        );
+        assert!(
+            decode_value("=?base64?SGVs!!!bG8=?=").is_err(),
+            "bad characters"
+        );
+        assert!(decode_value("=?base64?/w==?=").is_err(), "not UTF-8");
+        for text in ["Hello, 世界", " padded ", "line1\nline2", "=?base64?x?="] {
+            assert_eq!(decode_value(&encode_value(text)).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn checks_sent_headers_against_the_arguments() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "flag": {"type": "boolean", "x-mcp-header": "Flag"}
+        }});
+        let declared = declarations(&schema).unwrap();
+        let args = json!({"region": "eu", "n": 42, "flag": true});
+        let args = args.as_object();
+        let sent = |pairs: &[(&str, &str)]| -> SentParams {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), Some(v.to_string())))
+                .collect()
+        };
+        let all = sent(&[("region", "eu"), ("n", "42.0"), ("flag", "true")]);
+        assert_eq!(check_sent(&declared, args, &all), Ok(()));
+        let encoded = sent(&[("region", "=?base64?ZXU=?="), ("n", "42"), ("flag", "true")]);
+        assert_eq!(check_sent(&declared, args, &encoded), Ok(()));
+        for bad in [
+            sent(&[("n", "42"), ("flag", "true")]),
+            sent(&[("region", "us"), ("n", "42"), ("flag", "true")]),
+            sent(&[("region", "eu"), ("n", "43"), ("flag", "true")]),
+            sent(&[("region", "eu"), ("n", "42"), ("flag", "True")]),
+            sent(&[("region", "=?base64?ZXU?="), ("n", "42"), ("flag", "true")]),
+        ] {
+            assert!(check_sent(&declared, args, &bad).is_err(), "{bad:?}");
+        }
+        let unreadable = vec![
+            ("region".to_string(), None),
+            ("n".to_string(), Some("42".to_string())),
+            ("flag".to_string(), Some("true".to_string())),
+        ];
+        assert!(check_sent(&declared, args, &unreadable).is_err());
+        // Absent or null arguments need no header.
+        let none = json!({"region": null});
+        assert_eq!(check_sent(&declared, none.as_object(), &Vec::new()), Ok(()));
+    }
 
     fn names(schema: Value) -> Result<Vec<String>, String> {
         declarations(&schema).map(|d| d.into_iter().map(|h| h.name).collect())

@@ -1,0 +1,136 @@
+//! Resuming, with `Last-Event-ID`, a stream another replica wrote (a shared
+//! event store): its stored events are read from the store, then the store
+//! is polled for more until the request's answer arrives, the client goes
+//! away, or the replica running the request is gone — then the client gets
+//! a JSON-RPC error for that request instead of waiting forever.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::response::Response;
+
+use super::event_store::{EventStore, StreamKey};
+use super::reply::sse_head;
+use super::session::HttpSession;
+use super::streams::event_id;
+use crate::jsonrpc::{Inbound, RpcError, decode, encode_error};
+use crate::transport::http::sse::encode_event;
+
+/// How often the store is asked for new events.
+const POLL: Duration = Duration::from_millis(200);
+/// How often the running replica's heartbeat is checked.
+const LIVENESS: Duration = Duration::from_secs(1);
+
+struct Follow {
+    session: Arc<HttpSession>,
+    store: Arc<dyn EventStore>,
+    key: StreamKey,
+    after: u64,
+    checked: Instant,
+    ended: bool,
+}
+
+/// The event stream resuming `stream` of `session` after event `after`.
+pub(super) fn resume(session: Arc<HttpSession>, stream: u64, after: u64) -> Response {
+    let store = session.streams().store().clone();
+    let key = session.streams().store_key(stream);
+    let follow = Follow {
+        session,
+        store,
+        key,
+        after,
+        checked: Instant::now(),
+        ended: false,
+    };
+    let body = futures::stream::unfold(follow, |mut follow| async move {
+        if follow.ended {
+            return None;
+        }
+        let chunk = follow.next_chunk().await?;
+        Some((Ok::<_, Infallible>(Bytes::from(chunk)), follow))
+    });
+    sse_head(Body::from_stream(body))
+}
+
+impl Follow {
+    /// The next events to send; `None` ends the stream.
+    async fn next_chunk(&mut self) -> Option<String> {
+        loop {
+            if self.session.closed().is_cancelled() {
+                return None;
+            }
+            let shared = self.store.shared()?;
+            let events = match shared.read(&self.key, self.after).await {
+                Ok(events) => events,
+                Err(e) => {
+                    // The client resumes again later.
+                    tracing::warn!("cannot resume a stream: {e}");
+                    return None;
+                }
+            };
+            if !events.is_empty() {
+                let mut chunk = String::new();
+                for (seq, text) in events {
+                    chunk.push_str(&encode_event(
+                        Some(&event_id(self.key.stream, seq)),
+                        &text,
+                        None,
+                    ));
+                    self.after = seq;
+                    if matches!(decode(&text), Ok(Inbound::Response(_))) {
+                        self.ended = true;
+                        break;
+                    }
+                }
+                return Some(chunk);
+            }
+            if self.checked.elapsed() >= LIVENESS {
+                self.checked = Instant::now();
+                let replica = u32::try_from(self.key.stream >> 32).unwrap_or_default();
+                if let Ok(false) = shared.replica_alive(replica).await {
+                    return self.orphaned().await;
+                }
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// The replica running the request is gone: one last read, then an
+    /// error answering the request (if the stream was a request's).
+    async fn orphaned(&mut self) -> Option<String> {
+        let shared = self.store.shared()?;
+        self.ended = true;
+        if let Ok(events) = shared.read(&self.key, self.after).await {
+            if !events.is_empty() {
+                self.ended = false;
+                let mut chunk = String::new();
+                for (seq, text) in events {
+                    chunk.push_str(&encode_event(
+                        Some(&event_id(self.key.stream, seq)),
+                        &text,
+                        None,
+                    ));
+                    self.after = seq;
+                    if matches!(decode(&text), Ok(Inbound::Response(_))) {
+                        self.ended = true;
+                    }
+                }
+                if self.ended {
+                    return Some(chunk);
+                }
+            }
+        }
+        let request = shared.request(&self.key).await.ok().flatten()?;
+        self.ended = true;
+        let error = RpcError::internal(
+            "the server replica running this request stopped before answering it",
+        );
+        Some(encode_event(
+            Some(&event_id(self.key.stream, self.after + 1)),
+            &encode_error(Some(&request), &error),
+            None,
+        ))
+    }
+}

@@ -1,0 +1,48 @@
+//! Cleanups run when a handle is freed: how a program releases the
+//! `userdata` its callbacks use once no callback can run any more.
+
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+use super::callback::Userdata;
+
+/// Releases what `userdata` points to (`mcp_server_on_free`,
+/// `mcp_client_on_free`). Called once, after the last callback of the handle
+/// has returned, on the thread that freed the handle (or, when it was freed
+/// from one of its own callbacks, on a library thread once that callback has
+/// returned).
+pub type FreeCallback = Option<unsafe extern "C" fn(userdata: *mut c_void)>;
+
+type Cleanup = (unsafe extern "C" fn(*mut c_void), Userdata);
+
+/// The cleanups of one handle.
+#[derive(Debug, Default)]
+pub(crate) struct Cleanups(Mutex<Vec<Cleanup>>);
+
+impl Cleanups {
+    pub(crate) fn push(&self, callback: unsafe extern "C" fn(*mut c_void), userdata: Userdata) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((callback, userdata));
+    }
+
+    /// Takes the cleanups, to run later with [`run`].
+    pub(crate) fn take(&self) -> Vec<Cleanup> {
+        std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+}
+
+/// Runs cleanups, the last registered first.
+pub(crate) fn run(cleanups: Vec<Cleanup>) {
+    for (callback, userdata) in cleanups.into_iter().rev() {
+        // SAFETY: the caller's function of the documented type, with the
+        // userdata registered with it, called once.
+        unsafe { callback(userdata.ptr()) };
+    }
+}

@@ -1,0 +1,475 @@
+//! The requests of a connected client: ping, listing, tools, resources,
+//! prompts, logging, and any method by name.
+
+use mcp_core::schema::CompleteRequestParams;
+
+use super::*;
+
+/// Sends `ping` and waits for the answer.
+///
+/// # Safety
+/// `client` is NULL or a live client; `options` is NULL or points to a valid
+/// `mcp_call_options`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_ping(
+    client: *const Client,
+    options: *const CallOptions,
+) -> McpResult {
+    boundary(|| {
+        let client = arg!(handle client);
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        client.call(&options, |core, _| async move {
+            limit(timeout, methods::PING, core.ping()).await
+        })
+    })
+}
+
+/// Shared body of the `mcp_client_list_*` functions.
+///
+/// # Safety
+/// As for the exported functions.
+unsafe fn list<T, Fut>(
+    client: *const Client,
+    options: *const CallOptions,
+    out: *mut *mut c_char,
+    method: &'static str,
+    key: &'static str,
+    fetch: impl FnOnce(Arc<CoreClient>) -> Fut,
+) -> McpResult
+where
+    T: serde::Serialize,
+    Fut: Future<Output = mcp_core::Result<Vec<T>>> + Send + 'static,
+{
+    boundary(|| {
+        // SAFETY: as the caller guarantees.
+        let out = unsafe { OutString::new(out, "result_json") }?;
+        let client = arg!(handle client);
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, _| {
+            let listing = fetch(core);
+            async move {
+                let items = limit(timeout, method, listing).await?;
+                let mut object = Map::new();
+                object.insert(
+                    key.to_string(),
+                    serde_json::to_value(items)
+                        .map_err(|e| Failure::internal(format!("could not encode JSON: {e}")))?,
+                );
+                to_json(&object)
+            }
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Lists every tool (`tools/list`, following cursors through all pages):
+/// `*result_json` is `{"tools":[{"name":…,"description":…,"inputSchema":{…}},…]}`.
+/// `MCP_ERR_CAPABILITY` if the server has no tools.
+///
+/// # Safety
+/// `client` is NULL or a live client; `options` is NULL or valid;
+/// `result_json` is NULL or points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_list_tools(
+    client: *const Client,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        list(
+            client,
+            options,
+            result_json,
+            methods::TOOLS_LIST,
+            "tools",
+            |core| async move { core.list_all_tools().await },
+        )
+    }
+}
+
+/// Calls a tool (`tools/call`) with `arguments_json`, a JSON object (NULL for
+/// none), and writes the `CallToolResult` to `*result_json`
+/// (`{"content":[…],"isError":false}`).
+///
+/// A tool that fails still returns `MCP_OK`, with `"isError": true` in the
+/// result; `MCP_ERR_RPC` means the server refused the call itself (e.g. an
+/// unknown tool, -32602). Structured content is checked against the tool's
+/// output schema if `mcp_client_list_tools` saw one (`MCP_ERR_PROTOCOL` if
+/// it does not match). Progress goes to `options->on_progress`.
+///
+/// # Safety
+/// `client` is NULL or a live client; the strings are NULL or
+/// NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+/// points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_call_tool(
+    client: *const Client,
+    name: *const c_char,
+    arguments_json: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        let out = arg!(out_string result_json);
+        let client = arg!(handle client);
+        let name = arg!(str name).to_string();
+        let arguments: Option<Value> = arg!(opt_json arguments_json);
+        let arguments = arguments
+            .map(|a| expect_object(a, "arguments_json"))
+            .transpose()?;
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, sink| async move {
+            let params = CallToolRequestParams {
+                arguments,
+                ..CallToolRequestParams::new(name)
+            };
+            let result = core
+                .call_tool_with(params, request_options(timeout, sink))
+                .await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Lists every resource (`resources/list`, all pages): `*result_json` is
+/// `{"resources":[{"uri":…,"name":…},…]}`.
+///
+/// # Safety
+/// As for `mcp_client_list_tools`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_list_resources(
+    client: *const Client,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        list(
+            client,
+            options,
+            result_json,
+            methods::RESOURCES_LIST,
+            "resources",
+            |core| async move { core.list_all_resources().await },
+        )
+    }
+}
+
+/// Lists every resource template (`resources/templates/list`, all pages):
+/// `*result_json` is `{"resourceTemplates":[{"uriTemplate":…,"name":…},…]}`.
+///
+/// # Safety
+/// As for `mcp_client_list_tools`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_list_resource_templates(
+    client: *const Client,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        list(
+            client,
+            options,
+            result_json,
+            methods::RESOURCES_TEMPLATES_LIST,
+            "resourceTemplates",
+            |core| async move { core.list_all_resource_templates().await },
+        )
+    }
+}
+
+/// Reads the resource at `uri` (`resources/read`): `*result_json` is the
+/// `ReadResourceResult` (`{"contents":[{"uri":…,"text":…}]}`). An unknown URI
+/// usually gives `MCP_ERR_RPC` with code -32002.
+///
+/// # Safety
+/// `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
+/// `options` is NULL or valid; `result_json` is NULL or points to writable
+/// memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_read_resource(
+    client: *const Client,
+    uri: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        let out = arg!(out_string result_json);
+        let client = arg!(handle client);
+        let uri = arg!(str uri).to_string();
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, _| async move {
+            let result = limit(timeout, methods::RESOURCES_READ, core.read_resource(&uri)).await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Subscribes to updates of the resource at `uri` (`resources/subscribe`);
+/// they arrive as `notifications/resources/updated` at the notification
+/// callback. `MCP_ERR_CAPABILITY` if the server does not offer
+/// subscriptions.
+///
+/// # Safety
+/// `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
+/// `options` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_subscribe_resource(
+    client: *const Client,
+    uri: *const c_char,
+    options: *const CallOptions,
+) -> McpResult {
+    boundary(|| {
+        let client = arg!(handle client);
+        let uri = arg!(str uri).to_string();
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        client.call(&options, |core, _| async move {
+            limit(timeout, methods::RESOURCES_SUBSCRIBE, core.subscribe(&uri)).await
+        })
+    })
+}
+
+/// Ends a subscription made with `mcp_client_subscribe_resource`
+/// (`resources/unsubscribe`).
+///
+/// # Safety
+/// As for `mcp_client_subscribe_resource`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
+    client: *const Client,
+    uri: *const c_char,
+    options: *const CallOptions,
+) -> McpResult {
+    boundary(|| {
+        let client = arg!(handle client);
+        let uri = arg!(str uri).to_string();
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        client.call(&options, |core, _| async move {
+            limit(
+                timeout,
+                methods::RESOURCES_UNSUBSCRIBE,
+                core.unsubscribe(&uri),
+            )
+            .await
+        })
+    })
+}
+
+/// Lists every prompt (`prompts/list`, all pages): `*result_json` is
+/// `{"prompts":[{"name":…,"arguments":[…]},…]}`.
+///
+/// # Safety
+/// As for `mcp_client_list_tools`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_list_prompts(
+    client: *const Client,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        list(
+            client,
+            options,
+            result_json,
+            methods::PROMPTS_LIST,
+            "prompts",
+            |core| async move { core.list_all_prompts().await },
+        )
+    }
+}
+
+/// Gets a prompt (`prompts/get`) with `arguments_json`, a JSON object of
+/// string values (`{"topic":"cats"}`, NULL for none): `*result_json` is the
+/// `GetPromptResult` (`{"messages":[{"role":"user","content":{…}}]}`).
+///
+/// # Safety
+/// `client` is NULL or a live client; the strings are NULL or
+/// NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+/// points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_get_prompt(
+    client: *const Client,
+    name: *const c_char,
+    arguments_json: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        let out = arg!(out_string result_json);
+        let client = arg!(handle client);
+        let name = arg!(str name).to_string();
+        // SAFETY: as the caller guarantees.
+        let arguments: Option<IndexMap<String, String>> =
+            unsafe { arg_opt_json(arguments_json, "arguments_json") }?;
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, _| async move {
+            let result = limit(
+                timeout,
+                methods::PROMPTS_GET,
+                core.get_prompt(&name, arguments),
+            )
+            .await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Asks for completions of a prompt argument or a resource template variable
+/// (`completion/complete`). `params_json` is the request's params:
+/// `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"Al"}}`
+/// (or `{"type":"ref/resource","uri":"file:///{path}"}` as `ref`);
+/// `*result_json` is the `CompleteResult`
+/// (`{"completion":{"values":["Alice","Alan"],"hasMore":false}}`).
+/// `MCP_ERR_CAPABILITY` if the server did not declare `completions`.
+///
+/// # Safety
+/// `client` is NULL or a live client; `params_json` is NULL or
+/// NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+/// points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_complete(
+    client: *const Client,
+    params_json: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        let out = arg!(out_string result_json);
+        let client = arg!(handle client);
+        let params: CompleteRequestParams = arg!(json params_json);
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, _| async move {
+            let result =
+                limit(timeout, methods::COMPLETION_COMPLETE, core.complete(params)).await?;
+            to_json(&result)
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Asks the server to send log messages at `level` and above
+/// (`logging/setLevel`; `"debug"`, `"info"`, `"notice"`, `"warning"`,
+/// `"error"`, `"critical"`, `"alert"`, `"emergency"`). They arrive as
+/// `notifications/message` at the notification callback.
+///
+/// # Safety
+/// `client` is NULL or a live client; `level` is NULL or NUL-terminated;
+/// `options` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_set_logging_level(
+    client: *const Client,
+    level: *const c_char,
+    options: *const CallOptions,
+) -> McpResult {
+    boundary(|| {
+        let client = arg!(handle client);
+        let level = parse_level(arg!(str level))?;
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        client.call(&options, |core, _| async move {
+            limit(
+                timeout,
+                methods::LOGGING_SET_LEVEL,
+                core.set_logging_level(level),
+            )
+            .await
+        })
+    })
+}
+
+/// Sends any request, `method` (an `MCP_METHOD_*` name or an extension's)
+/// with `params_json` (a JSON object, or NULL for none), and writes the raw
+/// result to `*result_json`: for what has no function of its own
+/// (`completion/complete`, one page of a list request with a cursor,
+/// extensions). No capability checks are made. Progress goes to
+/// `options->on_progress`.
+///
+/// # Safety
+/// `client` is NULL or a live client; the strings are NULL or
+/// NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+/// points to writable memory for one `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_request(
+    client: *const Client,
+    method: *const c_char,
+    params_json: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+) -> McpResult {
+    boundary(|| {
+        let out = arg!(out_string result_json);
+        let client = arg!(handle client);
+        let method = arg!(str method).to_string();
+        let params: Option<Value> = arg!(opt_json params_json);
+        let params = params
+            .map(|p| expect_object(p, "params_json"))
+            .transpose()?;
+        // SAFETY: as the caller guarantees.
+        let options = unsafe { read_options(options) }?;
+        let timeout = options.timeout;
+        let json = client.call(&options, |core, sink| async move {
+            let raw = core
+                .peer()
+                .request_raw(&method, &params, request_options(timeout, sink))
+                .await?;
+            Ok(raw.get().to_string())
+        })?;
+        out.set(&json)
+    })
+}
+
+/// Sends any notification, `method` (an `MCP_METHOD_*` name or an
+/// extension's) with `params_json` (a JSON object, or NULL for none).
+///
+/// # Safety
+/// `client` is NULL or a live client; the strings are NULL or
+/// NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_client_notify(
+    client: *const Client,
+    method: *const c_char,
+    params_json: *const c_char,
+) -> McpResult {
+    boundary(|| {
+        let client = arg!(handle client);
+        let method = arg!(str method).to_string();
+        let params: Option<Value> = arg!(opt_json params_json);
+        let params = params
+            .map(|p| expect_object(p, "params_json"))
+            .transpose()?;
+        let options = Options {
+            timeout: None,
+            progress: None,
+            cancel: None,
+        };
+        client.call(&options, |core, _| async move {
+            core.peer()
+                .notify_raw(&method, &params)
+                .await
+                .map_err(Failure::from)
+        })
+    })
+}
