@@ -23,6 +23,10 @@ struct ServerAcceptor {
     config: SessionConfig,
     /// The registry whose sessions hear of changes (a [`Server`]).
     registry: Option<Server>,
+    /// What requests that stand alone need of the server's info, worked out
+    /// once for a [`Server`] (its capabilities are fixed when it is built);
+    /// `None`: asked of the handler per request.
+    profile: Option<Arc<stateless::Profile>>,
 }
 
 impl Acceptor for ServerAcceptor {
@@ -48,7 +52,15 @@ impl Acceptor for ServerAcceptor {
     ) -> std::result::Result<RequestFuture, RpcError> {
         let method = RequestMethod::resolve(&request.method, Some(meta.version))
             .ok_or_else(|| RpcError::method_not_found(&request.method))?;
-        stateless::serve(&self.handler, method, meta, identity, request, ctx)
+        stateless::serve(
+            &self.handler,
+            self.profile.as_ref(),
+            method,
+            meta,
+            identity,
+            request,
+            ctx,
+        )
     }
 
     fn config(&self) -> &SessionConfig {
@@ -62,8 +74,10 @@ impl StreamableHttpServer {
         if let Some(bus) = &config.bus {
             super::replicas::bridge(&server, bus.clone());
         }
+        let handler: Arc<dyn ServerHandler> = Arc::new(server.clone());
         let acceptor = ServerAcceptor {
-            handler: Arc::new(server.clone()),
+            profile: stateless::Profile::of(handler.as_ref()).ok(),
+            handler,
             config: server.session_config().clone(),
             registry: Some(server),
         };
@@ -80,6 +94,7 @@ impl StreamableHttpServer {
             handler,
             config: session,
             registry: None,
+            profile: None,
         };
         Self::with_acceptor(Arc::new(acceptor), config)
     }

@@ -39,7 +39,11 @@ pub(crate) struct InputRound {
     responses: Option<Map<String, Value>>,
     /// What the handler carried over from its previous round.
     carried: Option<Value>,
-    binding: String,
+    /// What a sealed `requestState` is bound to: the method and its params
+    /// (computed when first needed — most rounds never seal a state).
+    binding: std::sync::OnceLock<String>,
+    method: String,
+    params: Option<Box<RawValue>>,
     key: RequestStateKey,
     next_auto: AtomicUsize,
     asked: Mutex<Asked>,
@@ -60,8 +64,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The binding of a request's `requestState` to its method and params.
+fn bind(method: &str, params: Option<&RawValue>) -> String {
+    let value = params
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    request_state::binding(method, &value)
+}
+
 /// The round fields of a request's params.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RoundParams {
     #[serde(rename = "inputResponses", default)]
     responses: Option<Value>,
@@ -78,15 +90,18 @@ impl InputRound {
         params: Option<&RawValue>,
         key: RequestStateKey,
     ) -> Result<Self, RpcError> {
-        let value: Value = match params {
+        // The round fields alone are read here; the params as a whole only
+        // when a state is opened or sealed (the binding).
+        let round: RoundParams = match params {
             Some(raw) => serde_json::from_str(raw.get()).map_err(RpcError::invalid_params)?,
-            None => Value::Object(Map::new()),
+            None => RoundParams::default(),
         };
-        let round: RoundParams =
-            serde_json::from_value(value.clone()).map_err(RpcError::invalid_params)?;
-        let binding = request_state::binding(method, &value);
+        let binding = std::sync::OnceLock::new();
         let previous = match &round.state {
-            Some(text) => request_state::open(&key, text, &binding)?,
+            Some(text) => {
+                let bound = binding.get_or_init(|| bind(method, params));
+                request_state::open(&key, text, bound)?
+            }
             None => RoundState::default(),
         };
         let responses = match round.responses {
@@ -113,6 +128,8 @@ impl InputRound {
             responses,
             carried: previous.handler,
             binding,
+            method: method.to_string(),
+            params: params.map(ToOwned::to_owned),
             key,
             next_auto: AtomicUsize::new(0),
             asked: Mutex::new(Asked::default()),
@@ -213,7 +230,10 @@ impl InputRound {
         carry: Option<Value>,
     ) -> Result<Box<RawValue>, RpcError> {
         let state = RoundState {
-            binding: self.binding.clone(),
+            binding: self
+                .binding
+                .get_or_init(|| bind(&self.method, self.params.as_deref()))
+                .clone(),
             expires: request_state::expiry(),
             answers: self.answers.clone(),
             handler: carry.or_else(|| self.carried.clone()),

@@ -132,10 +132,13 @@ pub(crate) fn binding(method: &str, params: &Value) -> String {
         }
     }
     let text = json!([method, canonical(&params)]).to_string();
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(64);
+    for b in Sha256::digest(text.as_bytes()) {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 0x0f)]));
+    }
+    hex
 }
 
 /// Seals `state`.

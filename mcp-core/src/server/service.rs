@@ -181,7 +181,7 @@ impl Service for ServerService {
             if let Some(meta) = request_meta::read(request.params)? {
                 let method = RequestMethod::resolve(&request.method, Some(meta.version))
                     .ok_or_else(|| RpcError::method_not_found(&request.method))?;
-                return stateless::serve(&self.handler, method, meta, None, request, ctx);
+                return stateless::serve(&self.handler, None, method, meta, None, request, ctx);
             }
         }
         let method = core.ok_or_else(|| RpcError::method_not_found(&request.method))?;

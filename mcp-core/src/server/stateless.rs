@@ -15,7 +15,7 @@ use super::input::{self, InputRound};
 use super::request_state::RequestStateKey;
 use super::service::dispatch;
 use super::session_state::{ClientHello, SessionState};
-use super::{Context, ServerHandler};
+use super::{Context, ServerHandler, ServerInfo};
 use crate::auth::AuthInfo;
 use crate::capability::ServerOffers;
 use crate::extensions::{self, ExtensionMethod, RequestMethod};
@@ -34,24 +34,55 @@ use crate::tasks::TasksRequest;
 const DEFAULT_TTL_MS: u64 = 0;
 const DEFAULT_CACHE_SCOPE: &str = "private";
 
-/// Serves `request` under its own metadata.
+/// What answering a request that stands alone needs of the server's info,
+/// worked out once: per server when its capabilities cannot change (a built
+/// [`super::Server`]), else per request.
+#[derive(Debug)]
+pub(super) struct Profile {
+    info: ServerInfo,
+    offers: ServerOffers,
+    /// `implementation` as JSON, for `_meta` serverInfo.
+    server_info: Box<RawValue>,
+}
+
+impl Profile {
+    /// `handler`'s profile as it is now.
+    pub(super) fn of(handler: &dyn ServerHandler) -> Result<Arc<Self>, RpcError> {
+        let info = handler.info();
+        let offers = ServerOffers::new(&info.capabilities);
+        let server_info = serde_json::value::to_raw_value(&info.implementation)
+            .map_err(|e| RpcError::internal(format!("could not encode serverInfo: {e}")))?;
+        Ok(Arc::new(Self {
+            info,
+            offers,
+            server_info,
+        }))
+    }
+}
+
+/// Serves `request` under its own metadata; `profile` is the server's if
+/// it was worked out once.
 pub(super) fn serve(
     handler: &Arc<dyn ServerHandler>,
+    profile: Option<&Arc<Profile>>,
     method: RequestMethod,
     meta: RequestMeta,
     identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
 ) -> Result<RequestFuture, RpcError> {
+    let profile = match profile {
+        Some(profile) => profile.clone(),
+        None => Profile::of(handler.as_ref())?,
+    };
     let method = match method {
         RequestMethod::Core(method) => method,
         RequestMethod::Extension(method) => {
-            return serve_extension(handler, method, meta, identity, request, ctx);
+            return serve_extension(handler, profile, method, meta, identity, request, ctx);
         }
     };
     let version = meta.version;
-    let info = handler.info();
-    let offers = ServerOffers::new(&info.capabilities);
+    let offers = profile.offers;
     if !method.in_revision(version) || !offers.allows(method) {
         return Err(RpcError::method_not_found(method.as_str()));
     }
@@ -81,11 +112,10 @@ pub(super) fn serve(
     if let Some(round) = round {
         answer = input::run(answer, round);
     }
-    let server = info.implementation;
     let cacheable = method.spec().cacheable.contains(version);
-    Ok(Box::pin(
-        async move { stamp(cacheable, answer.await, &server) },
-    ))
+    Ok(Box::pin(async move {
+        stamp(cacheable, answer.await, &profile.server_info)
+    }))
 }
 
 /// SEP-2243 on the server: the `Mcp-Param-*` headers of a `tools/call`
@@ -147,21 +177,21 @@ fn request_state(
 /// extension, -32021 if the client did not declare it on this request.
 fn serve_extension(
     handler: &Arc<dyn ServerHandler>,
+    profile: Arc<Profile>,
     method: ExtensionMethod,
     meta: RequestMeta,
     identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
 ) -> Result<RequestFuture, RpcError> {
-    let info = handler.info();
     let spec = method.spec();
-    if !offered_extensions(&info.capabilities).contains_key(spec.extension) {
+    if !offered_extensions(&profile.info.capabilities).contains_key(spec.extension) {
         return Err(RpcError::method_not_found(method.as_str()));
     }
     if !extensions::declared(&meta.capabilities, spec.extension) {
         return Err(extensions::missing(spec.extension));
     }
-    let offers = ServerOffers::new(&info.capabilities);
+    let offers = profile.offers;
     let answer = match method {
         ExtensionMethod::TasksGet | ExtensionMethod::TasksUpdate | ExtensionMethod::TasksCancel => {
             let tasks_request = TasksRequest::decode(method, request.params)?;
@@ -175,8 +205,9 @@ fn serve_extension(
             }) as RequestFuture
         }
     };
-    let server = info.implementation;
-    Ok(Box::pin(async move { stamp(false, answer.await, &server) }))
+    Ok(Box::pin(async move {
+        stamp(false, answer.await, &profile.server_info)
+    }))
 }
 
 /// The extensions a server offers, by identifier: those its capabilities
@@ -205,7 +236,7 @@ fn offered_extensions(capabilities: &ServerCapabilities) -> IndexMap<String, Jso
 fn stamp(
     cacheable: bool,
     answer: Result<Box<RawValue>, RpcError>,
-    server: &Implementation,
+    server_info: &RawValue,
 ) -> Result<Box<RawValue>, RpcError> {
     let raw = answer.map_err(|mut e| {
         if e.code == ErrorCode::RESOURCE_NOT_FOUND {
@@ -213,6 +244,10 @@ fn stamp(
         }
         e
     })?;
+    if let Some(stamped) = stamp_text(cacheable, raw.get(), server_info) {
+        return RawValue::from_string(stamped)
+            .map_err(|e| RpcError::internal(format!("could not encode the result: {e}")));
+    }
     let mut result: Map<String, Value> = serde_json::from_str(raw.get())
         .map_err(|e| RpcError::internal(format!("a result must be a JSON object: {e}")))?;
     result
@@ -229,13 +264,52 @@ fn stamp(
         .or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(meta) = meta {
         if !meta.contains_key(SERVER_INFO) {
-            let info = serde_json::to_value(server)
+            let info = serde_json::from_str(server_info.get())
                 .map_err(|e| RpcError::internal(format!("could not encode serverInfo: {e}")))?;
             meta.insert(SERVER_INFO.into(), info);
         }
     }
     serde_json::value::to_raw_value(&result)
         .map_err(|e| RpcError::internal(format!("could not encode the result: {e}")))
+}
+
+/// The common case of [`stamp`] without parsing the result: an object whose
+/// text names none of the keys to add (nor `_meta`) gets them appended
+/// before its closing brace. `None` when the text may hold one of them
+/// (anywhere, even inside a string: the map path then decides).
+fn stamp_text(cacheable: bool, text: &str, server_info: &RawValue) -> Option<String> {
+    let body = text.trim();
+    let inner = body.strip_prefix('{')?.strip_suffix('}')?;
+    let named = |key: &str| inner.contains(key);
+    if named("\"resultType\"")
+        || named("\"_meta\"")
+        || (cacheable && (named("\"ttlMs\"") || named("\"cacheScope\"")))
+        // A \\u escape could spell a key differently: leave those to the map.
+        || inner.contains("\\u")
+    {
+        return None;
+    }
+    let mut out = String::with_capacity(body.len() + server_info.get().len() + 128);
+    out.push('{');
+    let fields = inner.trim_end();
+    out.push_str(fields);
+    if !fields.trim_start().is_empty() {
+        out.push(',');
+    }
+    out.push_str(r#""resultType":"complete""#);
+    if cacheable {
+        out.push_str(r#","ttlMs":"#);
+        out.push_str(&DEFAULT_TTL_MS.to_string());
+        out.push_str(r#","cacheScope":""#);
+        out.push_str(DEFAULT_CACHE_SCOPE);
+        out.push('"');
+    }
+    out.push_str(r#","_meta":{""#);
+    out.push_str(SERVER_INFO);
+    out.push_str(r#"":"#);
+    out.push_str(server_info.get());
+    out.push_str("}}");
+    Some(out)
 }
 
 /// `server/discover`: the revisions this server speaks, its capabilities
