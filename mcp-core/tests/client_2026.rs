@@ -338,6 +338,39 @@ async fn input_rounds_echo_state_and_are_bounded() {
     let error = client.call_tool("t", None).await.unwrap_err().to_string();
     assert!(error.contains("after 3 rounds"), "{error}");
     client.close().await;
+
+    // A server that refuses the state it sealed (expired, say) when the
+    // client retries: the call ends with the server's error.
+    let transport = scripted(|method, params| match method {
+        "server/discover" => Some(discover_result()),
+        "tools/call" if params.get("requestState").is_none() => Some(
+            json!({"resultType": "input_required", "inputRequests": {"q": elicit_request()},
+                   "requestState": "sealed"}),
+        ),
+        _ => Some(json!({"code": -32602, "message": "requestState expired"})),
+    });
+    let client = Client::builder("c", "1")
+        .on_elicitation(false, |_p, _cx| async {
+            Ok(mcp_core::schema::ElicitResult::new(
+                mcp_core::schema::ElicitResultAction::Accept,
+            ))
+        })
+        .connect(transport)
+        .await
+        .unwrap();
+    let error = tokio::time::timeout(Duration::from_secs(10), client.call_tool("t", None))
+        .await
+        .expect("no hang")
+        .unwrap_err();
+    assert!(
+        matches!(&error, mcp_core::Error::Rpc(e) if e.code.0 == -32602),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("requestState expired"),
+        "{error}"
+    );
+    client.close().await;
 }
 
 #[tokio::test]
