@@ -162,13 +162,20 @@ fn ttl_ms(ttl: Duration) -> u64 {
     u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
-#[async_trait]
-impl SessionStore for RedisStore {
-    async fn create(&self, session: &str, record: &str, ttl: Duration) -> StoreResult<bool> {
+impl RedisStore {
+    /// `SET` of a session record with its expiry, only if the key is absent
+    /// (`NX`: create) or present (`XX`: update); whether it was written.
+    async fn set_session(
+        &self,
+        session: &str,
+        record: &str,
+        ttl: Duration,
+        condition: &str,
+    ) -> StoreResult<bool> {
         let set: Option<String> = redis::cmd("SET")
             .arg(self.key("session", session))
             .arg(record)
-            .arg("NX")
+            .arg(condition)
             .arg("PX")
             .arg(ttl_ms(ttl))
             .query_async(&mut self.connection())
@@ -176,18 +183,16 @@ impl SessionStore for RedisStore {
             .map_err(|e| self.error(&e))?;
         Ok(set.is_some())
     }
+}
+
+#[async_trait]
+impl SessionStore for RedisStore {
+    async fn create(&self, session: &str, record: &str, ttl: Duration) -> StoreResult<bool> {
+        self.set_session(session, record, ttl, "NX").await
+    }
 
     async fn update(&self, session: &str, record: &str, ttl: Duration) -> StoreResult<bool> {
-        let set: Option<String> = redis::cmd("SET")
-            .arg(self.key("session", session))
-            .arg(record)
-            .arg("XX")
-            .arg("PX")
-            .arg(ttl_ms(ttl))
-            .query_async(&mut self.connection())
-            .await
-            .map_err(|e| self.error(&e))?;
-        Ok(set.is_some())
+        self.set_session(session, record, ttl, "XX").await
     }
 
     async fn load(&self, session: &str, ttl: Duration) -> StoreResult<Option<String>> {
