@@ -280,7 +280,7 @@ def _fail(error: BaseException) -> Failure:
 
 
 def _authorization_answer(_args: Any, value: Any) -> Any:
-    if value is None:
+    if value is None or isinstance(value, bool):  # webbrowser.open returns a bool
         return None
     if isinstance(value, str):
         return {"url": value}

@@ -288,10 +288,7 @@ impl Conn {
         };
         let mut attempts = 0;
         loop {
-            let token = auth
-                .token()
-                .await
-                .map_err(SendError::Auth)?;
+            let token = auth.token().await.map_err(SendError::Auth)?;
             let response = decorate(self.request(method.clone(), token.as_ref(), sessionless))
                 .send()
                 .await

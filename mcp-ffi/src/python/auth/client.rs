@@ -19,8 +19,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use mcp_core::auth::{
-    AuthorizationResponse, AuthorizationUserAgent, ClientCredentials, GrantKind,
-    LoopbackUserAgent, OAuthClient, Secret, TokenEndpointAuthMethod, TokenSet, TokenStore,
+    AuthorizationResponse, AuthorizationUserAgent, ClientCredentials, GrantKind, LoopbackUserAgent,
+    OAuthClient, Secret, TokenEndpointAuthMethod, TokenSet, TokenStore,
 };
 use mcp_core::{Error, Result};
 
@@ -258,7 +258,9 @@ fn response_from_wire(value: Value, who: &str) -> Result<Option<AuthorizationRes
     let text = |key: &str| map.get(key).and_then(Value::as_str).map(str::to_string);
     if let Some(url) = text("url") {
         let url = Url::parse(&url).map_err(|e| {
-            auth_error(format!("the {who} returned a bad redirect URL `{url}`: {e}"))
+            auth_error(format!(
+                "the {who} returned a bad redirect URL `{url}`: {e}"
+            ))
         })?;
         return Ok(Some(AuthorizationResponse::from_redirect(&url)));
     }
@@ -278,7 +280,7 @@ fn response_from_wire(value: Value, who: &str) -> Result<Option<AuthorizationRes
 
 impl PyUserAgent {
     /// The Python handlers' answer, if they give one.
-    async fn from_python(&self, url: &Url) -> Result<Option<AuthorizationResponse>> {
+    async fn ask_python(&self, url: &Url) -> Result<Option<AuthorizationResponse>> {
         if let Some(redirect) = &self.redirect {
             let url = url.to_string();
             let answer = invoke(
@@ -308,14 +310,15 @@ impl PyUserAgent {
 
     async fn run(&self, url: &Url) -> Result<AuthorizationResponse> {
         let Some(loopback) = &self.loopback else {
-            return self.from_python(url).await?.ok_or_else(|| {
-                auth_error("the redirect handler returned no authorization code")
-            });
+            return self
+                .ask_python(url)
+                .await?
+                .ok_or_else(|| auth_error("the redirect handler returned no authorization code"));
         };
         let listening = loopback.authorize(url);
         tokio::pin!(listening);
         tokio::select! {
-            answer = self.from_python(url) => match answer? {
+            answer = self.ask_python(url) => match answer? {
                 Some(response) => Ok(response),
                 None => listening.await,
             },
@@ -461,7 +464,10 @@ pub(crate) fn oauth_provider(
         loopback,
         timeout,
     };
-    let client = builder.user_agent(Arc::new(agent)).build().map_err(invalid)?;
+    let client = builder
+        .user_agent(Arc::new(agent))
+        .build()
+        .map_err(invalid)?;
     Ok(OAuthProvider { client })
 }
 

@@ -149,9 +149,13 @@ impl TokenValidator for PyValidator {
         )
         .await;
         let value = match answer {
-            Ok(Value::Null) => return Err(TokenError::Invalid("the token was not accepted".into())),
+            Ok(Value::Null) => {
+                return Err(TokenError::Invalid("the token was not accepted".into()));
+            }
             Ok(value) => value,
-            Err(e) if e.code.0 == INVALID_TOKEN => return Err(TokenError::Invalid(e.message.into())),
+            Err(e) if e.code.0 == INVALID_TOKEN => {
+                return Err(TokenError::Invalid(e.message.into()));
+            }
             Err(e) => return Err(TokenError::Unavailable(e.message.into())),
         };
         let wire: WireIdentity = serde_json::from_value(value).map_err(|e| {
