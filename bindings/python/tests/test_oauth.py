@@ -299,19 +299,24 @@ def test_async_client_authorizes_and_the_handler_sees_the_caller(setup: Setup) -
 def test_sync_client_with_the_loopback_listener(setup: Setup) -> None:
     authz = setup.authorization_server
     redirected: List[str] = []
+    browsers: List[threading.Thread] = []
 
-    def browser(url: str) -> None:
-        # Like webbrowser.open: returns at once; the "browser" follows the
-        # redirect to libmcp's loopback listener.
+    def browser(url: str) -> bool:
+        # Like webbrowser.open: returns at once (True); the "browser"
+        # follows the redirect to libmcp's loopback listener.
         def go() -> None:
             with urllib.request.urlopen(url, timeout=10) as page:
                 redirected.append(page.read().decode())
 
-        threading.Thread(target=go, daemon=True).start()
+        browsers.append(threading.Thread(target=go, daemon=True))
+        browsers[-1].start()
+        return True
 
     auth = OAuth(redirect_handler=browser, timeout=20)
     with libmcp.SyncClient.http(setup.url, auth=auth) as client:
         assert client.call_tool("whoami").text.startswith("user-1 ")
+    for thread in browsers:
+        thread.join(10)
     assert redirected == ["Authorization complete. You can close this window."]
     assert authz.count("authorize") == 1
 

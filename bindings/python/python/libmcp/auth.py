@@ -400,11 +400,15 @@ class OAuth:
         }
         self._native_storage: Optional[_libmcp.TokenStorage] = None
         self._lock = threading.Lock()
+        #: The loop of the client connected last: async storage methods run
+        #: there (the storage is shared by every client of this object).
+        self._latest_loop: LoopGetter = lambda: None
 
     def _storage(self, loop: LoopGetter) -> _libmcp.TokenStorage:
         # One native store per OAuth object, so that every client of it
         # shares what it read and wrote.
         with self._lock:
+            self._latest_loop = loop
             if self._native_storage is None:
                 storage = self.storage
 
@@ -417,7 +421,9 @@ class OAuth:
                         return method(key, OAuthClientInfo.from_dict(value))
                     return method(key)
 
-                self._native_storage = _libmcp.TokenStorage(Invoker(run, False, loop, _storage_answer, _fail))
+                self._native_storage = _libmcp.TokenStorage(
+                    Invoker(run, False, lambda: self._latest_loop(), _storage_answer, _fail)
+                )
             return self._native_storage
 
     def _provider(self, url: str, loop: LoopGetter) -> _libmcp.OAuthProvider:
