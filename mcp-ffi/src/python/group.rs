@@ -45,7 +45,9 @@ fn event_json(event: &GroupEvent) -> Option<Value> {
         GroupEvent::Status(status) => {
             json_value!({"kind": "status", "server": status.name, "status": status_json(status)})
         }
-        GroupEvent::ToolsChanged { server } => json_value!({"kind": "tools_changed", "server": server}),
+        GroupEvent::ToolsChanged { server } => {
+            json_value!({"kind": "tools_changed", "server": server})
+        }
         GroupEvent::PromptsChanged { server } => {
             json_value!({"kind": "prompts_changed", "server": server})
         }
@@ -79,7 +81,9 @@ pub(crate) fn connect_group(config: &str, options: &Bound<'_, PyDict>) -> PyResu
     })?;
     let mut group = ClientGroup::builder(builder(options, &deliver)?);
     if let Some(separator) = options.get_item("separator")?.filter(|s| !s.is_none()) {
-        group = group.separator(&separator.extract::<String>()?).map_err(invalid)?;
+        group = group
+            .separator(&separator.extract::<String>()?)
+            .map_err(invalid)?;
     }
     if let Some(interval) = options.get_item("retry_interval")?.filter(|s| !s.is_none()) {
         let seconds = std::time::Duration::try_from_secs_f64(interval.extract::<f64>()?)
@@ -177,12 +181,18 @@ impl GroupCore {
 
     /// The merged tool list (`Tool` dicts, names `server__tool`).
     fn tools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &serde_json::to_value(self.group.tools()).map_err(invalid)?)
+        to_py(
+            py,
+            &serde_json::to_value(self.group.tools()).map_err(invalid)?,
+        )
     }
 
     /// The merged prompt list.
     fn prompts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &serde_json::to_value(self.group.prompts()).map_err(invalid)?)
+        to_py(
+            py,
+            &serde_json::to_value(self.group.prompts()).map_err(invalid)?,
+        )
     }
 
     /// `(server, tool)` of merged tool `name`, or `None`.
