@@ -1,5 +1,7 @@
 //! The `mcp` command: serves the built-in everything server, or talks to any
-//! MCP server (`tools`, `resources`, `prompts`, `ping`).
+//! MCP server (`tools`, `resources`, `prompts`, `ping`, `complete`, `logging`,
+//! `request`), or to every server of an `mcpServers` file (`servers list`,
+//! `tools list --all-servers`; `config.rs`).
 //!
 //! The transports are chosen in one place, [`transport::connect`] for the
 //! client commands and [`transport::serve`] for `mcp serve`.
