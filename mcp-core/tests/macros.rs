@@ -54,7 +54,8 @@ impl Notebook {
     #[tool(title = "Add a note", idempotent = false, open_world = false)]
     async fn add_note(
         &self,
-        /** The note's text. */ text: String,
+        /** The note's text. */
+        text: String,
         tag: Option<String>,
     ) -> Json<Added> {
         tokio::task::yield_now().await;
@@ -100,10 +101,7 @@ impl Notebook {
                 .into_iter()
                 .filter(|n| n.contains(&search.contains))
                 .collect(),
-            client: cx
-                .client_info()
-                .map(|i| i.name.clone())
-                .unwrap_or_default(),
+            client: cx.client_info().map(|i| i.name.clone()).unwrap_or_default(),
         })
     }
 
@@ -111,7 +109,8 @@ impl Notebook {
     #[prompt(title = "Summary")]
     fn summarize(
         &self,
-        /** How to write it. */ style: String,
+        /** How to write it. */
+        style: String,
         language: Option<String>,
     ) -> String {
         format!(
@@ -195,7 +194,10 @@ async fn tools_list_their_schemas_from_the_signatures() {
         assert_eq!(input["type"], "object");
         assert!(input.get("title").is_none(), "{input}");
         assert_eq!(input["required"], json!(["text"]));
-        assert_eq!(input["properties"]["text"]["description"], "The note's text.");
+        assert_eq!(
+            input["properties"]["text"]["description"],
+            "The note's text."
+        );
         assert!(input["properties"]["tag"].is_object(), "{input}");
         let annotations = add.annotations.as_ref().unwrap();
         assert_eq!(annotations.idempotent_hint, Some(false));
@@ -210,7 +212,10 @@ async fn tools_list_their_schemas_from_the_signatures() {
         );
 
         let count = tool(&tools, "count");
-        assert_eq!(count.description.as_deref(), Some("How many notes there are."));
+        assert_eq!(
+            count.description.as_deref(),
+            Some("How many notes there are.")
+        );
         assert_eq!(
             count.annotations.as_ref().unwrap().read_only_hint,
             Some(true)
@@ -258,7 +263,10 @@ async fn tools_are_called_with_shared_state() {
         assert_eq!(client.protocol_version(), expected);
         with_client(client, WAIT, move |client| async move {
             let added = client
-                .call_tool("add_note", Some(obj(json!({"text": "milk", "tag": "shop"}))))
+                .call_tool(
+                    "add_note",
+                    Some(obj(json!({"text": "milk", "tag": "shop"}))),
+                )
                 .await
                 .unwrap();
             assert!(!added.is_error(), "{added:?}");
@@ -345,7 +353,10 @@ async fn prompts_and_resources_are_served() {
         );
         let arguments = summarize.arguments.as_ref().unwrap();
         assert_eq!(arguments[0].name, "style");
-        assert_eq!(arguments[0].description.as_deref(), Some("How to write it."));
+        assert_eq!(
+            arguments[0].description.as_deref(),
+            Some("How to write it.")
+        );
         assert_eq!(arguments[0].required, Some(true));
         assert_eq!(arguments[1].name, "language");
         assert_eq!(arguments[1].required, Some(false));

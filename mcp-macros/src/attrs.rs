@@ -123,7 +123,12 @@ pub(crate) fn doc(attrs: &[Attribute]) -> Option<String> {
             },
             _ => None,
         })
-        .map(|line| line.strip_prefix(' ').unwrap_or(&line).trim_end().to_owned())
+        .map(|line| {
+            line.strip_prefix(' ')
+                .unwrap_or(&line)
+                .trim_end()
+                .to_owned()
+        })
         .collect();
     let text = lines.join("\n").trim().to_owned();
     (!text.is_empty()).then_some(text)

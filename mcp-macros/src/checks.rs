@@ -30,7 +30,10 @@ pub(crate) fn tool_name(name: &str) -> Result<(), String> {
 /// optionally with `*` or `:n`.
 pub(crate) fn uri(uri: &str) -> Result<Vec<String>, String> {
     let scheme_ok = uri.split_once(':').is_some_and(|(scheme, _)| {
-        scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        scheme
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
             && scheme
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
@@ -51,7 +54,9 @@ pub(crate) fn uri(uri: &str) -> Result<Vec<String>, String> {
             .find('}')
             .ok_or_else(|| format!("unclosed `{{` in `{uri}`"))?;
         let body = &body_and_rest[..close];
-        let names = body.strip_prefix(['+', '#', '.', '/', ';', '?', '&']).unwrap_or(body);
+        let names = body
+            .strip_prefix(['+', '#', '.', '/', ';', '?', '&'])
+            .unwrap_or(body);
         for spec in names.split(',') {
             let name = spec.split(':').next().unwrap_or(spec).trim_end_matches('*');
             let valid = !name.is_empty()

@@ -142,7 +142,15 @@ fn tool(method: &Method, seen: &mut Seen) -> syn::Result<TokenStream> {
         .filter(|p| matches!(p, Param::Named { .. }))
         .count();
     let (args_struct, args_ty) = match whole {
-        Some(_) if named > 0 || method.params.iter().filter(|p| matches!(p, Param::Parameters(_))).count() > 1 => {
+        Some(_)
+            if named > 0
+                || method
+                    .params
+                    .iter()
+                    .filter(|p| matches!(p, Param::Parameters(_)))
+                    .count()
+                    > 1 =>
+        {
             return Err(syn::Error::new(
                 method.span,
                 "take the arguments either as named parameters or as one `Parameters<T>`, not both",
@@ -221,7 +229,9 @@ fn string_args(method: &Method, source: &TokenStream) -> Vec<TokenStream> {
         .params
         .iter()
         .filter_map(|p| match p {
-            Param::Named { ident, name, ty, .. } => Some(quote_spanned! {ty.span()=>
+            Param::Named {
+                ident, name, ty, ..
+            } => Some(quote_spanned! {ty.span()=>
                 let #ident = match <#ty as ::mcp_core::__private::StringArg>::from_arg(
                     #name,
                     #source.get(#name),
@@ -236,7 +246,11 @@ fn string_args(method: &Method, source: &TokenStream) -> Vec<TokenStream> {
 }
 
 fn no_parameters(method: &Method) -> syn::Result<()> {
-    if method.params.iter().any(|p| matches!(p, Param::Parameters(_))) {
+    if method
+        .params
+        .iter()
+        .any(|p| matches!(p, Param::Parameters(_)))
+    {
         return Err(syn::Error::new(
             method.span,
             format!(
@@ -267,7 +281,9 @@ fn prompt(method: &Method, seen: &mut Seen) -> syn::Result<TokenStream> {
     let arguments = method.params.iter().filter_map(|p| match p {
         Param::Named { name, ty, doc, .. } => {
             let doc = doc.clone().unwrap_or_default();
-            Some(quote!(.argument(#name, #doc, <#ty as ::mcp_core::__private::StringArg>::REQUIRED)))
+            Some(
+                quote!(.argument(#name, #doc, <#ty as ::mcp_core::__private::StringArg>::REQUIRED)),
+            )
         }
         _ => None,
     });

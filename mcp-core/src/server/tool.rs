@@ -322,13 +322,14 @@ impl ToolDef {
         };
         // The Rust type's name is no title for clients (the tool has one).
         input_schema.remove("title");
-        let header_params = match HeaderParams::of_input_schema(&Value::Object(input_schema.clone())) {
-            Ok(found) => found,
-            Err(e) => {
-                tracing::warn!(tool = %name, "arguments mirrored in headers ignored: {e}");
-                HeaderParams::default()
-            }
-        };
+        let header_params =
+            match HeaderParams::of_input_schema(&Value::Object(input_schema.clone())) {
+                Ok(found) => found,
+                Err(e) => {
+                    tracing::warn!(tool = %name, "arguments mirrored in headers ignored: {e}");
+                    HeaderParams::default()
+                }
+            };
         let validator = InputValidator::lazy(Value::Object(input_schema.clone()));
         let handler = Arc::new(handler);
         let handler: Handler = Arc::new(move |args: Map<String, Value>, cx: Context| {
