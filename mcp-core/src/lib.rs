@@ -194,7 +194,7 @@
 //! | feature | gives | pulls in |
 //! |---|---|---|
 //! | `server` | [`server`]: `Server`, `ToolDef`, `ServerHandler`, `Context`, tasks | jsonschema, schemars, sha2 |
-//! | `client` | [`client`]: `Client`, `ClientBuilder`, the task API | jsonschema |
+//! | `client` | [`client`]: `Client`, `ClientBuilder`, the task API (`ClientGroup` with `stdio` and `http-client`) | jsonschema |
 //! | `stdio` | `transport::Stdio`, `transport::ChildProcess` | nix (Unix), tokio process/io-std |
 //! | `http-server` | `transport::http::StreamableHttpServer`, [`store`] (implies `server`) | axum, hyper |
 //! | `http-client` | `transport::http::StreamableHttpClient`, `auth::AuthProvider` (implies `client`) | reqwest, rustls |
