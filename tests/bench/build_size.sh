@@ -76,6 +76,9 @@ serde_json = "1"
 [workspace]
 TOML
 cat >"$work/rmcp-echo/src/main.rs" <<'RS'
+// `ServerInfo` is deprecated from rmcp 3.x on, but still the handler's type.
+#![allow(deprecated)]
+
 use std::sync::Arc;
 
 use rmcp::model::{
