@@ -5,14 +5,17 @@
 mod context;
 mod handler;
 mod handlers;
+#[cfg(feature = "http-server")]
 mod http;
 mod input;
 mod pagination;
 mod registry;
+#[cfg(feature = "http-server")]
 mod replicas;
 mod request_state;
 mod resource;
 mod service;
+#[cfg(feature = "http-server")]
 mod session_record;
 mod session_state;
 mod stateless;

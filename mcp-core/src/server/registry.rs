@@ -321,6 +321,7 @@ impl Server {
     }
 
     /// The settings of every session of this server.
+    #[cfg(feature = "http-server")]
     pub(crate) fn session_config(&self) -> &SessionConfig {
         &self.inner.config
     }
@@ -414,6 +415,7 @@ impl Server {
     }
 
     /// The bus this server announces its changes on.
+    #[cfg(feature = "http-server")]
     pub(crate) fn change_bus(&self) -> &ChangeBus {
         &self.inner.bus
     }
