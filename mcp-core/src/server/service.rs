@@ -249,7 +249,9 @@ impl Service for ServerService {
     fn restore(&self, record: &str) -> std::result::Result<(), String> {
         let state = self.state.get().ok_or("the session has no state yet")?;
         let offers = ServerOffers::new(&self.handler.info().capabilities);
-        session_record::restore(state, record, offers)
+        session_record::restore(state, record, offers)?;
+        record_client(state);
+        Ok(())
     }
 
     fn bind_identity(&self, identity: &Arc<crate::auth::AuthInfo>) -> bool {
@@ -314,6 +316,9 @@ pub(super) fn dispatch(
             Ok(Box::pin(async move { $body }) as RequestFuture)
         };
     }
+    if let Some(span) = cx.request.as_ref().map(|r| &r.span) {
+        record_target(span, &request);
+    }
     match request {
         ClientRequest::Initialize(r) => run!(encode(initialize(&*handler, &state, r.params))),
         ClientRequest::Ping(_) => run!(encode(Ok(EmptyResult::new()))),
@@ -355,6 +360,32 @@ pub(super) fn dispatch(
         ClientRequest::GetTaskPayload(r) => run!(handler.get_task_payload(r.params, cx).await),
         ClientRequest::CancelTask(r) => run!(encode(handler.cancel_task(r.params, cx).await)),
         ClientRequest::ListTasks(r) => run!(encode(handler.list_tasks(r.params, cx).await)),
+    }
+}
+
+/// Names on the request's span what the request is about: its tool,
+/// prompt or resource.
+fn record_target(span: &tracing::Span, request: &ClientRequest) {
+    if span.is_disabled() {
+        return;
+    }
+    match request {
+        ClientRequest::CallTool(r) => {
+            span.record("gen_ai.tool.name", r.params.name.as_str());
+        }
+        ClientRequest::GetPrompt(r) => {
+            span.record("gen_ai.prompt.name", r.params.name.as_str());
+        }
+        ClientRequest::ReadResource(r) => {
+            span.record("mcp.resource.uri", r.params.uri.as_str());
+        }
+        ClientRequest::Subscribe(r) => {
+            span.record("mcp.resource.uri", r.params.uri.as_str());
+        }
+        ClientRequest::Unsubscribe(r) => {
+            span.record("mcp.resource.uri", r.params.uri.as_str());
+        }
+        _ => {}
     }
 }
 
@@ -408,6 +439,15 @@ pub(super) fn offers_tool_tasks(handler: &dyn ServerHandler) -> bool {
         .is_some()
 }
 
+/// Names the session's revision and client on its span.
+fn record_client(state: &SessionState) {
+    let span = &state.peer.shared.span;
+    if let (false, Some(hello)) = (span.is_disabled(), state.client.get()) {
+        span.record("mcp.protocol.version", hello.version.as_str());
+        span.record("mcp.client.name", hello.info.name.as_str());
+    }
+}
+
 fn initialize(
     handler: &dyn ServerHandler,
     state: &SessionState,
@@ -428,6 +468,7 @@ fn initialize(
         ));
     }
     state.changed();
+    record_client(state);
     Ok(InitializeResult {
         instructions: info.instructions,
         ..InitializeResult::new(info.capabilities, version.as_str(), info.implementation)

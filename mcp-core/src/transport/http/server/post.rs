@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use axum::response::{IntoResponse, Response};
+use http::request::Parts;
 use http::{HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 
@@ -45,21 +46,22 @@ async fn serve(
     body: PostBody,
 ) -> Result<Response, Rejection> {
     let PostBody {
-        headers,
+        parts,
         accepts,
         text,
     } = body;
+    let headers = &parts.headers;
     let decoded = decode(&text);
     // A request of a revision without sessions (2026-07-28) is checked
     // against its headers here and served alone.
-    let meta = match modern::route(&headers, &text, &decoded) {
+    let meta = match modern::route(headers, &text, &decoded) {
         Route::Sessions => None,
         Route::Stateless(meta) => Some(meta),
         Route::Answered(response) => return Ok(response),
     };
     let version = match meta {
         Some(_) => None,
-        None => claimed_version(&headers)?,
+        None => claimed_version(headers)?,
     };
     let (request_id, is_initialize) = match &decoded {
         // A well-formed message with bad params goes to its session like any
@@ -86,14 +88,16 @@ async fn serve(
         Ok(_) => (None, false),
     };
     if let Some(meta) = meta {
-        return Ok(serve_alone(state, identity, accepts, decoded, *meta).await);
+        let http = parts.clone();
+        return Ok(serve_alone(state, identity, accepts, decoded, *meta, http).await);
     }
     if state.config.stateless {
         // Every POST is a session of its own; initialize itself is answered
         // for clients that send it.
         let preset = (!is_initialize).then(|| version.unwrap_or(ProtocolVersion::LATEST));
+        let http = parts.clone();
         return serve_one_shot(
-            state, identity, accepts, decoded, request_id, preset, version,
+            state, identity, accepts, decoded, request_id, preset, version, http,
         )
         .await;
     }
@@ -101,7 +105,7 @@ async fn serve(
     let session = if created {
         session::create(state)?
     } else {
-        session::existing(state, &headers).await?
+        session::existing(state, headers).await?
     };
     session::bind_identity(&session.engine, identity.as_ref())?;
     let Some(id) = request_id else {
@@ -113,13 +117,16 @@ async fn serve(
             // An answer to a request another replica sent goes there.
             session::route_answer(state, &session, response.id.as_ref(), &text).await;
         }
-        let _ = session.engine.handle(decoded);
+        let _ = session.engine.handle(decoded, None);
         // `notifications/initialized` changes what other replicas must know.
         session::persist(state, &session, false).await?;
         return Ok(StatusCode::ACCEPTED.into_response());
     };
-    let (mut response, failed_initialize) =
-        serve_in_session(state, &session, id, decoded, accepts, version, created).await?;
+    let http = parts.clone();
+    let (mut response, failed_initialize) = serve_in_session(
+        state, &session, id, decoded, accepts, version, created, http,
+    )
+    .await?;
     if failed_initialize {
         // An initialize that failed (bad params) leaves no session behind:
         // the client gets the error and no session id to use.
@@ -167,6 +174,7 @@ async fn serve_in_session(
     accepts: Accepts,
     version: Option<ProtocolVersion>,
     created: bool,
+    http: Arc<Parts>,
 ) -> Result<(Response, bool), Rejection> {
     let Some(stream_id) = session
         .streams()
@@ -177,7 +185,7 @@ async fn serve_in_session(
         ));
         return Ok((rpc_error(StatusCode::CONFLICT, Some(&id), &error), false));
     };
-    let reply = session.engine.handle(decoded);
+    let reply = session.engine.handle(decoded, Some(http));
     let priming = || {
         let version = session
             .engine
@@ -275,6 +283,7 @@ async fn serve_alone(
     accepts: Accepts,
     decoded: Decoded<'_>,
     meta: RequestMeta,
+    http: Arc<Parts>,
 ) -> Response {
     let Ok(Inbound::Request(request)) = decoded else {
         // `modern::route` serves only requests this way.
@@ -285,7 +294,7 @@ async fn serve_alone(
     let acceptor = &state.acceptor;
     let engine = Attached::alone(sink.clone(), acceptor.config().clone());
     let token = meta.progress_token.clone();
-    let reply = engine.handle_alone(request, token, |request, ctx| {
+    let reply = engine.handle_alone(request, token, Some(http), |request, ctx| {
         acceptor.serve_alone(request, meta, identity, ctx)
     });
     let lone = Lone {
@@ -311,6 +320,7 @@ async fn serve_one_shot(
     request_id: Option<RequestId>,
     preset: Option<ProtocolVersion>,
     version: Option<ProtocolVersion>,
+    http: Arc<Parts>,
 ) -> Result<Response, Rejection> {
     let sink = Alone::new(request_id.clone());
     let engine = state
@@ -321,7 +331,7 @@ async fn serve_one_shot(
         engine.close("refused");
         return Err(rejection);
     }
-    let reply = engine.handle(decoded);
+    let reply = engine.handle(decoded, Some(http));
     let Some(id) = request_id else {
         engine.close("the POST of a stateless session ended");
         return Ok(StatusCode::ACCEPTED.into_response());
