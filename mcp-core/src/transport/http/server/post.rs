@@ -33,6 +33,13 @@ pub(super) const LIVE_CAPACITY: usize = 64;
 
 type Decoded<'a> = Result<Inbound<'a>, Box<DecodeError>>;
 
+/// What a POST's serving needs of its HTTP head: what the client accepts,
+/// and the head itself for the handler (`Context::http_parts`).
+struct Head {
+    accepts: Accepts,
+    parts: Arc<Parts>,
+}
+
 pub(super) async fn post(state: Arc<State>, guard: Guarded, body: PostBody) -> Response {
     match serve(&state, guard.identity, body).await {
         Ok(response) => response,
@@ -88,18 +95,21 @@ async fn serve(
         Ok(_) => (None, false),
     };
     if let Some(meta) = meta {
-        let http = parts.clone();
-        return Ok(serve_alone(state, identity, accepts, decoded, *meta, http).await);
+        let head = Head {
+            accepts,
+            parts: parts.clone(),
+        };
+        return Ok(serve_alone(state, identity, head, decoded, *meta).await);
     }
     if state.config.stateless {
         // Every POST is a session of its own; initialize itself is answered
         // for clients that send it.
         let preset = (!is_initialize).then(|| version.unwrap_or(ProtocolVersion::LATEST));
-        let http = parts.clone();
-        return serve_one_shot(
-            state, identity, accepts, decoded, request_id, preset, version, http,
-        )
-        .await;
+        let head = Head {
+            accepts,
+            parts: parts.clone(),
+        };
+        return serve_one_shot(state, identity, head, decoded, request_id, preset, version).await;
     }
     let created = headers.get(SESSION_HEADER).is_none() && is_initialize;
     let session = if created {
@@ -122,11 +132,12 @@ async fn serve(
         session::persist(state, &session, false).await?;
         return Ok(StatusCode::ACCEPTED.into_response());
     };
-    let http = parts.clone();
-    let (mut response, failed_initialize) = serve_in_session(
-        state, &session, id, decoded, accepts, version, created, http,
-    )
-    .await?;
+    let head = Head {
+        accepts,
+        parts: parts.clone(),
+    };
+    let (mut response, failed_initialize) =
+        serve_in_session(state, &session, id, decoded, head, version, created).await?;
     if failed_initialize {
         // An initialize that failed (bad params) leaves no session behind:
         // the client gets the error and no session id to use.
@@ -171,11 +182,11 @@ async fn serve_in_session(
     session: &Arc<HttpSession>,
     id: RequestId,
     decoded: Decoded<'_>,
-    accepts: Accepts,
+    head: Head,
     version: Option<ProtocolVersion>,
     created: bool,
-    http: Arc<Parts>,
 ) -> Result<(Response, bool), Rejection> {
+    let Head { accepts, parts } = head;
     let Some(stream_id) = session
         .streams()
         .open_request(id.clone(), None, accepts.json)
@@ -185,7 +196,7 @@ async fn serve_in_session(
         ));
         return Ok((rpc_error(StatusCode::CONFLICT, Some(&id), &error), false));
     };
-    let reply = session.engine.handle(decoded, Some(http));
+    let reply = session.engine.handle(decoded, Some(parts));
     let priming = || {
         let version = session
             .engine
@@ -280,11 +291,11 @@ async fn serve_in_session(
 async fn serve_alone(
     state: &State,
     identity: Option<Arc<AuthInfo>>,
-    accepts: Accepts,
+    head: Head,
     decoded: Decoded<'_>,
     meta: RequestMeta,
-    http: Arc<Parts>,
 ) -> Response {
+    let Head { accepts, parts } = head;
     let Ok(Inbound::Request(request)) = decoded else {
         // `modern::route` serves only requests this way.
         return Rejection::Internal("not a request".into()).into_response();
@@ -294,7 +305,7 @@ async fn serve_alone(
     let acceptor = &state.acceptor;
     let engine = Attached::alone(sink.clone(), acceptor.config().clone());
     let token = meta.progress_token.clone();
-    let reply = engine.handle_alone(request, token, Some(http), |request, ctx| {
+    let reply = engine.handle_alone(request, token, Some(parts), |request, ctx| {
         acceptor.serve_alone(request, meta, identity, ctx)
     });
     let lone = Lone {
@@ -315,13 +326,13 @@ async fn serve_alone(
 async fn serve_one_shot(
     state: &State,
     identity: Option<Arc<AuthInfo>>,
-    accepts: Accepts,
+    head: Head,
     decoded: Decoded<'_>,
     request_id: Option<RequestId>,
     preset: Option<ProtocolVersion>,
     version: Option<ProtocolVersion>,
-    http: Arc<Parts>,
 ) -> Result<Response, Rejection> {
+    let Head { accepts, parts } = head;
     let sink = Alone::new(request_id.clone());
     let engine = state
         .acceptor
@@ -331,7 +342,7 @@ async fn serve_one_shot(
         engine.close("refused");
         return Err(rejection);
     }
-    let reply = engine.handle(decoded, Some(http));
+    let reply = engine.handle(decoded, Some(parts));
     let Some(id) = request_id else {
         engine.close("the POST of a stateless session ended");
         return Ok(StatusCode::ACCEPTED.into_response());
