@@ -318,6 +318,12 @@ async fn run(
                 }
                 None
             }
+            Some(InboundFrame::AuthorizationFailed { id, reason }) => {
+                if let Some(call) = shared.remove_pending(&id) {
+                    let _ = call.reply.send(Err(Error::Auth(reason)));
+                }
+                None
+            }
             Some(InboundFrame::InvalidUtf8) => Some(error_reply(
                 None,
                 &RpcError::parse_error("the message is not valid UTF-8"),
