@@ -16,11 +16,14 @@ combos=(
 )
 for features in "${combos[@]}"; do
     echo "== mcp-core --no-default-features --features '$features'"
+    # `--lib` only: an example or test target brings in the dev-dependencies,
+    # whose mcp-core (through mcp-test-support) has the default features.
     cargo clippy --locked -q -p mcp-core --no-default-features --features "$features" \
-        --lib --examples -- -D warnings
+        --lib -- -D warnings
 done
 
 echo "== examples (default features)"
+cargo clippy --locked -q -p mcp-core --examples -- -D warnings
 cargo build --locked -q -p mcp-core --examples
 out=$(timeout 60 "$target/debug/examples/client" "$target/debug/examples/stdio_echo")
 echo "$out"

@@ -39,6 +39,7 @@ impl ServerOffers {
     }
 
     /// Whether the server declares task-augmented `tools/call`.
+    #[cfg(feature = "server")]
     pub(crate) fn tool_tasks(self) -> bool {
         self.tool_tasks
     }

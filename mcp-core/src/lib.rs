@@ -196,15 +196,17 @@
 //! | `server` | [`server`]: `Server`, `ToolDef`, `ServerHandler`, `Context`, tasks | jsonschema, schemars, sha2 |
 //! | `client` | [`client`]: `Client`, `ClientBuilder`, the task API (`ClientGroup` with `stdio` and `http-client`) | jsonschema |
 //! | `stdio` | `transport::Stdio`, `transport::ChildProcess` | nix (Unix), tokio process/io-std |
-//! | `http-server` | `transport::http::StreamableHttpServer`, [`store`] (implies `server`) | axum, hyper |
+//! | `http-server` | `transport::http::StreamableHttpServer` (a tower `Service` and an axum router), [`store`] (implies `server`) | axum, hyper, tower |
 //! | `http-client` | `transport::http::StreamableHttpClient`, `auth::AuthProvider` (implies `client`) | reqwest, rustls |
 //! | `auth` | OAuth 2.1: `OAuthClient` with `http-client`, `ProtectedResource` with `http-server` | url |
 //! | `redis` | `store::redis` (implies `http-server`; not default) | redis |
+//! | `macros` | `#[mcp_core::handlers]` (implies `server`) | mcp-macros |
 //!
 //! The defaults are `server`, `client`, `stdio`, `http-server`,
-//! `http-client` and `auth`. A stdio-only server needs
-//! `default-features = false, features = ["server", "stdio"]`, and has no
-//! HTTP or TLS crate in its tree. [`schema`], [`jsonrpc`], [`extensions`]
+//! `http-client`, `auth` and `macros`. A stdio-only server needs
+//! `default-features = false, features = ["server", "stdio", "macros"]`, and
+//! has no HTTP client, server or TLS crate in its tree (only `http`'s request
+//! types, which `Context::http_parts` returns). [`schema`], [`jsonrpc`], [`extensions`]
 //! and the in-memory transport are always there.
 //!
 //! # Platforms
@@ -257,6 +259,7 @@ mod version;
 pub mod __fuzz;
 
 /// What the code of `#[mcp_core::handlers]` uses; not API.
+#[cfg(feature = "server")]
 #[doc(hidden)]
 #[path = "macro_support.rs"]
 pub mod __private;

@@ -81,6 +81,7 @@ impl UriTemplate {
 
     /// A template that matches no URI (the fallback of a template that
     /// should have parsed).
+    #[cfg(feature = "server")]
     pub(crate) fn nothing(source: &str) -> Self {
         Self {
             source: source.to_string(),

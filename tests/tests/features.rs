@@ -20,9 +20,10 @@ const HTTP_STACK: &[&str] = &[
     "ring",
     "h2",
     "tower",
-    "http",
     "url",
 ];
+// (`http`, the request and header types, is in every build: handlers see the
+// request head through `Context::http_parts`; it holds no client or server.)
 
 /// The names of the crates in mcp-core's normal dependency tree with
 /// `features` (and the defaults unless `defaults`).

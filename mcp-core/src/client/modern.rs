@@ -262,6 +262,8 @@ impl Modern {
                 peer: peer.unrelated(),
                 cancel: options.cancel.clone().unwrap_or_default(),
                 progress_token: None,
+                http: None,
+                span: tracing::Span::none(),
             };
             let answer = service.answer_input(request, ctx).await.map_err(|e| {
                 Error::Protocol(format!(

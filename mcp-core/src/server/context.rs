@@ -24,6 +24,9 @@ pub struct Context {
     pub(crate) session: Arc<SessionState>,
     /// Set while the handler runs as a task.
     pub(crate) task: Option<TaskLink>,
+    /// The HTTP request that carried the request (kept by a task it
+    /// started).
+    pub(crate) http: Option<Arc<http::request::Parts>>,
 }
 
 /// What a handler running as a task knows about its task.
@@ -54,6 +57,7 @@ impl Context {
         Self {
             peer: request.peer().clone(),
             cancel: request.cancellation().clone(),
+            http: request.http.clone(),
             request: Some(request),
             session,
             task: None,
@@ -66,6 +70,7 @@ impl Context {
         session: Arc<SessionState>,
         cancel: CancellationToken,
         task: TaskLink,
+        http: Option<Arc<http::request::Parts>>,
     ) -> Self {
         Self {
             peer: session.peer.clone(),
@@ -73,6 +78,7 @@ impl Context {
             request: None,
             session,
             task: Some(task),
+            http,
         }
     }
 
@@ -88,12 +94,45 @@ impl Context {
             request: None,
             session,
             task: None,
+            http: None,
         }
     }
 
     /// The id of the request being handled (`None` in notification hooks).
     pub fn request_id(&self) -> Option<&RequestId> {
         self.request.as_ref().map(RequestContext::id)
+    }
+
+    /// The head of the HTTP request that carried this request over
+    /// Streamable HTTP: method, URI, headers, and the extensions the host
+    /// application's tower layers inserted (an authentication layer hands
+    /// an identity to tools this way). Each POST of a session carries its
+    /// own; a tool running as a task keeps the one that started it. `None`
+    /// on other transports and in notification hooks.
+    ///
+    /// ```
+    /// # use mcp_core::server::Context;
+    /// #[derive(Clone)]
+    /// struct User(String);
+    ///
+    /// fn who(cx: &Context) -> Option<&str> {
+    ///     let user = cx.http_parts()?.extensions.get::<User>()?;
+    ///     Some(user.0.as_str())
+    /// }
+    /// ```
+    pub fn http_parts(&self) -> Option<&http::request::Parts> {
+        self.http.as_deref()
+    }
+
+    /// The address of the HTTP client, when the server that accepted the
+    /// connection recorded it in the request's extensions (as axum's
+    /// `ConnectInfo<SocketAddr>`, which
+    /// [`StreamableHttpServer::serve`](crate::transport::http::StreamableHttpServer::serve)
+    /// does, or as a plain `SocketAddr`).
+    #[cfg(feature = "http-server")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
+    pub fn peer_addr(&self) -> Option<std::net::SocketAddr> {
+        crate::transport::http::peer_addr(self.http_parts()?)
     }
 
     /// Fires when the client cancels the request or the session ends.

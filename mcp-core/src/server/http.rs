@@ -69,10 +69,14 @@ impl Acceptor for ServerAcceptor {
 }
 
 impl StreamableHttpServer {
-    /// Serves a [`Server`]: each HTTP session is one session of it.
+    /// Serves a [`Server`]: each HTTP session is one session of it. Needs
+    /// no Tokio runtime (background work starts with the first request).
     pub fn new(server: Server, config: HttpServerConfig) -> Self {
-        if let Some(bus) = &config.bus {
-            super::replicas::bridge(&server, bus.clone());
+        // Started inside a runtime (see `with_acceptor`).
+        let mut deferred: Vec<crate::transport::http::Deferred> = Vec::new();
+        if let Some(bus) = config.bus.clone() {
+            let server = server.clone();
+            deferred.push(Box::new(move || super::replicas::bridge(&server, bus)));
         }
         let handler: Arc<dyn ServerHandler> = Arc::new(server.clone());
         let acceptor = ServerAcceptor {
@@ -81,7 +85,7 @@ impl StreamableHttpServer {
             config: server.session_config().clone(),
             registry: Some(server),
         };
-        Self::with_acceptor(Arc::new(acceptor), config)
+        Self::with_acceptor(Arc::new(acceptor), config, deferred)
     }
 
     /// Serves any [`ServerHandler`].
@@ -96,6 +100,6 @@ impl StreamableHttpServer {
             registry: None,
             profile: None,
         };
-        Self::with_acceptor(Arc::new(acceptor), config)
+        Self::with_acceptor(Arc::new(acceptor), config, Vec::new())
     }
 }

@@ -257,7 +257,9 @@ impl Service for ServerService {
     fn restore(&self, record: &str) -> std::result::Result<(), String> {
         let state = self.state.get().ok_or("the session has no state yet")?;
         let offers = ServerOffers::new(&self.handler.info().capabilities);
-        session_record::restore(state, record, offers)
+        session_record::restore(state, record, offers)?;
+        record_client(state);
+        Ok(())
     }
 
     #[cfg(feature = "http-server")]
@@ -323,6 +325,9 @@ pub(super) fn dispatch(
             Ok(Box::pin(async move { $body }) as RequestFuture)
         };
     }
+    if let Some(span) = cx.request.as_ref().map(|r| &r.span) {
+        record_target(span, &request);
+    }
     match request {
         ClientRequest::Initialize(r) => run!(encode(initialize(&*handler, &state, r.params))),
         ClientRequest::Ping(_) => run!(encode(Ok(EmptyResult::new()))),
@@ -367,6 +372,32 @@ pub(super) fn dispatch(
     }
 }
 
+/// Names on the request's span what the request is about: its tool,
+/// prompt or resource.
+fn record_target(span: &tracing::Span, request: &ClientRequest) {
+    if span.is_disabled() {
+        return;
+    }
+    match request {
+        ClientRequest::CallTool(r) => {
+            span.record("gen_ai.tool.name", r.params.name.as_str());
+        }
+        ClientRequest::GetPrompt(r) => {
+            span.record("gen_ai.prompt.name", r.params.name.as_str());
+        }
+        ClientRequest::ReadResource(r) => {
+            span.record("mcp.resource.uri", r.params.uri.as_str());
+        }
+        ClientRequest::Subscribe(r) => {
+            span.record("mcp.resource.uri", r.params.uri.as_str());
+        }
+        ClientRequest::Unsubscribe(r) => {
+            span.record("mcp.resource.uri", r.params.uri.as_str());
+        }
+        _ => {}
+    }
+}
+
 /// How a `tools/call` runs.
 enum ToolCallMode {
     /// Answered with the tool's result.
@@ -405,6 +436,15 @@ fn tool_call_mode(
     }
 }
 
+/// Names the session's revision and client on its span.
+fn record_client(state: &SessionState) {
+    let span = &state.peer.shared.span;
+    if let (false, Some(hello)) = (span.is_disabled(), state.client.get()) {
+        span.record("mcp.protocol.version", hello.version.as_str());
+        span.record("mcp.client.name", hello.info.name.as_str());
+    }
+}
+
 fn initialize(
     handler: &dyn ServerHandler,
     state: &SessionState,
@@ -425,6 +465,7 @@ fn initialize(
         ));
     }
     state.changed();
+    record_client(state);
     Ok(InitializeResult {
         instructions: info.instructions,
         ..InitializeResult::new(info.capabilities, version.as_str(), info.implementation)

@@ -82,6 +82,12 @@ pub(super) fn serve(
         }
     };
     let version = meta.version;
+    if !ctx.span.is_disabled() {
+        ctx.span.record("mcp.protocol.version", version.as_str());
+        if let Some(info) = &meta.info {
+            ctx.span.record("mcp.client.name", info.name.as_str());
+        }
+    }
     let offers = profile.offers;
     if !method.in_revision(version) || !offers.allows(method) {
         return Err(RpcError::method_not_found(method.as_str()));

@@ -51,7 +51,7 @@ pub(crate) async fn start(
         input_keys: None,
         cancel: cancel.clone(),
     };
-    let task_cx = Context::for_task(cx.session.clone(), cancel.clone(), link);
+    let task_cx = Context::for_task(cx.session.clone(), cancel.clone(), link, cx.http.clone());
     let peer = cx.session.peer.clone();
     let (runner, task_id) = (manager.clone(), task.task_id.clone());
     tokio::spawn(async move {
@@ -123,7 +123,12 @@ async fn start_extension_task(
         input_keys: Some(Arc::new(AtomicUsize::new(0))),
         cancel: cancel.clone(),
     };
-    let task_cx = Context::for_task(Arc::new(cx.session.for_task()), cancel.clone(), link);
+    let task_cx = Context::for_task(
+        Arc::new(cx.session.for_task()),
+        cancel.clone(),
+        link,
+        cx.http.clone(),
+    );
     let (runner, task_id) = (manager.clone(), task.task_id.clone());
     tokio::spawn(async move {
         let work = AssertUnwindSafe(tool.call(params.arguments, task_cx)).catch_unwind();

@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use tokio_util::sync::CancellationToken;
 
 use super::Peer;
@@ -10,6 +12,10 @@ pub struct RequestContext {
     pub(crate) peer: Peer,
     pub(crate) cancel: CancellationToken,
     pub(crate) progress_token: Option<ProgressToken>,
+    /// The HTTP request that carried this request (Streamable HTTP).
+    pub(crate) http: Option<Arc<http::request::Parts>>,
+    /// The request's `mcp.request` span (disabled when nobody listens).
+    pub(crate) span: tracing::Span,
 }
 
 impl RequestContext {
@@ -39,6 +45,19 @@ impl RequestContext {
     /// The progress token the requester asked progress for, if any.
     pub fn progress_token(&self) -> Option<&ProgressToken> {
         self.progress_token.as_ref()
+    }
+
+    /// The head of the HTTP request that carried this request (method, URI,
+    /// headers, and the extensions the host application's layers added),
+    /// over Streamable HTTP; `None` on other transports.
+    pub fn http_parts(&self) -> Option<&http::request::Parts> {
+        self.http.as_deref()
+    }
+
+    /// The request's `mcp.request` span (see the `session` module docs);
+    /// disabled when no subscriber is interested.
+    pub fn span(&self) -> &tracing::Span {
+        &self.span
     }
 
     /// Asks the transport to end this request's response stream now; the

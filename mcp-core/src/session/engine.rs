@@ -11,10 +11,12 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::outbound::Outbound;
 #[cfg(feature = "http-server")]
 use super::outbound::OutboundSink;
+use super::trace::{self, Outcome, RequestTrace};
 use super::{Peer, RequestContext, SessionConfig};
 use crate::jsonrpc::{
     DecodeError, ErrorCode, Inbound, InboundNotification, InboundRequest, InboundResponse,
@@ -128,6 +130,9 @@ pub(crate) struct Shared {
     next_id: AtomicI64,
     transport_close: CancellationToken,
     transport_done: CancellationToken,
+    /// The session's `mcp.session` span (none for a request that stands
+    /// alone; disabled when nobody listens).
+    pub(crate) span: tracing::Span,
 }
 
 /// Locks a mutex; a poisoned lock (a panic while held) still guards
@@ -200,7 +205,7 @@ impl Shared {
         let _ = self.outbound.send(message).await;
     }
 
-    fn new(outbound: Outbound, config: SessionConfig) -> Self {
+    fn new(outbound: Outbound, config: SessionConfig, span: tracing::Span) -> Self {
         Self {
             outbound,
             config,
@@ -211,6 +216,7 @@ impl Shared {
             next_id: AtomicI64::new(0),
             transport_close: CancellationToken::new(),
             transport_done: CancellationToken::new(),
+            span,
         }
     }
 
@@ -251,16 +257,17 @@ impl Session {
             close,
             done,
         } = transport.start()?;
+        let span = trace::session(false);
         let shared = Arc::new(Shared {
             transport_close: close,
             transport_done: done,
-            ..Shared::new(Outbound::Channel(outbound), config)
+            ..Shared::new(Outbound::Channel(outbound), config, span.clone())
         });
         let peer = Peer {
             shared: shared.clone(),
             related: None,
         };
-        tokio::spawn(run(shared, inbound, service));
+        tokio::spawn(run(shared, inbound, service).instrument(span));
         Ok(Self { peer })
     }
 
@@ -368,7 +375,12 @@ impl Attached {
         config: SessionConfig,
     ) -> Self {
         Self {
-            shared: Arc::new(Shared::new(Outbound::Direct(sink), config)),
+            // A root: the session outlives the HTTP request that opened it.
+            shared: Arc::new(Shared::new(
+                Outbound::Direct(sink),
+                config,
+                trace::session(true),
+            )),
             service: Some(service),
         }
     }
@@ -378,7 +390,11 @@ impl Attached {
     /// transport: work the handler leaves running (a task) keeps its peer.
     pub(crate) fn alone(sink: Arc<dyn OutboundSink>, config: SessionConfig) -> Self {
         Self {
-            shared: Arc::new(Shared::new(Outbound::Direct(sink), config)),
+            shared: Arc::new(Shared::new(
+                Outbound::Direct(sink),
+                config,
+                tracing::Span::none(),
+            )),
             service: None,
         }
     }
@@ -402,19 +418,26 @@ impl Attached {
         lock(&self.shared.pending).contains_key(id)
     }
 
+    /// The session's `mcp.session` span.
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.shared.span
+    }
+
     /// The session's service.
     pub(crate) fn service(&self) -> Option<&Arc<dyn Service>> {
         self.service.as_ref()
     }
 
     /// Handles one decoded message; returns the answer when it is ready at
-    /// once (later ones go to the sink).
+    /// once (later ones go to the sink). `http`: the HTTP request that
+    /// carried it, which a request's handler can read.
     pub(crate) fn handle(
         &self,
         message: std::result::Result<Inbound<'_>, Box<DecodeError>>,
+        http: Option<Arc<http::request::Parts>>,
     ) -> Option<Reply> {
         let service = self.service.as_ref()?;
-        handle_decoded(&self.shared, service, message)
+        handle_decoded(&self.shared, service, message, http)
     }
 
     /// Starts `request` through `start` (a request that stands alone);
@@ -423,12 +446,13 @@ impl Attached {
         &self,
         request: InboundRequest<'_>,
         progress_token: Option<ProgressToken>,
+        http: Option<Arc<http::request::Parts>>,
         start: impl FnOnce(
             InboundRequest<'_>,
             RequestContext,
         ) -> std::result::Result<RequestFuture, RpcError>,
     ) -> Option<Reply> {
-        handle_request(&self.shared, request, |_| progress_token, start)
+        handle_request(&self.shared, request, |_| progress_token, http, start)
     }
 
     /// Cancels the peer's request `id`, as `notifications/cancelled` would.
@@ -465,6 +489,8 @@ fn oversize(limit: usize) -> RpcError {
 pub(crate) struct Reply {
     pub(crate) text: String,
     pub(crate) id: Option<RequestId>,
+    /// Read where an HTTP status follows the error.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) error: Option<ErrorCode>,
 }
 
@@ -477,13 +503,14 @@ fn error_reply(id: Option<RequestId>, error: &RpcError) -> Reply {
 }
 
 fn handle_message(shared: &Arc<Shared>, service: &Arc<dyn Service>, text: &str) -> Option<Reply> {
-    handle_decoded(shared, service, decode(text))
+    handle_decoded(shared, service, decode(text), None)
 }
 
 fn handle_decoded(
     shared: &Arc<Shared>,
     service: &Arc<dyn Service>,
     message: std::result::Result<Inbound<'_>, Box<DecodeError>>,
+    http: Option<Arc<http::request::Parts>>,
 ) -> Option<Reply> {
     match message {
         Err(e) if e.notification => {
@@ -495,7 +522,7 @@ fn handle_decoded(
         }
         Err(e) => Some(error_reply(e.id, &e.error)),
         Ok(Inbound::Request(request)) => {
-            handle_request(shared, request, progress_token, |request, ctx| {
+            handle_request(shared, request, progress_token, http, |request, ctx| {
                 service.request(request, ctx)
             })
         }
@@ -540,6 +567,7 @@ fn handle_request(
     shared: &Arc<Shared>,
     request: InboundRequest<'_>,
     token: impl FnOnce(Option<&RawValue>) -> Option<ProgressToken>,
+    http: Option<Arc<http::request::Parts>>,
     start: impl FnOnce(
         InboundRequest<'_>,
         RequestContext,
@@ -586,6 +614,7 @@ fn handle_request(
     // parent. Every token of a request in progress is in `inflight`, and
     // closing the session cancels all of them.
     let cancel = CancellationToken::new();
+    let trace = RequestTrace::open(&shared.span, &id, &request.method);
     let ctx = RequestContext {
         id: id.clone(),
         peer: Peer {
@@ -594,14 +623,21 @@ fn handle_request(
         },
         cancel: cancel.clone(),
         progress_token: token(request.params),
+        http,
+        span: trace.span.clone(),
     };
+    let entered = trace.span.enter();
     // A handler that panics answers -32603 and the session goes on (the
     // panic is never unwound into the engine, nor polled again).
     let mut future = match catch_unwind(AssertUnwindSafe(|| start(request, ctx))) {
         Ok(Ok(future)) => future,
-        Ok(Err(error)) => return Some(error_reply(Some(id), &error)),
+        Ok(Err(error)) => {
+            trace.finish(&Outcome::Error(error.code.0));
+            return Some(error_reply(Some(id), &error));
+        }
         Err(panic) => {
             let error = panicked(&id, &*panic);
+            trace.finish(&Outcome::Error(error.code.0));
             return Some(error_reply(Some(id), &error));
         }
     };
@@ -616,20 +652,29 @@ fn handle_request(
         Ok(first) => first,
         Err(panic) => {
             let error = panicked(&id, &*panic);
+            trace.finish(&Outcome::Error(error.code.0));
             return Some(error_reply(Some(id), &error));
         }
     };
+    drop(entered);
     if let Poll::Ready(outcome) = first {
         if shared.closed.is_cancelled() {
+            trace.finish(&Outcome::Cancelled);
             return None;
         }
         return Some(match outcome {
-            Ok(result) => Reply {
-                text: encode_result(&id, &result),
-                id: Some(id),
-                error: None,
-            },
-            Err(error) => error_reply(Some(id), &error),
+            Ok(result) => {
+                trace.finish(&Outcome::Ok);
+                Reply {
+                    text: encode_result(&id, &result),
+                    id: Some(id),
+                    error: None,
+                }
+            }
+            Err(error) => {
+                trace.finish(&Outcome::Error(error.code.0));
+                error_reply(Some(id), &error)
+            }
         });
     }
     lock(&shared.inflight).insert(id.clone(), cancel.clone());
@@ -643,20 +688,30 @@ fn handle_request(
         // Cancellation drops the handler's future; a handler that finished
         // in the same instant is not answered either (spec: a cancelled
         // request gets no response).
+        let handler = AssertUnwindSafe(future.instrument(trace.span.clone())).catch_unwind();
         let outcome = tokio::select! {
             biased;
             () = cancel.cancelled() => None,
-            outcome = AssertUnwindSafe(future).catch_unwind() => Some(
+            outcome = handler => Some(
                 outcome.unwrap_or_else(|panic| Err(panicked(&id, &*panic)))
             ).filter(|_| !cancel.is_cancelled()),
         };
         lock(&shared.inflight).remove(&id);
         let (text, kind) = match outcome {
-            Some(Ok(result)) => (encode_result(&id, &result), OutboundKind::Response),
-            Some(Err(error)) => (encode_error(Some(&id), &error), OutboundKind::Response),
+            Some(Ok(result)) => {
+                trace.finish(&Outcome::Ok);
+                (encode_result(&id, &result), OutboundKind::Response)
+            }
+            Some(Err(error)) => {
+                trace.finish(&Outcome::Error(error.code.0));
+                (encode_error(Some(&id), &error), OutboundKind::Response)
+            }
             // No response: a transport that streams per request (HTTP) ends
             // the request's stream instead of leaving it open.
-            None => (String::new(), OutboundKind::EndStream),
+            None => {
+                trace.finish(&Outcome::Cancelled);
+                (String::new(), OutboundKind::EndStream)
+            }
         };
         shared.send(text, kind, Some(id)).await;
     });

@@ -179,7 +179,7 @@ pub fn mcp_binary() -> PathBuf {
             let mcp = profile_dir.join("mcp");
             let built = std::fs::metadata(&mcp).and_then(|m| m.modified()).ok();
             if built.is_none_or(|built| newest_source() > built) {
-                build_mcp(profile_dir);
+                build(profile_dir, &["-p", "mcp-cli", "--bin", "mcp"]);
             }
             assert!(mcp.exists(), "no `mcp` binary at {}", mcp.display());
             mcp
@@ -196,18 +196,48 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// An example program of `mcp-core` (`target/<profile>/examples/NAME`),
+/// built like [`mcp_binary`] when missing or older than its sources
+/// (`cargo test --workspace` builds examples before running tests, and
+/// then no cargo runs here).
+pub fn mcp_core_example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test executable is in target/<profile>/deps");
+    let example = profile_dir.join("examples").join(name);
+    let built = std::fs::metadata(&example).and_then(|m| m.modified()).ok();
+    let root = workspace_root();
+    let sources = [
+        root.join("Cargo.lock"),
+        root.join("mcp-core/Cargo.toml"),
+        root.join("mcp-core/src"),
+        root.join("mcp-core/examples"),
+    ];
+    if built.is_none_or(|built| newest_of(sources.to_vec()) > built) {
+        build(profile_dir, &["-p", "mcp-core", "--example", name]);
+    }
+    assert!(example.exists(), "no example at {}", example.display());
+    example
+}
+
 /// When the newest file the `mcp` binary is built from changed.
 fn newest_source() -> SystemTime {
     let root = workspace_root();
-    let mut newest = SystemTime::UNIX_EPOCH;
-    let mut pending = vec![
+    newest_of(vec![
         root.join("Cargo.lock"),
         root.join("Cargo.toml"),
         root.join("mcp-core/Cargo.toml"),
         root.join("mcp-core/src"),
         root.join("bindings/cli/Cargo.toml"),
         root.join("bindings/cli/src"),
-    ];
+    ])
+}
+
+/// When the newest file under `pending` (files and directories) changed.
+fn newest_of(mut pending: Vec<PathBuf>) -> SystemTime {
+    let mut newest = SystemTime::UNIX_EPOCH;
     // Bounded: the source trees hold a few hundred files.
     for _ in 0..100_000 {
         let Some(path) = pending.pop() else { break };
@@ -225,12 +255,15 @@ fn newest_source() -> SystemTime {
     newest
 }
 
-fn build_mcp(profile_dir: &Path) {
+/// Runs `cargo build --quiet WHAT…` into the target directory of
+/// `profile_dir`.
+fn build(profile_dir: &Path, what: &[&str]) {
     let target_dir = profile_dir.parent().expect("target/<profile>");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
     let mut build = std::process::Command::new(cargo);
     build
-        .args(["build", "--quiet", "-p", "mcp-cli", "--bin", "mcp"])
+        .args(["build", "--quiet"])
+        .args(what)
         .arg("--target-dir")
         .arg(target_dir)
         .current_dir(env!("CARGO_MANIFEST_DIR"));
@@ -261,7 +294,7 @@ fn build_mcp(profile_dir: &Path) {
         }
     }
     let status = build.status().expect("cargo runs");
-    assert!(status.success(), "building the `mcp` binary failed");
+    assert!(status.success(), "`cargo build {}` failed", what.join(" "));
 }
 
 /// An HTTP response read whole from a raw connection.

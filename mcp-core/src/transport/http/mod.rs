@@ -1,5 +1,6 @@
-//! Streamable HTTP (spec 2025-11-25): the server as an axum router
-//! ([`StreamableHttpServer`]) and the client ([`StreamableHttpClient`]).
+//! Streamable HTTP (spec 2025-11-25): the server as a tower `Service` and an
+//! axum router ([`StreamableHttpServer`]) and the client
+//! ([`StreamableHttpClient`]).
 
 #[cfg(feature = "http-client")]
 mod client;
@@ -14,8 +15,10 @@ pub(crate) use sse::{SseParser, encode_event};
 #[cfg_attr(docsrs, doc(cfg(feature = "http-client")))]
 pub use client::StreamableHttpClient;
 #[cfg(feature = "http-server")]
+pub(crate) use server::Deferred;
+#[cfg(feature = "http-server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
 pub use server::{
-    DEFAULT_MAX_HEADER_SIZE, EventStore, HostPolicy, HttpServerConfig, InMemoryEventStore,
-    SharedEvents, StreamKey, StreamableHttpServer,
+    BoxError, DEFAULT_MAX_HEADER_SIZE, EventStore, HostPolicy, HttpServerConfig,
+    InMemoryEventStore, ResponseBody, SharedEvents, StreamKey, StreamableHttpServer, peer_addr,
 };

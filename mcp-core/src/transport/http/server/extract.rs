@@ -196,9 +196,9 @@ impl Accepts {
     }
 }
 
-/// A POST's headers and its body as text, checked.
+/// A POST's head (which handlers may read) and its body as text, checked.
 pub(super) struct PostBody {
-    pub(super) headers: HeaderMap,
+    pub(super) parts: Arc<Parts>,
     pub(super) accepts: Accepts,
     pub(super) text: String,
 }
@@ -227,7 +227,7 @@ impl FromRequest<Arc<State>> for PostBody {
             .map_err(|_| Rejection::PayloadTooLarge { limit })?;
         let text = String::from_utf8(bytes.into()).map_err(|_| Rejection::NotUtf8)?;
         Ok(Self {
-            headers: parts.headers,
+            parts: Arc::new(parts),
             accepts,
             text,
         })

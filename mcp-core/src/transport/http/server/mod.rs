@@ -1,8 +1,17 @@
 //! The Streamable HTTP server transport (spec 2025-11-25, "Transports").
 //!
-//! [`StreamableHttpServer::router`] is a tower service (an axum `Router`)
-//! to mount at any path of an application; [`StreamableHttpServer::serve`]
-//! runs it standalone with the endpoint at `/mcp`.
+//! [`StreamableHttpServer`] is itself a `tower::Service<http::Request<B>>`
+//! for any tower-compatible server (hyper directly, or another framework);
+//! [`StreamableHttpServer::router`] is the same endpoint as an axum `Router`
+//! to mount at any path of an axum application;
+//! [`StreamableHttpServer::serve`] runs it standalone with the endpoint at
+//! `/mcp`. Handlers see the HTTP request's head (headers, extensions the
+//! host's layers inserted, peer address) through
+//! [`Context::http_parts`](crate::server::Context::http_parts).
+//!
+//! Creating a server needs no Tokio runtime: its background work (the idle
+//! session reaper, the followers of a shared store) starts at once inside a
+//! runtime, or else with the first request it serves.
 
 mod alone;
 mod delete;
@@ -14,12 +23,14 @@ mod modern;
 mod post;
 mod remote;
 mod reply;
+mod service;
 mod session;
 mod streams;
 
 use std::collections::HashMap;
 use std::fmt;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -43,6 +54,7 @@ use axum::extract::FromRequestParts as _;
 pub use event_store::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
 use extract::{Guarded, PostBody, Rejection};
 pub use guard::HostPolicy;
+pub use service::{BoxError, ResponseBody, peer_addr};
 use session::{HttpSession, lock};
 
 /// Default [`HttpServerConfig::max_header_size`]: 32 KiB, room for large
@@ -245,6 +257,31 @@ pub(crate) struct State {
     /// What the endpoint serves (the server role, seen only through this).
     pub(crate) acceptor: Arc<dyn Acceptor>,
     pub(crate) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// Whether the background tasks run (they start inside a runtime).
+    started: AtomicBool,
+    /// More background work to start with them (the server role's).
+    deferred: Mutex<Vec<Deferred>>,
+}
+
+/// Background work that needs a Tokio runtime to start.
+pub(crate) type Deferred = Box<dyn FnOnce() + Send>;
+
+impl State {
+    /// Starts the background tasks, once; from inside a Tokio runtime.
+    fn start(self: &Arc<Self>) {
+        if self.started.load(Ordering::Acquire) || self.started.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        tokio::spawn(reap_idle(Arc::downgrade(self)));
+        if let (Some(_), Some(bus)) = (&self.config.session_store, &self.config.bus) {
+            tokio::spawn(session::follow_changes(Arc::downgrade(self), bus.clone()));
+            tokio::spawn(session::follow_answers(Arc::downgrade(self), bus.clone()));
+        }
+        let deferred = std::mem::take(&mut *lock(&self.deferred));
+        for work in deferred {
+            work();
+        }
+    }
 }
 
 impl fmt::Debug for StreamableHttpServer {
@@ -258,23 +295,31 @@ impl fmt::Debug for StreamableHttpServer {
 
 impl StreamableHttpServer {
     /// Serves what `acceptor` accepts (the server role provides the public
-    /// constructors, `new` and `with_handler`).
-    pub(crate) fn with_acceptor(acceptor: Arc<dyn Acceptor>, config: HttpServerConfig) -> Self {
+    /// constructors, `new` and `with_handler`); `deferred` starts with the
+    /// background tasks: at once inside a Tokio runtime, or else with the
+    /// first request served (so that no constructor needs a runtime).
+    pub(crate) fn with_acceptor(
+        acceptor: Arc<dyn Acceptor>,
+        config: HttpServerConfig,
+        deferred: Vec<Deferred>,
+    ) -> Self {
         let state = Arc::new(State {
             config,
             acceptor,
             sessions: Mutex::new(HashMap::new()),
+            started: AtomicBool::new(false),
+            deferred: Mutex::new(deferred),
         });
-        tokio::spawn(reap_idle(Arc::downgrade(&state)));
-        if let (Some(_), Some(bus)) = (&state.config.session_store, &state.config.bus) {
-            tokio::spawn(session::follow_changes(Arc::downgrade(&state), bus.clone()));
-            tokio::spawn(session::follow_answers(Arc::downgrade(&state), bus.clone()));
+        if tokio::runtime::Handle::try_current().is_ok() {
+            state.start();
         }
         Self { state }
     }
 
     /// The MCP endpoint as an axum `Router` answering at its root; mount it
     /// with `Router::nest_service("/mcp", server.router())` or merge it.
+    /// (The server is itself a `tower::Service` answering at every path,
+    /// for servers other than axum.)
     pub fn router(&self) -> Router {
         Router::new()
             .route("/", any(endpoint))
@@ -317,6 +362,7 @@ impl StreamableHttpServer {
         listener: TcpListener,
         shutdown: CancellationToken,
     ) -> std::io::Result<()> {
+        self.state.start();
         let state = self.state.clone();
         let stop = async move {
             shutdown.cancelled().await;
@@ -334,6 +380,9 @@ impl StreamableHttpServer {
                 tracing::warn!("could not set TCP_NODELAY: {e}");
             }
         });
+        // The client's address goes into each request's extensions, for
+        // `Context::peer_addr`.
+        let app = app.into_make_service_with_connect_info::<SocketAddr>();
         axum::serve(listener, app)
             .with_graceful_shutdown(stop)
             .await
@@ -379,8 +428,14 @@ async fn reap_idle(state: std::sync::Weak<State>) {
     }
 }
 
-/// The endpoint: the shared checks, then the method's handler.
+/// The endpoint in an axum `Router`.
 async fn endpoint(Extract(state): Extract<Arc<State>>, request: Request) -> Response {
+    handle(state, request).await
+}
+
+/// The endpoint: the shared checks, then the method's handler.
+async fn handle(state: Arc<State>, request: Request) -> Response {
+    state.start();
     let (mut parts, body) = request.into_parts();
     let guard = match Guarded::from_request_parts(&mut parts, &state).await {
         Ok(guard) => guard,

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use axum::response::{IntoResponse, Response};
+use http::request::Parts;
 use http::{HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 
@@ -32,6 +33,13 @@ pub(super) const LIVE_CAPACITY: usize = 64;
 
 type Decoded<'a> = Result<Inbound<'a>, Box<DecodeError>>;
 
+/// What a POST's serving needs of its HTTP head: what the client accepts,
+/// and the head itself for the handler (`Context::http_parts`).
+struct Head {
+    accepts: Accepts,
+    parts: Arc<Parts>,
+}
+
 pub(super) async fn post(state: Arc<State>, guard: Guarded, body: PostBody) -> Response {
     match serve(&state, guard.identity, body).await {
         Ok(response) => response,
@@ -45,21 +53,22 @@ async fn serve(
     body: PostBody,
 ) -> Result<Response, Rejection> {
     let PostBody {
-        headers,
+        parts,
         accepts,
         text,
     } = body;
+    let headers = &parts.headers;
     let decoded = decode(&text);
     // A request of a revision without sessions (2026-07-28) is checked
     // against its headers here and served alone.
-    let meta = match modern::route(&headers, &text, &decoded) {
+    let meta = match modern::route(headers, &text, &decoded) {
         Route::Sessions => None,
         Route::Stateless(meta) => Some(meta),
         Route::Answered(response) => return Ok(response),
     };
     let version = match meta {
         Some(_) => None,
-        None => claimed_version(&headers)?,
+        None => claimed_version(headers)?,
     };
     let (request_id, is_initialize) = match &decoded {
         // A well-formed message with bad params goes to its session like any
@@ -87,22 +96,27 @@ async fn serve(
         Ok(_) => (None, false),
     };
     if let Some(meta) = meta {
-        return Ok(serve_alone(state, identity, accepts, decoded, *meta).await);
+        let head = Head {
+            accepts,
+            parts: parts.clone(),
+        };
+        return Ok(serve_alone(state, identity, head, decoded, *meta).await);
     }
     if state.config.stateless {
         // Every POST is a session of its own; initialize itself is answered
         // for clients that send it.
         let preset = (!is_initialize).then(|| version.unwrap_or(ProtocolVersion::LATEST));
-        return serve_one_shot(
-            state, identity, accepts, decoded, request_id, preset, version,
-        )
-        .await;
+        let head = Head {
+            accepts,
+            parts: parts.clone(),
+        };
+        return serve_one_shot(state, identity, head, decoded, request_id, preset, version).await;
     }
     let created = headers.get(SESSION_HEADER).is_none() && is_initialize;
     let session = if created {
         session::create(state)?
     } else {
-        session::existing(state, &headers).await?
+        session::existing(state, headers).await?
     };
     session::bind_identity(&session.engine, identity.as_ref())?;
     let Some(id) = request_id else {
@@ -114,13 +128,17 @@ async fn serve(
             // An answer to a request another replica sent goes there.
             session::route_answer(state, &session, response.id.as_ref(), &text).await;
         }
-        let _ = session.engine.handle(decoded);
+        let _ = session.engine.handle(decoded, None);
         // `notifications/initialized` changes what other replicas must know.
         session::persist(state, &session, false).await?;
         return Ok(StatusCode::ACCEPTED.into_response());
     };
+    let head = Head {
+        accepts,
+        parts: parts.clone(),
+    };
     let (mut response, failed_initialize) =
-        serve_in_session(state, &session, id, decoded, accepts, version, created).await?;
+        serve_in_session(state, &session, id, decoded, head, version, created).await?;
     if failed_initialize {
         // An initialize that failed (bad params) leaves no session behind:
         // the client gets the error and no session id to use.
@@ -166,10 +184,11 @@ async fn serve_in_session(
     session: &Arc<HttpSession>,
     id: RequestId,
     decoded: Decoded<'_>,
-    accepts: Accepts,
+    head: Head,
     version: Option<ProtocolVersion>,
     created: bool,
 ) -> Result<(Response, bool), Rejection> {
+    let Head { accepts, parts } = head;
     let Some(stream_id) = session
         .streams()
         .open_request(id.clone(), None, accepts.json)
@@ -179,7 +198,7 @@ async fn serve_in_session(
         ));
         return Ok((rpc_error(StatusCode::CONFLICT, Some(&id), &error), false));
     };
-    let reply = session.engine.handle(decoded);
+    let reply = session.engine.handle(decoded, Some(parts));
     let priming = || {
         let version = session
             .engine
@@ -274,10 +293,11 @@ async fn serve_in_session(
 async fn serve_alone(
     state: &State,
     identity: Option<Arc<AuthInfo>>,
-    accepts: Accepts,
+    head: Head,
     decoded: Decoded<'_>,
     meta: RequestMeta,
 ) -> Response {
+    let Head { accepts, parts } = head;
     let Ok(Inbound::Request(request)) = decoded else {
         // `modern::route` serves only requests this way.
         return Rejection::Internal("not a request".into()).into_response();
@@ -287,7 +307,7 @@ async fn serve_alone(
     let acceptor = &state.acceptor;
     let engine = Attached::alone(sink.clone(), acceptor.config().clone());
     let token = meta.progress_token.clone();
-    let reply = engine.handle_alone(request, token, |request, ctx| {
+    let reply = engine.handle_alone(request, token, Some(parts), |request, ctx| {
         acceptor.serve_alone(request, meta, identity, ctx)
     });
     let lone = Lone {
@@ -308,12 +328,13 @@ async fn serve_alone(
 async fn serve_one_shot(
     state: &State,
     identity: Option<Arc<AuthInfo>>,
-    accepts: Accepts,
+    head: Head,
     decoded: Decoded<'_>,
     request_id: Option<RequestId>,
     preset: Option<ProtocolVersion>,
     version: Option<ProtocolVersion>,
 ) -> Result<Response, Rejection> {
+    let Head { accepts, parts } = head;
     let sink = Alone::new(request_id.clone());
     let engine = state
         .acceptor
@@ -323,7 +344,7 @@ async fn serve_one_shot(
         engine.close("refused");
         return Err(rejection);
     }
-    let reply = engine.handle(decoded);
+    let reply = engine.handle(decoded, Some(parts));
     let Some(id) = request_id else {
         engine.close("the POST of a stateless session ended");
         return Ok(StatusCode::ACCEPTED.into_response());

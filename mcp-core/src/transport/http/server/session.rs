@@ -53,6 +53,7 @@ impl HttpSession {
             closed: CancellationToken::new(),
         });
         let engine = acceptor.open(outlet.clone(), None)?;
+        crate::session::trace::record(engine.span(), "mcp.session.id", &id);
         if shared {
             // Requests to the client are numbered apart per replica (20 bits
             // of its id above 32 bits of count: still exact as a JSON number
@@ -324,7 +325,7 @@ pub(super) async fn follow_answers(state: std::sync::Weak<State>, bus: Arc<dyn c
             {
                 let _ = session
                     .engine
-                    .handle(Ok(crate::jsonrpc::Inbound::Response(response)));
+                    .handle(Ok(crate::jsonrpc::Inbound::Response(response)), None);
             }
         }
     }

@@ -1,0 +1,284 @@
+//! The `tracing` spans of sessions and requests, captured by a small
+//! subscriber of this test: their fields (method, id, tool, revision,
+//! client, session id, outcome, duration) and their nesting (request under
+//! session, the handler's events under the request), for a `tools/call`
+//! over the in-memory pair and over Streamable HTTP, in a 2025-11-25 session
+//! and as a 2026-07-28 request that stands alone.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mcp_core::client::{Client, Negotiation};
+use mcp_core::server::{ResourceDef, Server, ToolDef};
+use mcp_core::transport::Transport;
+use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use serde_json::{Map, Value};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+
+/// A span as the subscriber saw it.
+#[derive(Clone, Debug)]
+struct Captured {
+    name: &'static str,
+    parent: Option<u64>,
+    fields: BTreeMap<String, String>,
+}
+
+/// Every span and event, in memory. Current spans are kept per thread (the
+/// tests run on a current-thread runtime).
+#[derive(Default)]
+struct Capture {
+    next: AtomicU64,
+    spans: Mutex<BTreeMap<u64, Captured>>,
+    /// Each event's message and the span it happened in.
+    events: Mutex<Vec<(String, Option<u64>)>>,
+    stack: Mutex<Vec<u64>>,
+}
+
+struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+impl Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
+        self.0
+            .insert(field.name().to_string(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_string(), value.to_string());
+    }
+}
+
+impl Capture {
+    fn current(&self) -> Option<u64> {
+        self.stack.lock().unwrap().last().copied()
+    }
+}
+
+/// The subscriber: a handle on the shared capture.
+struct Capturing(Arc<Capture>);
+
+impl Subscriber for Capturing {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, attrs: &Attributes<'_>) -> Id {
+        let id = self.0.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let parent = if attrs.is_root() {
+            None
+        } else if attrs.is_contextual() {
+            self.0.current()
+        } else {
+            attrs.parent().map(Id::into_u64)
+        };
+        let mut fields = BTreeMap::new();
+        attrs.record(&mut Fields(&mut fields));
+        let span = Captured {
+            name: attrs.metadata().name(),
+            parent,
+            fields,
+        };
+        self.0.spans.lock().unwrap().insert(id, span);
+        Id::from_u64(id)
+    }
+
+    fn record(&self, span: &Id, values: &Record<'_>) {
+        if let Some(span) = self.0.spans.lock().unwrap().get_mut(&span.into_u64()) {
+            values.record(&mut Fields(&mut span.fields));
+        }
+    }
+
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+    fn event(&self, event: &Event<'_>) {
+        let mut fields = BTreeMap::new();
+        event.record(&mut Fields(&mut fields));
+        let message = fields.remove("message").unwrap_or_default();
+        self.0
+            .events
+            .lock()
+            .unwrap()
+            .push((message, self.0.current()));
+    }
+
+    fn enter(&self, span: &Id) {
+        self.0.stack.lock().unwrap().push(span.into_u64());
+    }
+
+    fn exit(&self, span: &Id) {
+        let mut stack = self.0.stack.lock().unwrap();
+        if let Some(at) = stack.iter().rposition(|s| *s == span.into_u64()) {
+            stack.remove(at);
+        }
+    }
+}
+
+fn server() -> Server {
+    let tool = ToolDef::new(
+        "traced",
+        "Logs an event, then answers",
+        |_: Map<String, Value>, _cx| async move {
+            tracing::info!("inside the tool");
+            Ok::<_, String>("done")
+        },
+    )
+    .unwrap();
+    let resource = ResourceDef::new("mem://known", "known", |_uri, _cx| async move {
+        Ok(mcp_core::schema::ReadResourceResult::new(vec![]))
+    });
+    Server::builder("span-test", "1.0.0")
+        .tool(tool)
+        .resource(resource)
+        .build()
+}
+
+/// Runs a `tools/call` of `traced` and a `resources/read` of an unknown
+/// URI through a client connected over `transport` with `negotiation`,
+/// captured; returns what was captured.
+async fn run(
+    capture: &Arc<Capture>,
+    transport: impl Transport,
+    negotiation: Negotiation,
+) -> Vec<Captured> {
+    let client = Client::builder("span-client", "7")
+        .negotiation(negotiation)
+        .connect(transport)
+        .await
+        .unwrap();
+    let result = client.call_tool("traced", None).await.unwrap();
+    assert_eq!(result.is_error, None);
+    assert!(client.read_resource("mem://unknown").await.is_err());
+    client.close().await;
+    capture.spans.lock().unwrap().values().cloned().collect()
+}
+
+fn field<'a>(span: &'a Captured, name: &str) -> Option<&'a str> {
+    span.fields.get(name).map(String::as_str)
+}
+
+/// The request span of `method` (the last one).
+fn request<'a>(spans: &'a BTreeMap<u64, Captured>, method: &str) -> (u64, &'a Captured) {
+    spans
+        .iter()
+        .rev()
+        .find(|(_, s)| s.name == "mcp.request" && field(s, "mcp.method.name") == Some(method))
+        .map(|(id, s)| (*id, s))
+        .unwrap_or_else(|| panic!("no request span of {method}: {spans:#?}"))
+}
+
+/// Checks the request spans of one run; `session`: whether they must be
+/// children of an `mcp.session` span (with the given revision recorded on
+/// it), else they carry the revision themselves.
+fn check(capture: &Capture, revision: &str, in_session: bool, session_id: bool) {
+    let spans = capture.spans.lock().unwrap().clone();
+    let (call_id, call) = request(&spans, "tools/call");
+    assert_eq!(field(call, "gen_ai.tool.name"), Some("traced"), "{call:?}");
+    assert_eq!(field(call, "outcome"), Some("ok"), "{call:?}");
+    assert!(field(call, "jsonrpc.request.id").is_some(), "{call:?}");
+    let micros: u64 = field(call, "duration_us").unwrap().parse().unwrap();
+    assert!(micros < 60_000_000, "{call:?}");
+    assert!(field(call, "rpc.jsonrpc.error_code").is_none(), "{call:?}");
+    // The handler ran inside the request's span.
+    let events = capture.events.lock().unwrap().clone();
+    let inside = events
+        .iter()
+        .find(|(m, _)| m == "inside the tool")
+        .expect("the tool's event");
+    assert_eq!(inside.1, Some(call_id), "{events:?}");
+
+    let (_, read) = request(&spans, "resources/read");
+    assert_eq!(field(read, "mcp.resource.uri"), Some("mem://unknown"));
+    assert_eq!(field(read, "outcome"), Some("error"), "{read:?}");
+    let code: i64 = field(read, "rpc.jsonrpc.error_code")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(code < 0, "{read:?}");
+
+    if in_session {
+        let parent = spans[&call.parent.expect("a parent")].clone();
+        assert_eq!(parent.name, "mcp.session", "{spans:#?}");
+        assert_eq!(field(&parent, "mcp.protocol.version"), Some(revision));
+        assert_eq!(field(&parent, "mcp.client.name"), Some("span-client"));
+        assert_eq!(field(&parent, "mcp.session.id").is_some(), session_id);
+        assert_eq!(read.parent, call.parent);
+    } else {
+        assert_eq!(field(call, "mcp.protocol.version"), Some(revision));
+        assert_eq!(field(call, "mcp.client.name"), Some("span-client"));
+        if let Some(parent) = call.parent {
+            assert_ne!(spans[&parent].name, "mcp.request", "{spans:#?}");
+        }
+    }
+}
+
+async fn captured<F, Fut>(body: F) -> Arc<Capture>
+where
+    F: FnOnce(Arc<Capture>) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let capture = Arc::new(Capture::default());
+    let _guard = tracing::subscriber::set_default(Capturing(capture.clone()));
+    body(capture.clone()).await;
+    capture
+}
+
+#[tokio::test]
+async fn in_memory_session_2025() {
+    let capture = captured(|capture| async move {
+        let (a, b) = mcp_core::transport::memory_pair();
+        let _session = server().serve(b).unwrap();
+        run(&capture, a, Negotiation::Legacy).await;
+    })
+    .await;
+    check(&capture, "2025-11-25", true, false);
+}
+
+#[tokio::test]
+async fn in_memory_requests_that_stand_alone_2026() {
+    let capture = captured(|capture| async move {
+        let (a, b) = mcp_core::transport::memory_pair();
+        let _session = server().serve(b).unwrap();
+        run(&capture, a, Negotiation::Auto).await;
+    })
+    .await;
+    // Over a stream transport the requests still belong to its session
+    // (which never initialized), and name their revision themselves.
+    check(&capture, "2026-07-28", false, false);
+    let spans = capture.spans.lock().unwrap().clone();
+    let (_, call) = request(&spans, "tools/call");
+    assert_eq!(spans[&call.parent.unwrap()].name, "mcp.session");
+}
+
+async fn start_http() -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let http = StreamableHttpServer::new(server(), HttpServerConfig::default());
+    tokio::spawn(http.serve(listener));
+    addr
+}
+
+#[tokio::test]
+async fn http_session_2025() {
+    let capture = captured(|capture| async move {
+        let addr = start_http().await;
+        let transport = StreamableHttpClient::new(format!("http://{addr}/mcp"));
+        run(&capture, transport, Negotiation::Legacy).await;
+    })
+    .await;
+    check(&capture, "2025-11-25", true, true);
+}
+
+#[tokio::test]
+async fn http_requests_that_stand_alone_2026() {
+    let capture = captured(|capture| async move {
+        let addr = start_http().await;
+        let transport = StreamableHttpClient::new(format!("http://{addr}/mcp"));
+        run(&capture, transport, Negotiation::Auto).await;
+    })
+    .await;
+    check(&capture, "2026-07-28", false, false);
+}
