@@ -374,22 +374,21 @@ fn tool_call_mode(
     state: &SessionState,
     params: &crate::schema::CallToolRequestParams,
 ) -> ToolCallMode {
-    if !offers_tool_tasks(handler) {
-        // A receiver without the capability ignores the task field (spec).
-        return ToolCallMode::Direct;
-    }
+    // The handler's capabilities are asked last: only a call that may be a
+    // task needs them (most calls are not, and `info` is not free).
     let Some(hello) = state.client.get() else {
         return ToolCallMode::Direct;
     };
     if hello.version.has_extensions() {
         // The legacy `task` field means nothing here (SEP-2663).
         let allowed = crate::extensions::declared(&hello.capabilities, crate::extensions::TASKS);
-        if allowed && handler.runs_as_task(&params.name) {
+        if allowed && handler.runs_as_task(&params.name) && offers_tool_tasks(handler) {
             return ToolCallMode::ExtensionTask;
         }
         return ToolCallMode::Direct;
     }
-    if params.task.is_some() {
+    // A receiver without the capability ignores the task field (spec).
+    if params.task.is_some() && offers_tool_tasks(handler) {
         ToolCallMode::Task
     } else {
         ToolCallMode::Direct
