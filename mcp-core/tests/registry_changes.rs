@@ -3,6 +3,12 @@
 //! it is (clients hear `list_changed`); once served, what it offers is
 //! settled.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers fail the test on any error"
+)]
+
 use std::time::Duration;
 
 use mcp_core::client::{Client, Negotiation};

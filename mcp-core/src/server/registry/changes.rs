@@ -13,7 +13,8 @@ use super::{Catalog, CompletionFn, Kind, Server, lock};
 use crate::jsonrpc::RpcError;
 use crate::schema::{
     CompleteRequestParams, CompleteResultCompletion, PromptListChangedNotification,
-    ResourceListChangedNotification, ToolListChangedNotification,
+    ResourceListChangedNotification, ResourceUpdatedNotification,
+    ResourceUpdatedNotificationParams, ToolListChangedNotification,
 };
 use crate::server::subscriptions::Change;
 use crate::server::{Context, PromptDef, ResourceDef, ResourceTemplateDef, ToolDef};
@@ -39,7 +40,7 @@ impl Server {
             if catalog.served && !catalog.offers.has(kind) {
                 let name = kind.name();
                 return Err(Error::InvalidArgument(format!(
-                    "the server did not offer `{name}` when it was first served; offer them (`offer_{name}`) before serving to add {name} later"
+                    "the server did not offer `{name}` when it was first served (its clients were told it has none); register some or offer them before serving to add {name} later"
                 )));
             }
             f(catalog);
@@ -135,12 +136,18 @@ impl Server {
         let Some(sending) = needed.then(|| self.announcement(kind)).flatten() else {
             return;
         };
+        self.spawn(sending);
+    }
+
+    /// Runs `sending` in the background: on the current runtime, or the one
+    /// the server was last served on.
+    fn spawn(&self, sending: BoxFuture<'static, ()>) {
         let handle = Handle::try_current()
             .ok()
             .or_else(|| lock(&self.inner.runtime).clone());
         match handle {
             Some(handle) => drop(handle.spawn(sending)),
-            None => tracing::debug!("a list change has no runtime to be announced from"),
+            None => tracing::debug!("a change has no runtime to be announced from"),
         }
     }
 
@@ -344,5 +351,32 @@ impl Server {
     {
         let complete: CompletionFn = Arc::new(move |params, cx| Box::pin(complete(params, cx)));
         self.configure("the completion handler", |c| c.completion = Some(complete))
+    }
+
+    /// Sends `notifications/resources/updated` as
+    /// [`notify_resource_updated`](Self::notify_resource_updated) does,
+    /// without waiting (in the background, as list changes are: needs no
+    /// runtime); returns how many sessions are subscribed to `uri`.
+    pub fn resource_updated(&self, uri: &str) -> usize {
+        let bus = self.change_bus();
+        bus.publish(Change::ResourceUpdated(uri.to_string()));
+        let sessions: Vec<_> = bus
+            .ready_sessions()
+            .into_iter()
+            .filter(|s| s.is_subscribed(uri))
+            .collect();
+        let subscribed = sessions.len();
+        if subscribed > 0 {
+            let params = ResourceUpdatedNotificationParams::new(uri);
+            self.spawn(Box::pin(async move {
+                for session in sessions {
+                    let _ = session
+                        .peer
+                        .notify::<ResourceUpdatedNotification>(params.clone())
+                        .await;
+                }
+            }));
+        }
+        subscribed
     }
 }
