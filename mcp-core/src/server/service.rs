@@ -374,37 +374,26 @@ fn tool_call_mode(
     state: &SessionState,
     params: &crate::schema::CallToolRequestParams,
 ) -> ToolCallMode {
-    // The handler's capabilities are asked last: only a call that may be a
-    // task needs them (most calls are not, and `info` is not free).
     let Some(hello) = state.client.get() else {
         return ToolCallMode::Direct;
     };
+    if !hello.offers.tool_tasks() {
+        // A receiver without the capability ignores the task field (spec).
+        return ToolCallMode::Direct;
+    }
     if hello.version.has_extensions() {
         // The legacy `task` field means nothing here (SEP-2663).
         let allowed = crate::extensions::declared(&hello.capabilities, crate::extensions::TASKS);
-        if allowed && handler.runs_as_task(&params.name) && offers_tool_tasks(handler) {
+        if allowed && handler.runs_as_task(&params.name) {
             return ToolCallMode::ExtensionTask;
         }
         return ToolCallMode::Direct;
     }
-    // A receiver without the capability ignores the task field (spec).
-    if params.task.is_some() && offers_tool_tasks(handler) {
+    if params.task.is_some() {
         ToolCallMode::Task
     } else {
         ToolCallMode::Direct
     }
-}
-
-/// Whether the handler declares task-augmented `tools/call`.
-pub(super) fn offers_tool_tasks(handler: &dyn ServerHandler) -> bool {
-    handler
-        .info()
-        .capabilities
-        .tasks
-        .and_then(|t| t.requests)
-        .and_then(|r| r.tools)
-        .and_then(|t| t.call)
-        .is_some()
 }
 
 fn initialize(

@@ -73,7 +73,7 @@ pub(crate) fn check_protocol(protocol: &str) -> PyResult<()> {
 /// (an invoker), `sampling_tools`, `on_elicitation` (an invoker),
 /// `elicitation_url`, `roots` (list of dicts), `on_notification` (called
 /// with each notification as a dict).
-fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyResult<ClientBuilder> {
+pub(super) fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyResult<ClientBuilder> {
     let name: String = item(options, "name")?.unwrap_or_else(|| "libmcp-python".into());
     let version: String =
         item(options, "version")?.unwrap_or_else(|| env!("CARGO_PKG_VERSION").into());

@@ -34,6 +34,7 @@ mod client;
 mod convert;
 mod errors;
 mod gil;
+mod group;
 mod server;
 mod uri;
 
@@ -55,6 +56,8 @@ fn libmcp_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(client::connect_http, module)?)?;
     module.add_function(wrap_pyfunction!(client::check_protocol, module)?)?;
     module.add_function(wrap_pyfunction!(gil::shutdown, module)?)?;
+    module.add_class::<group::GroupCore>()?;
+    module.add_function(wrap_pyfunction!(group::connect_group, module)?)?;
     module.add_function(wrap_pyfunction!(uri::uri_template_variables, module)?)?;
     Ok(())
 }

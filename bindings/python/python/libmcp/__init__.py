@@ -31,6 +31,7 @@ from . import _libmcp, errors, types
 from ._libmcp import __version__
 from ._pending import Pending
 from .client import Client, ClientOptions, SyncClient
+from .group import ClientGroup, ServerStatus
 from .errors import (
     AuthError,
     Cancelled,
@@ -95,6 +96,8 @@ __all__ = [
     "RunningServer",
     "Client",
     "SyncClient",
+    "ClientGroup",
+    "ServerStatus",
     "ClientOptions",
     "Pending",
     "McpError",
