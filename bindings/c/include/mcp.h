@@ -1537,7 +1537,11 @@ mcp_result mcp_server_add_tool(const struct mcp_server *server,
  * `description`, `outputSchema`, `annotations`, `icons`, `execution`
  * (`{"taskSupport":…}`) and `_meta` are served as given. Otherwise as
  * `mcp_server_add_tool`. With an `outputSchema`, a result's
- * `structuredContent` should match it (clients check it).
+ * `structuredContent` should match it (clients check it). With
+ * `"execution":{"taskSupport":"optional"}` (or `"required"`) the tool runs
+ * as a task when a client asks for one (2025-11-25) or allows one
+ * (2026-07-28's tasks extension), and the server declares tasks; the
+ * callback is the same.
  *
  * # Safety
  * As for `mcp_server_add_tool`.
