@@ -60,6 +60,7 @@ step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step codegen-drift cargo run -q --locked -p codegen -- --check
 step interop-setup bash tests/interop/setup.sh
 step build cargo build --workspace --locked --bins
+step features bash tests/features.sh
 step rust-tests cargo test --workspace --locked
 count_tests "$logs/rust-tests.log"
 step cbindgen bash -c '[ "$(cbindgen --version 2>/dev/null)" = "cbindgen 0.29.4" ] ||

@@ -119,11 +119,19 @@ impl ExtensionMethod {
 /// A client request's method, as the tables say for one request: a core
 /// method of its revision, or an extension method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    not(any(feature = "server", feature = "http-client")),
+    allow(dead_code)
+)]
 pub(crate) enum RequestMethod {
     Core(ClientRequestMethod),
     Extension(ExtensionMethod),
 }
 
+#[cfg_attr(
+    not(any(feature = "server", feature = "http-client")),
+    allow(dead_code)
+)]
 impl RequestMethod {
     /// The method `name` names under `version` (`None` for a session, whose
     /// revision is settled later, or for an unknown name): a core method
@@ -145,6 +153,7 @@ impl RequestMethod {
     }
 }
 
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 /// Whether `capabilities` declare extension `id`.
 pub(crate) fn declared(capabilities: &ClientCapabilities, id: &str) -> bool {
     capabilities
@@ -153,6 +162,7 @@ pub(crate) fn declared(capabilities: &ClientCapabilities, id: &str) -> bool {
         .is_some_and(|e| e.contains_key(id))
 }
 
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 /// -32021 naming the extension the client must declare.
 pub(crate) fn missing(id: &str) -> RpcError {
     let mut extensions = Map::new();

@@ -1,7 +1,230 @@
-//! The libmcp Model Context Protocol engine.
+//! The libmcp [Model Context Protocol](https://modelcontextprotocol.io)
+//! engine: servers and clients over stdio, Streamable HTTP and in-memory
+//! pairs, speaking MCP **2026-07-28** and **2025-11-25** (and negotiating
+//! down to 2025-06-18, 2025-03-26 and 2024-11-05).
+//!
+//! The same engine is the `mcp` command, the C library and the Python
+//! package of libmcp; this crate is its Rust face.
+//!
+//! # A server
+//!
+//! Register tools, resources and prompts on a [`Server`](server::Server);
+//! what is registered decides the capabilities it declares. A typed tool
+//! takes arguments that derive `Deserialize` and
+//! [`JsonSchema`](https://docs.rs/schemars): the input schema is derived
+//! from them and every call is validated against it before the handler
+//! runs. Returning [`Json<T>`](server::Json) adds an `outputSchema` and
+//! `structuredContent`; an `Err` becomes a result with `isError: true`.
+//!
+//! ```no_run
+//! use mcp_core::server::{Json, Server, ToolDef};
+//! use mcp_core::transport::Stdio;
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Add { a: i64, b: i64 }
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Sum { sum: i64 }
+//!
+//! #[tokio::main]
+//! async fn main() -> mcp_core::Result<()> {
+//!     let server = Server::builder("calculator", "1.0.0")
+//!         .tool(ToolDef::new("add", "Adds two integers", |args: Add, _cx| async move {
+//!             Ok::<_, String>(Json(Sum { sum: args.a + args.b }))
+//!         })?)
+//!         .build();
+//!     server.serve(Stdio::new())?.closed().await;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! A handler gets a [`Context`](server::Context): progress
+//! ([`progress`](server::Context::progress)), logging
+//! ([`log`](server::Context::log)), cancellation
+//! ([`is_cancelled`](server::Context::is_cancelled)), the caller's identity
+//! ([`auth`](server::Context::auth)), and questions to the client
+//! ([`elicit`](server::Context::elicit),
+//! [`create_message`](server::Context::create_message),
+//! [`list_roots`](server::Context::list_roots)). A question is written once
+//! for both revisions: in a 2025-11-25 session it is a request to the
+//! client; in a 2026-07-28 request it becomes an input-required round, and
+//! the handler runs again with the answers (nothing is kept on the server
+//! between rounds; see [`RequestStateKey`](server::RequestStateKey) for
+//! replicas). Tools, resources and prompts can be added and removed while
+//! the server runs ([`Server::add_tool`](server::Server::add_tool), …;
+//! clients are told the list changed). For full control implement
+//! [`ServerHandler`](server::ServerHandler) instead.
+//!
+//! # A client
+//!
+//! [`Client`](client::Client) connects over any transport — here a server
+//! started as a child process — and offers a typed method per request:
+//!
+//! ```no_run
+//! # async fn f() -> mcp_core::Result<()> {
+//! use mcp_core::client::Client;
+//! use mcp_core::transport::ChildProcess;
+//! use serde_json::json;
+//!
+//! let client = Client::builder("my-app", "1.0.0")
+//!     .connect(ChildProcess::new("mcp").args(["serve", "everything"]))
+//!     .await?;
+//! for tool in client.list_all_tools().await? {
+//!     println!("{}", tool.name);
+//! }
+//! let arguments = json!({"a": 2, "b": 3}).as_object().cloned();
+//! let result = client.call_tool("add_numbers", arguments).await?;
+//! println!("{:?}", result.content);
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+//!
+//! Handlers set on the [`ClientBuilder`](client::ClientBuilder)
+//! (`on_sampling`, `on_elicitation`, roots) answer the server's questions in
+//! both revisions and decide the capabilities the client declares.
+//!
+//! # The two protocol revisions
+//!
+//! **2026-07-28** has no handshake: each request carries its revision and
+//! the client's capabilities in `_meta`, the server answers it alone
+//! (`server/discover` describes the server), and a server asks the client
+//! for input by answering with an input-required result. **2025-11-25** is
+//! a session opened by `initialize`, in which the server sends requests to
+//! the client. A server built here answers both, on one stdio connection or
+//! one HTTP endpoint, chosen per request. A client probes with
+//! `server/discover` and falls back to `initialize`
+//! ([`Negotiation`](client::Negotiation); `protocol_version` on the builder
+//! pins one). The protocol types in [`schema`] are version-neutral (both
+//! schemas merged), so handlers are written once; `schema::v2025_11_25` and
+//! `schema::v2026_07_28` hold each revision's exact types.
+//!
+//! # Streamable HTTP
+//!
+//! [`StreamableHttpServer`](transport::http::StreamableHttpServer) serves a
+//! `Server` at `/mcp`, or gives an axum `Router` to mount in an application
+//! ([`router`](transport::http::StreamableHttpServer::router)):
+//!
+//! ```no_run
+//! # async fn f(server: mcp_core::server::Server) -> std::io::Result<()> {
+//! use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+//!
+//! let http = StreamableHttpServer::new(server, HttpServerConfig::default());
+//! http.bind("127.0.0.1:3000".parse().expect("an address")).await
+//! # }
+//! ```
+//!
+//! The client side is
+//! [`StreamableHttpClient`](transport::http::StreamableHttpClient), given
+//! to [`ClientBuilder::connect`](client::ClientBuilder::connect) like any
+//! transport. Host and `Origin` headers are checked (loopback by default,
+//! [`HostPolicy`](transport::http::HostPolicy)); sessions can live in a
+//! shared [`store`] so that several replicas serve one endpoint (Redis with
+//! the `redis` feature).
+//!
+//! # Authorization
+//!
+//! OAuth 2.1 as the MCP specification describes it (feature `auth`). A
+//! client gives an [`OAuthClient`](auth::OAuthClient) to the HTTP transport
+//! (discovery, registration, PKCE, refresh and step-up happen on the first
+//! 401); any [`AuthProvider`](auth::AuthProvider) of your own works too. A
+//! server describes itself as a
+//! [`ProtectedResource`](auth::ProtectedResource) with a
+//! [`TokenValidator`](auth::TokenValidator) of yours, and handlers read the
+//! caller from [`Context::auth`](server::Context::auth):
+//!
+//! ```no_run
+//! use mcp_core::auth::{AuthInfo, ProtectedResource, TokenError, TokenValidator};
+//! use mcp_core::transport::http::HttpServerConfig;
+//!
+//! struct Introspect;
+//!
+//! #[async_trait::async_trait]
+//! impl TokenValidator for Introspect {
+//!     async fn validate(&self, token: &str) -> Result<AuthInfo, TokenError> {
+//!         // Ask the authorization server (RFC 7662), check a JWT, …
+//!         let _ = token;
+//!         Ok(AuthInfo::new("alice", "https://mcp.example.com/mcp", ["tools"]))
+//!     }
+//! }
+//!
+//! # fn f() -> mcp_core::Result<()> {
+//! let resource = ProtectedResource::builder(
+//!     "https://mcp.example.com/mcp",
+//!     ["https://auth.example.com"],
+//!     Introspect,
+//! )
+//! .required_scopes(["tools"])
+//! .build()?;
+//! let config = HttpServerConfig::default().protected_resource(resource);
+//! # let _ = config; Ok(()) }
+//! ```
+//!
+//! # Tasks
+//!
+//! A tool call can run as a task: the client gets a task id at once and
+//! polls or waits for the result. Servers opt in per tool
+//! ([`ToolDef::task_support`](server::ToolDef::task_support)) and set the
+//! limits with [`ServerBuilder::tasks`](server::ServerBuilder::tasks)
+//! ([`TaskConfig`](tasks::TaskConfig): lifetimes, polling interval, the
+//! [`TaskStore`](tasks::TaskStore)). Clients use
+//! [`start_tool_task`](client::Client::start_tool_task),
+//! [`await_tool_task`](client::Client::await_tool_task) and
+//! [`call_tool_as_task`](client::Client::call_tool_as_task), the same calls
+//! for the core tasks of 2025-11-25 and the tasks extension of 2026-07-28.
+//!
+//! # Limits
+//!
+//! Bad input is an error to the peer, never a panic or an unbounded buffer:
+//! - one message is at most [`DEFAULT_MAX_MESSAGE_SIZE`](transport::DEFAULT_MAX_MESSAGE_SIZE)
+//!   (4 MiB) on stdio (`with_max_message_size` on the transports);
+//! - [`SessionConfig`](session::SessionConfig): request timeout (60 s,
+//!   reset by progress up to 10 min) and at most 1024 inbound requests at
+//!   once;
+//! - [`HttpServerConfig`](transport::http::HttpServerConfig): body (4 MiB)
+//!   and header (32 KiB) sizes, at most 10,000 sessions, idle sessions
+//!   ended after 30 minutes, 256 stored events per stream;
+//! - input-required rounds (16,
+//!   [`DEFAULT_MAX_INPUT_ROUNDS`](client::DEFAULT_MAX_INPUT_ROUNDS)) and
+//!   task waits are bounded on the client.
+//!
+//! # Cargo features
+//!
+//! | feature | gives | pulls in |
+//! |---|---|---|
+//! | `server` | [`server`]: `Server`, `ToolDef`, `ServerHandler`, `Context`, tasks | jsonschema, schemars, sha2 |
+//! | `client` | [`client`]: `Client`, `ClientBuilder`, the task API (`ClientGroup` with `stdio` and `http-client`) | jsonschema |
+//! | `stdio` | `transport::Stdio`, `transport::ChildProcess` | nix (Unix), tokio process/io-std |
+//! | `http-server` | `transport::http::StreamableHttpServer`, [`store`] (implies `server`) | axum, hyper |
+//! | `http-client` | `transport::http::StreamableHttpClient`, `auth::AuthProvider` (implies `client`) | reqwest, rustls |
+//! | `auth` | OAuth 2.1: `OAuthClient` with `http-client`, `ProtectedResource` with `http-server` | url |
+//! | `redis` | `store::redis` (implies `http-server`; not default) | redis |
+//!
+//! The defaults are `server`, `client`, `stdio`, `http-server`,
+//! `http-client` and `auth`. A stdio-only server needs
+//! `default-features = false, features = ["server", "stdio"]`, and has no
+//! HTTP or TLS crate in its tree. [`schema`], [`jsonrpc`], [`extensions`]
+//! and the in-memory transport are always there.
+//!
+//! # Platforms
+//!
+//! Linux is where libmcp is built and tested; other Unix systems should
+//! work (the stdio transport falls back to Tokio's stdin/stdout off Linux).
+//! Windows compiles (the test suite checks every feature but
+//! `http-client`, whose TLS crate `ring` needs a C cross compiler) but is
+//! not tested: a [`ChildProcess`](transport::ChildProcess) there is killed
+//! on shutdown without a SIGTERM first and without its process group. The
+//! runtime is whatever Tokio runtime calls the crate.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 pub mod auth;
+#[cfg(any(feature = "server", feature = "client"))]
 mod capability;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 mod error;
 pub mod extensions;
@@ -9,9 +232,17 @@ pub mod jsonrpc;
 mod param_headers;
 mod request_meta;
 pub mod schema;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;
+#[cfg(any(feature = "server", feature = "client"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
 pub mod session;
+#[cfg(feature = "http-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
 pub mod store;
+#[cfg(any(feature = "server", feature = "client"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
 pub mod tasks;
 pub mod transport;
 pub mod uri_template;
@@ -24,6 +255,15 @@ mod version;
 #[doc(hidden)]
 #[path = "fuzzing.rs"]
 pub mod __fuzz;
+
+/// What the code of `#[mcp_core::handlers]` uses; not API.
+#[doc(hidden)]
+#[path = "macro_support.rs"]
+pub mod __private;
+
+#[cfg(feature = "macros")]
+#[doc = include_str!("handlers.md")]
+pub use mcp_macros::handlers;
 
 pub use version::ProtocolVersion;
 

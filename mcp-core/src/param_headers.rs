@@ -5,6 +5,12 @@
 //! rules that make a tool's declarations invalid (a client leaves such a tool
 //! out of `tools/list`); and, for a server, the check that the headers of a
 //! `tools/call` repeat its arguments (-32020 otherwise).
+//!
+//! Each build uses the half of its features (server, HTTP client).
+#![cfg_attr(
+    not(all(feature = "server", feature = "http-client")),
+    allow(dead_code)
+)]
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -13,6 +19,7 @@ use serde_json::{Map, Value};
 /// The schema keyword naming a header.
 const ANNOTATION: &str = "x-mcp-header";
 /// Largest integer a header may carry (JavaScript's safe range).
+#[cfg(feature = "http-client")]
 const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// One mirrored argument: the header's name part and the chain of
@@ -121,6 +128,7 @@ fn is_tchar(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
 
+#[cfg(feature = "http-client")]
 /// The `Mcp-Param-*` headers of one call: name and encoded value for each
 /// declared argument present (and not null) in `arguments`.
 pub(crate) fn param_values(
@@ -145,6 +153,7 @@ pub(crate) fn param_values(
         .collect()
 }
 
+#[cfg(feature = "http-client")]
 /// A value as a header carries it: as is when it is plain header text,
 /// otherwise `=?base64?…?=` of its UTF-8 (non-ASCII, control characters,
 /// leading or trailing whitespace, or text that looks like the encoding).

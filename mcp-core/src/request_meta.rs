@@ -2,6 +2,10 @@
 //! every request names its protocol revision and the client's capabilities
 //! in `params._meta`, and the server serves it alone, as if a session of
 //! that one request.
+//!
+//! The reading half serves the server role and the HTTP server; a client
+//! without them uses only the key names.
+#![cfg_attr(not(feature = "server"), allow(dead_code))]
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -30,6 +34,7 @@ pub(crate) struct RequestMeta {
     pub(crate) info: Option<Implementation>,
     pub(crate) log_level: Option<LoggingLevel>,
     /// The request's `progressToken`, read in the same pass.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) progress_token: Option<ProgressToken>,
     /// Over Streamable HTTP, a `tools/call`'s tool name and its
     /// `Mcp-Param-*` headers, to check against the tool's declarations.

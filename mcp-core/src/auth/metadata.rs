@@ -2,8 +2,8 @@
 //! OAuth 2.0 Protected Resource Metadata (RFC 9728) and Authorization Server
 //! Metadata (RFC 8414, or OpenID Connect Discovery 1.0).
 
-use reqwest::Url;
 use serde::{Deserialize, Serialize};
+use url::Url;
 
 /// The well-known path segment of Protected Resource Metadata (RFC 9728 §3).
 pub const PROTECTED_RESOURCE_WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";

@@ -30,21 +30,57 @@
 //!
 //! Tokens, secrets, codes and verifiers are [`Secret`]s: no `Debug` output
 //! or log line shows them.
+//!
+//! Without the `auth` feature this module holds only what handlers and
+//! the HTTP client see of authorization: [`AuthInfo`] (the caller's
+//! identity, from [`Context::auth`](crate::server::Context::auth)),
+//! [`TokenValidator`], [`Secret`] and, with `http-client`, the
+//! [`AuthProvider`] trait for bearer tokens of your own.
 
+#[cfg(any(
+    feature = "http-client",
+    all(feature = "auth", feature = "http-server")
+))]
 mod challenge;
+#[cfg(all(feature = "auth", feature = "http-client"))]
 mod client;
+mod identity;
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub mod metadata;
+#[cfg(feature = "http-client")]
+mod provider;
+#[cfg(all(feature = "auth", feature = "http-server"))]
 mod resource;
 mod secret;
 
+#[cfg(any(
+    feature = "http-client",
+    all(feature = "auth", feature = "http-server")
+))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(
+        feature = "http-client",
+        all(feature = "auth", feature = "http-server")
+    )))
+)]
 pub use challenge::BearerChallenge;
+#[cfg(all(feature = "auth", feature = "http-client"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "auth", feature = "http-client"))))]
 pub use client::{
-    AuthChallenge, AuthProvider, AuthorizationResponse, AuthorizationUserAgent, ClientCredentials,
-    GrantKind, HeadlessUserAgent, InMemoryTokenStore, LoopbackUserAgent, MAX_AUTH_ATTEMPTS,
-    OAuthClient, OAuthClientBuilder, TokenEndpointAuthMethod, TokenSet, TokenStore, UrlPresenter,
+    AuthorizationResponse, AuthorizationUserAgent, ClientCredentials, GrantKind, HeadlessUserAgent,
+    InMemoryTokenStore, LoopbackUserAgent, OAuthClient, OAuthClientBuilder,
+    TokenEndpointAuthMethod, TokenSet, TokenStore, UrlPresenter,
 };
+pub use identity::{AuthInfo, TokenError, TokenValidator};
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
-pub use resource::{
-    AuthInfo, ProtectedResource, ProtectedResourceBuilder, TokenError, TokenValidator,
-};
+#[cfg(feature = "http-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-client")))]
+pub use provider::{AuthChallenge, AuthProvider, MAX_AUTH_ATTEMPTS};
+#[cfg(all(feature = "auth", feature = "http-server"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "auth", feature = "http-server"))))]
+pub use resource::{ProtectedResource, ProtectedResourceBuilder};
 pub use secret::Secret;

@@ -5,6 +5,8 @@
 
 mod builder;
 mod connection;
+#[cfg(all(feature = "stdio", feature = "http-client"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "stdio", feature = "http-client"))))]
 pub mod group;
 mod list_cache;
 mod modern;
@@ -15,6 +17,7 @@ mod tool_tasks;
 
 pub use builder::{ClientBuilder, ElicitationFn, SamplingFn, UrlElicitationFn};
 pub use connection::Client;
+#[cfg(all(feature = "stdio", feature = "http-client"))]
 pub use group::{ClientGroup, ClientGroupBuilder, GroupConfig, ServerConfig};
 pub use modern::DEFAULT_MAX_INPUT_ROUNDS;
 pub use negotiation::Negotiation;

@@ -14,6 +14,7 @@ use indexmap::IndexMap;
 use serde_json::Map;
 
 use super::registry::CompletionFn;
+#[cfg(feature = "http-server")]
 use super::stateless::Profile;
 use super::{PromptDef, ResourceDef, ResourceTemplateDef, ServerInfo, ToolDef};
 use crate::schema::{
@@ -97,6 +98,8 @@ pub(super) struct Catalog {
     /// Worked out by [`Catalog::derive`] after every change.
     pub(super) offers: Offers,
     pub(super) info: ServerInfo,
+    /// Read by the HTTP acceptor for requests that stand alone.
+    #[cfg(feature = "http-server")]
     pub(super) profile: Option<Arc<Profile>>,
 }
 
@@ -118,6 +121,7 @@ impl Catalog {
                 capabilities: ServerCapabilities::new(),
                 instructions: None,
             },
+            #[cfg(feature = "http-server")]
             profile: None,
         }
     }
@@ -157,7 +161,10 @@ impl Catalog {
         self.offers = offers;
         self.info.capabilities = self.capabilities();
         self.info.instructions = self.instructions.clone();
-        self.profile = Profile::from_info(self.info.clone()).ok();
+        #[cfg(feature = "http-server")]
+        {
+            self.profile = Profile::from_info(self.info.clone()).ok();
+        }
     }
 
     /// The capabilities, as `ServerBuilder` derives them: a list capability

@@ -6,27 +6,34 @@ mod builder;
 mod catalog;
 mod context;
 mod handler;
+mod handlers;
+#[cfg(feature = "http-server")]
 mod http;
 mod input;
 mod pagination;
 mod registry;
+#[cfg(feature = "http-server")]
 mod replicas;
 mod request_state;
 mod resource;
 mod service;
+#[cfg(feature = "http-server")]
 mod session_record;
 mod session_state;
 mod stateless;
 mod subscriptions;
 mod tasks;
 mod tool;
+mod tool_name;
 
 pub use builder::ServerBuilder;
 pub use context::Context;
 pub use handler::{ServerHandler, ServerInfo};
+pub use handlers::{Handlers, IntoHandlers, IntoPromptResult, IntoReadResult, Parameters};
 pub use registry::{CompletionFn, Server};
 pub use request_state::RequestStateKey;
 pub use resource::{PromptDef, ResourceDef, ResourceTemplateDef};
 pub use service::{ServerSession, serve};
 pub use subscriptions::{Change, ChangeBus};
-pub use tool::{HeaderParams, Json, ToolDef, ToolOutput, validate_tool_name};
+pub use tool::{HeaderParams, IntoToolResult, Json, ToolDef, ToolOutput, validate_tool_name};
+pub use tool_name::ToolName;

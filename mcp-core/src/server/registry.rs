@@ -18,8 +18,8 @@ use super::request_state::RequestStateKey;
 use super::service::{ServerSession, serve};
 use super::session_state::SessionState;
 use super::subscriptions::{self, ChangeBus};
+use super::tasks;
 use super::{Context, ServerHandler, ServerInfo};
-use super::{stateless, tasks};
 
 mod changes;
 use crate::Result;
@@ -138,6 +138,7 @@ impl Server {
     }
 
     /// The settings of every session of this server.
+    #[cfg(feature = "http-server")]
     pub(crate) fn session_config(&self) -> &SessionConfig {
         &self.inner.config
     }
@@ -160,7 +161,8 @@ impl Server {
     }
 
     /// What answering a request that stands alone needs, as of now.
-    pub(super) fn profile(&self) -> Option<Arc<stateless::Profile>> {
+    #[cfg(feature = "http-server")]
+    pub(super) fn profile(&self) -> Option<Arc<super::stateless::Profile>> {
         self.catalog().profile.clone()
     }
 
@@ -186,6 +188,7 @@ impl Server {
     }
 
     /// The bus this server announces its changes on.
+    #[cfg(feature = "http-server")]
     pub(crate) fn change_bus(&self) -> &ChangeBus {
         &self.inner.bus
     }

@@ -8,9 +8,11 @@ use std::sync::{Arc, OnceLock};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+#[cfg(feature = "http-server")]
+use super::session_record;
 use super::session_state::{ClientHello, SessionState};
+use super::stateless;
 use super::{Context, ServerHandler};
-use super::{session_record, stateless};
 use crate::capability::ServerOffers;
 use crate::extensions::{ExtensionMethod, RequestMethod};
 use crate::jsonrpc::{InboundNotification, InboundRequest, RpcError};
@@ -19,9 +21,9 @@ use crate::schema::{
     ClientNotificationMethod, ClientRequest, ClientRequestMethod, EmptyResult, Implementation,
     InitializeRequestParams, InitializeResult,
 };
-use crate::session::{
-    Attached, OutboundSink, Peer, RequestContext, RequestFuture, Service, Session, SessionConfig,
-};
+#[cfg(feature = "http-server")]
+use crate::session::{Attached, OutboundSink};
+use crate::session::{Peer, RequestContext, RequestFuture, Service, Session, SessionConfig};
 use crate::transport::Transport;
 use crate::{ProtocolVersion, Result};
 
@@ -86,6 +88,7 @@ pub fn serve(
     serve_with(handler, transport, config, None)
 }
 
+#[cfg(feature = "http-server")]
 /// The hello of a session that skips the handshake, as if a client without
 /// capabilities had initialized at `version` (legacy stateless Streamable
 /// HTTP, where every POST is a session of its own).
@@ -114,6 +117,7 @@ fn serve_with(
     Ok(ServerSession { session, state })
 }
 
+#[cfg(feature = "http-server")]
 /// Opens a session of `handler` on a transport that routes its messages
 /// itself (Streamable HTTP); `preset` skips the handshake (see
 /// [`preset_hello`]). Returns the session and its state.
@@ -232,26 +236,31 @@ impl Service for ServerService {
         dispatch(&self.handler, state, cx, request)
     }
 
+    #[cfg(feature = "http-server")]
     fn protocol_version(&self) -> Option<ProtocolVersion> {
         self.state.get()?.client.get().map(|c| c.version)
     }
 
+    #[cfg(feature = "http-server")]
     fn record(&self) -> Option<(u64, String)> {
         let state = self.state.get()?;
         let changes = state.changes();
         Some((changes, session_record::record(state)?))
     }
 
+    #[cfg(feature = "http-server")]
     fn changes(&self) -> u64 {
         self.state.get().map_or(0, |state| state.changes())
     }
 
+    #[cfg(feature = "http-server")]
     fn restore(&self, record: &str) -> std::result::Result<(), String> {
         let state = self.state.get().ok_or("the session has no state yet")?;
         let offers = ServerOffers::new(&self.handler.info().capabilities);
         session_record::restore(state, record, offers)
     }
 
+    #[cfg(feature = "http-server")]
     fn bind_identity(&self, identity: &Arc<crate::auth::AuthInfo>) -> bool {
         self.state
             .get()

@@ -140,6 +140,7 @@ impl SessionState {
         self.changed();
     }
 
+    #[cfg(feature = "http-server")]
     pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
         *lock(&self.log_level)
     }
@@ -149,17 +150,20 @@ impl SessionState {
         self.changes.fetch_add(1, Ordering::AcqRel);
     }
 
+    #[cfg(feature = "http-server")]
     /// How many changes there were (see [`changed`](Self::changed)).
     pub(crate) fn changes(&self) -> u64 {
         self.changes.load(Ordering::Acquire)
     }
 
+    #[cfg(feature = "http-server")]
     /// The level and subscriptions another replica recorded.
     pub(crate) fn restore_settings(&self, level: Option<LoggingLevel>, subscriptions: Vec<String>) {
         *lock(&self.log_level) = level;
         *lock(&self.subscriptions) = subscriptions.into_iter().collect();
     }
 
+    #[cfg(feature = "http-server")]
     pub(crate) fn subscriptions(&self) -> Vec<String> {
         lock(&self.subscriptions).iter().cloned().collect()
     }

@@ -54,6 +54,7 @@ pub struct ChangeBus {
 #[derive(Clone, Debug)]
 pub(crate) struct Announced {
     pub(crate) change: Change,
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) remote: bool,
 }
 
@@ -80,6 +81,7 @@ impl ChangeBus {
         });
     }
 
+    #[cfg(feature = "http-server")]
     /// Tells this process's sessions and listens of a change another
     /// replica made (that replica told its own).
     pub(crate) async fn notify_remote_change(&self, change: Change) {

@@ -12,7 +12,9 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::outbound::{Outbound, OutboundSink};
+use super::outbound::Outbound;
+#[cfg(feature = "http-server")]
+use super::outbound::OutboundSink;
 use super::{Peer, RequestContext, SessionConfig};
 use crate::jsonrpc::{
     DecodeError, ErrorCode, Inbound, InboundNotification, InboundRequest, InboundResponse,
@@ -45,12 +47,14 @@ pub(crate) trait Service: Send + Sync + 'static {
     /// The session ended.
     fn closed(&self, _reason: &str) {}
 
+    #[cfg(feature = "http-server")]
     /// The protocol revision the session negotiated, once it has (a
     /// transport that writes SSE asks, for the priming event).
     fn protocol_version(&self) -> Option<crate::ProtocolVersion> {
         None
     }
 
+    #[cfg(feature = "http-server")]
     /// What a replica needs to re-create the session (opaque text for a
     /// shared store), with a number that grows with each change; `None`
     /// before the handshake, or for a role that cannot be re-created.
@@ -58,18 +62,21 @@ pub(crate) trait Service: Send + Sync + 'static {
         None
     }
 
+    #[cfg(feature = "http-server")]
     /// The number [`record`](Self::record) would return, without writing
     /// the record.
     fn changes(&self) -> u64 {
         0
     }
 
+    #[cfg(feature = "http-server")]
     /// Makes the session what another replica recorded (see
     /// [`record`](Self::record)).
     fn restore(&self, _record: &str) -> std::result::Result<(), String> {
         Err("this session cannot be re-created from a record".into())
     }
 
+    #[cfg(feature = "http-server")]
     /// Records the identity a transport authenticated for the session;
     /// `false` if the session belongs to another subject.
     fn bind_identity(&self, _identity: &Arc<crate::auth::AuthInfo>) -> bool {
@@ -77,6 +84,7 @@ pub(crate) trait Service: Send + Sync + 'static {
     }
 }
 
+#[cfg(feature = "http-server")]
 /// What a transport that accepts sessions itself (Streamable HTTP) serves:
 /// a role that opens a session on the transport's own sink, and answers a
 /// request that stands alone. The transport knows nothing else of the role.
@@ -311,6 +319,12 @@ async fn run(
                 }
                 None
             }
+            Some(InboundFrame::AuthorizationFailed { id, reason }) => {
+                if let Some(call) = shared.remove_pending(&id) {
+                    let _ = call.reply.send(Err(Error::Auth(reason)));
+                }
+                None
+            }
             Some(InboundFrame::InvalidUtf8) => Some(error_reply(
                 None,
                 &RpcError::parse_error("the message is not valid UTF-8"),
@@ -330,11 +344,13 @@ async fn run(
 /// hands each message in already decoded and gets the answer back when it
 /// is ready at once; later answers and everything else the session sends go
 /// to the transport's [`OutboundSink`].
+#[cfg(feature = "http-server")]
 pub(crate) struct Attached {
     shared: Arc<Shared>,
     service: Option<Arc<dyn Service>>,
 }
 
+#[cfg(feature = "http-server")]
 impl fmt::Debug for Attached {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Attached")
@@ -343,6 +359,7 @@ impl fmt::Debug for Attached {
     }
 }
 
+#[cfg(feature = "http-server")]
 impl Attached {
     /// A session of `service` whose messages go to `sink`.
     pub(crate) fn new(

@@ -3,6 +3,7 @@
 //! itself as they are sent (Streamable HTTP writes each to the response
 //! stream it belongs to, with no task in between).
 
+#[cfg(feature = "http-server")]
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
@@ -11,6 +12,7 @@ use crate::transport::OutboundMessage;
 
 /// A transport that takes each outgoing message at once, in the sender's
 /// task (it never waits: a slow reader is the transport's to handle).
+#[cfg(feature = "http-server")]
 pub(crate) trait OutboundSink: Send + Sync + 'static {
     /// Takes `message`; `Err(())` once the transport is closed.
     #[allow(clippy::result_unit_err, reason = "closed is the only failure")]
@@ -22,6 +24,7 @@ pub(crate) enum Outbound {
     /// A transport's outbound channel.
     Channel(mpsc::Sender<OutboundMessage>),
     /// A transport that routes each message as it is sent.
+    #[cfg(feature = "http-server")]
     Direct(Arc<dyn OutboundSink>),
 }
 
@@ -39,6 +42,7 @@ impl Outbound {
                 }
                 Err(mpsc::error::TrySendError::Closed(_)) => Err(()),
             },
+            #[cfg(feature = "http-server")]
             Self::Direct(sink) => sink.deliver(message),
         }
     }
@@ -49,6 +53,7 @@ impl Outbound {
             Self::Channel(tx) => {
                 let _ = tx.try_send(message);
             }
+            #[cfg(feature = "http-server")]
             Self::Direct(sink) => {
                 let _ = sink.deliver(message);
             }

@@ -106,6 +106,7 @@ impl Peer {
         self.request_raw_as(id, method, params, options).await
     }
 
+    #[cfg(feature = "client")]
     /// A fresh id for [`request_raw_as`](Self::request_raw_as), for a caller
     /// that must know it before the request goes out.
     pub(crate) fn next_request_id(&self) -> RequestId {

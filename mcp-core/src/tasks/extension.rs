@@ -8,6 +8,10 @@
 //! session, an extension task to the caller's identity (the task id itself
 //! is the unguessable handle when there is none), since requests of
 //! 2026-07-28 have no session.
+//!
+//! Only the server role runs extension tasks; a client-only build keeps
+//! the shapes the manager stores.
+#![cfg_attr(not(feature = "server"), allow(dead_code))]
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};

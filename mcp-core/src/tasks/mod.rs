@@ -19,6 +19,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 pub use extension::TasksRequest;
+#[cfg(feature = "server")]
 pub(crate) use extension::{created, owner as extension_owner};
 pub use store::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreFull};
 
@@ -344,6 +345,7 @@ pub(crate) async fn notify(manager: &TaskManager, peer: &crate::session::Peer, t
         .await;
 }
 
+#[cfg(feature = "client")]
 /// Runs `work` as task `task_id` in the background: its outcome becomes the
 /// task's, unless the task is cancelled first (the work then gets a moment
 /// to stop by itself before it is dropped).

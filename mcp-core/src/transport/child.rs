@@ -6,8 +6,6 @@ use std::process::{ExitStatus, Stdio as StdStdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
@@ -144,8 +142,8 @@ impl ChildProcess {
             .stdin(StdStdio::piped())
             .stdout(StdStdio::piped())
             .stderr(StdStdio::piped())
-            .process_group(0)
             .kill_on_drop(true);
+        group::start_own(&mut command);
         if !self.inherit_env {
             command.env_clear();
             for key in SAFE_ENV {
@@ -181,10 +179,7 @@ impl Transport for ChildProcess {
         else {
             return Err(std::io::Error::other("the child's stdio was not piped").into());
         };
-        let pgid = child
-            .id()
-            .and_then(|id| i32::try_from(id).ok())
-            .map(Pid::from_raw);
+        let pgid = group::of(&child);
 
         let (in_tx, in_rx) = mpsc::channel(CHANNEL_CAPACITY);
         let (out_tx, mut out_rx) = mpsc::channel(CHANNEL_CAPACITY);
@@ -236,7 +231,7 @@ impl Transport for ChildProcess {
 
 struct Supervised {
     child: Child,
-    pgid: Option<Pid>,
+    pgid: Option<group::Group>,
     grace: Duration,
     inbound: mpsc::Sender<InboundFrame>,
     reader_done: oneshot::Receiver<String>,
@@ -283,33 +278,80 @@ fn exit_reason(status: std::io::Result<ExitStatus>) -> String {
 /// each signal to the whole process group — then reap.
 async fn shut_down(
     child: &mut Child,
-    pgid: Option<Pid>,
+    pgid: Option<group::Group>,
     grace: Duration,
     close: &CancellationToken,
 ) {
     close.cancel();
     if matches!(child.try_wait(), Ok(Some(_))) {
-        signal_group(pgid, Signal::SIGKILL);
+        group::kill(pgid);
         return;
     }
     if tokio::time::timeout(grace, child.wait()).await.is_ok() {
-        signal_group(pgid, Signal::SIGKILL);
+        group::kill(pgid);
         return;
     }
-    signal_group(pgid, Signal::SIGTERM);
+    group::terminate(pgid);
     if tokio::time::timeout(grace, child.wait()).await.is_ok() {
-        signal_group(pgid, Signal::SIGKILL);
+        group::kill(pgid);
         return;
     }
-    signal_group(pgid, Signal::SIGKILL);
+    group::kill(pgid);
     let _ = child.kill().await;
 }
 
-fn signal_group(pgid: Option<Pid>, signal: Signal) {
-    if let Some(pgid) = pgid {
-        // ESRCH (group already gone) is the normal case after a clean exit.
-        let _ = killpg(pgid, signal);
+/// The child's process group: its own, so that shutting it down reaches
+/// whatever it started too. Unix only; elsewhere the child alone is killed
+/// after the grace periods (no SIGTERM, no group).
+#[cfg(unix)]
+mod group {
+    use nix::sys::signal::{Signal, killpg};
+    use tokio::process::{Child, Command};
+
+    pub(super) type Group = nix::unistd::Pid;
+
+    pub(super) fn start_own(command: &mut Command) {
+        command.process_group(0);
     }
+
+    pub(super) fn of(child: &Child) -> Option<Group> {
+        child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .map(Group::from_raw)
+    }
+
+    pub(super) fn terminate(group: Option<Group>) {
+        signal(group, Signal::SIGTERM);
+    }
+
+    pub(super) fn kill(group: Option<Group>) {
+        signal(group, Signal::SIGKILL);
+    }
+
+    fn signal(group: Option<Group>, signal: Signal) {
+        if let Some(group) = group {
+            // ESRCH (group already gone) is the normal case after a clean exit.
+            let _ = killpg(group, signal);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod group {
+    use tokio::process::{Child, Command};
+
+    pub(super) type Group = ();
+
+    pub(super) fn start_own(_command: &mut Command) {}
+
+    pub(super) fn of(_child: &Child) -> Option<Group> {
+        None
+    }
+
+    pub(super) fn terminate(_group: Option<Group>) {}
+
+    pub(super) fn kill(_group: Option<Group>) {}
 }
 
 async fn forward_stderr(stderr: tokio::process::ChildStderr, sink: Option<StderrSink>) {

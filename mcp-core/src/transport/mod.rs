@@ -7,11 +7,19 @@
 //! | stdio | [`ChildProcess`] (spawns the server) | [`Stdio`] (own stdin/stdout) |
 //! | in-memory | [`memory_pair`] | [`memory_pair`] |
 
+#[cfg(feature = "stdio")]
 mod child;
+#[cfg(feature = "stdio")]
 mod framing;
+#[cfg(any(feature = "http-server", feature = "http-client"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "http-server", feature = "http-client")))
+)]
 pub mod http;
 mod memory;
 mod oversize;
+#[cfg(feature = "stdio")]
 mod stdio;
 
 use tokio::sync::mpsc;
@@ -22,8 +30,12 @@ use crate::schema::RequestId;
 #[cfg(feature = "fuzzing")]
 pub(crate) use framing::read_frames;
 
+#[cfg(feature = "stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 pub use child::ChildProcess;
 pub use memory::{MemoryTransport, memory_pair};
+#[cfg(feature = "stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 pub use stdio::Stdio;
 
 /// Default maximum size of one message: 4 MiB.
@@ -60,6 +72,15 @@ pub enum InboundFrame {
         /// The request that failed.
         id: RequestId,
         /// Why, for the caller's error message.
+        reason: String,
+    },
+    /// The transport could not authorize request `id` (OAuth: the
+    /// server's challenge could not be answered); the call fails with
+    /// [`Error::Auth`](crate::Error::Auth).
+    AuthorizationFailed {
+        /// The request that failed.
+        id: RequestId,
+        /// Why, for the caller's error message (holds no token).
         reason: String,
     },
     /// The transport closed; no more frames follow.

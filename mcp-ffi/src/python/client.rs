@@ -210,13 +210,14 @@ pub(crate) fn connect_stdio(
 }
 
 /// Connects to the Streamable HTTP endpoint `url`, sending `headers` with
-/// every request.
+/// every request, authorizing with `auth` (see `auth::client`).
 #[pyfunction]
-#[pyo3(signature = (url, options, *, headers = None))]
+#[pyo3(signature = (url, options, *, headers = None, auth = None))]
 pub(crate) fn connect_http(
     url: String,
     options: &Bound<'_, PyDict>,
     headers: Option<HashMap<String, String>>,
+    auth: Option<PyRef<'_, super::auth::client::OAuthProvider>>,
 ) -> PyResult<Call> {
     let deliver = Deliverer::start().map_err(|e| {
         pyo3::exceptions::PyRuntimeError::new_err(format!("could not start a thread: {e}"))
@@ -225,6 +226,9 @@ pub(crate) fn connect_http(
     let mut transport = StreamableHttpClient::new(url);
     for (name, value) in headers.unwrap_or_default() {
         transport = transport.header(&name, &value).map_err(invalid)?;
+    }
+    if let Some(auth) = auth {
+        transport = transport.auth(auth.client());
     }
     connect(builder, transport, deliver)
 }

@@ -29,6 +29,7 @@
 //! stalls the engine. Library threads stop entering Python when the
 //! interpreter exits ([`gil`]).
 
+mod auth;
 mod call;
 mod client;
 mod convert;
@@ -52,6 +53,7 @@ fn libmcp_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<server::ServerContext>()?;
     module.add_class::<server::Serving>()?;
     module.add_class::<client::ClientCore>()?;
+    auth::register(module)?;
     module.add_function(wrap_pyfunction!(client::connect_stdio, module)?)?;
     module.add_function(wrap_pyfunction!(client::connect_http, module)?)?;
     module.add_function(wrap_pyfunction!(client::check_protocol, module)?)?;

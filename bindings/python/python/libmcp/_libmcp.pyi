@@ -31,6 +31,8 @@ class ServerContext:
     @property
     def cancelled(self) -> bool: ...
     @property
+    def auth(self) -> Optional[Dict[str, Any]]: ...
+    @property
     def client_info(self) -> Optional[Dict[str, Any]]: ...
     @property
     def client_capabilities(self) -> Optional[Dict[str, Any]]: ...
@@ -127,6 +129,7 @@ class ServerCore:
         max_sessions: Optional[int] = None,
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
+        auth: Optional["ResourceSettings"] = None,
     ) -> Serving: ...
 
 class ClientCore:
@@ -179,7 +182,46 @@ def connect_stdio(
     inherit_env: bool = False,
     on_stderr: Optional[Callable[[str], Any]] = None,
 ) -> Call: ...
-def connect_http(url: str, options: Dict[str, Any], *, headers: Optional[Dict[str, str]] = None) -> Call: ...
+def connect_http(
+    url: str,
+    options: Dict[str, Any],
+    *,
+    headers: Optional[Dict[str, str]] = None,
+    auth: Optional["OAuthProvider"] = None,
+) -> Call: ...
+
+class TokenStorage:
+    """A Python token storage behind the engine's token store (cached)."""
+
+    def __init__(self, invoker: Invoker) -> None: ...
+
+class OAuthProvider:
+    """The engine's OAuth client for one endpoint."""
+
+class ResourceSettings:
+    """A protected resource's settings; built when the server binds."""
+
+    def __init__(
+        self,
+        authorization_servers: List[str],
+        verifier: Invoker,
+        *,
+        resource: Optional[str] = None,
+        scopes_supported: Optional[List[str]] = None,
+        required_scopes: List[str] = ...,
+        method_scopes: Dict[str, List[str]] = ...,
+        tool_scopes: Dict[str, List[str]] = ...,
+        resource_name: Optional[str] = None,
+    ) -> None: ...
+
+def oauth_provider(
+    url: str,
+    settings: Dict[str, Any],
+    storage: TokenStorage,
+    *,
+    redirect: Optional[Invoker] = None,
+    callback: Optional[Invoker] = None,
+) -> OAuthProvider: ...
 def check_protocol(protocol: str) -> None: ...
 
 class GroupCore:

@@ -3,8 +3,6 @@
 //! and a `WWW-Authenticate` challenge, and requests that lack a scope with
 //! 403 `insufficient_scope`.
 
-mod validator;
-
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -13,12 +11,12 @@ use std::time::{Duration, SystemTime};
 use axum::response::{IntoResponse, Response};
 use http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, StatusCode};
-use reqwest::Url;
-
-pub use validator::{AuthInfo, TokenError, TokenValidator};
+use url::Url;
 
 use crate::auth::metadata::protected_resource_metadata_path;
-use crate::auth::{BearerChallenge, ProtectedResourceMetadata};
+use crate::auth::{
+    AuthInfo, BearerChallenge, ProtectedResourceMetadata, TokenError, TokenValidator,
+};
 use crate::jsonrpc::{ErrorCode, RpcError, encode_error};
 use crate::schema::methods;
 use crate::{Error, Result};

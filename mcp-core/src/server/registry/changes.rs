@@ -358,7 +358,7 @@ impl Server {
     /// without waiting (in the background, as list changes are: needs no
     /// runtime); returns how many sessions are subscribed to `uri`.
     pub fn resource_updated(&self, uri: &str) -> usize {
-        let bus = self.change_bus();
+        let bus = &self.inner.bus;
         bus.publish(Change::ResourceUpdated(uri.to_string()));
         let sessions: Vec<_> = bus
             .ready_sessions()

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 /// One dispatched event.
+#[cfg(feature = "http-client")]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SseEvent {
     pub(crate) id: Option<String>,
@@ -13,6 +14,7 @@ pub(crate) struct SseEvent {
 }
 
 /// Parses a byte stream into events (WHATWG HTML §9.2.6).
+#[cfg(feature = "http-client")]
 #[derive(Debug, Default)]
 pub(crate) struct SseParser {
     line: Vec<u8>,
@@ -29,9 +31,11 @@ pub(crate) struct SseParser {
 }
 
 /// The stream broke the protocol or a limit.
+#[cfg(feature = "http-client")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SseError(pub(crate) String);
 
+#[cfg(feature = "http-client")]
 impl SseParser {
     pub(crate) fn new(limit: usize) -> Self {
         Self {
@@ -137,6 +141,7 @@ impl SseParser {
 }
 
 /// Encodes one event. `data` must be one line (JSON text has no raw newlines).
+#[cfg(feature = "http-server")]
 pub(crate) fn encode_event(id: Option<&str>, data: &str, retry: Option<Duration>) -> String {
     let mut out = String::with_capacity(data.len() + 48);
     if let Some(retry) = retry {

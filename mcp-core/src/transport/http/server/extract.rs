@@ -25,6 +25,7 @@ pub(super) enum Rejection {
     /// 403: Host or Origin not allowed, or a session of another subject.
     Forbidden(String),
     /// 401/403 from the protected resource, as it wrote them.
+    #[cfg(feature = "auth")]
     Auth(Box<Response>),
     /// 405: not POST, GET or DELETE.
     MethodNotAllowed,
@@ -65,6 +66,7 @@ impl IntoResponse for Rejection {
             Self::Forbidden(why) => {
                 http_error(S::FORBIDDEN, C::SERVER_ERROR, format!("Forbidden: {why}"))
             }
+            #[cfg(feature = "auth")]
             Self::Auth(response) => *response,
             Self::MethodNotAllowed => {
                 let mut response = http_error(
@@ -147,6 +149,9 @@ impl FromRequestParts<Arc<State>> for Guarded {
             .check(&parts.headers)
             .map_err(|why| Rejection::Forbidden(why.to_string()))?;
         // A protected resource validates the token before anything else.
+        #[cfg(not(feature = "auth"))]
+        let identity = None;
+        #[cfg(feature = "auth")]
         let identity = match &state.config.protected_resource {
             None => None,
             Some(resource) => Some(

@@ -26,12 +26,15 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::{Request, State as Extract};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get};
+use axum::routing::any;
+#[cfg(feature = "auth")]
+use axum::routing::get;
 use axum::serve::ListenerExt;
 use http::Method;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "auth")]
 use crate::auth::ProtectedResource;
 use crate::session::Acceptor;
 use crate::store::{Bus, SessionStore, Stores};
@@ -83,6 +86,8 @@ pub struct HttpServerConfig {
     /// token for this resource, and the Protected Resource Metadata is
     /// served (by [`StreamableHttpServer::serve`], or mount
     /// [`StreamableHttpServer::metadata_router`]).
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     pub protected_resource: Option<ProtectedResource>,
     /// When the client of a POST goes away before its request is answered
     /// (the connection closes, or the client drops the response), cancel
@@ -113,6 +118,7 @@ impl Default for HttpServerConfig {
             idle_timeout: Duration::from_secs(30 * 60),
             event_store: Arc::new(InMemoryEventStore::default()),
             sse_retry: Duration::from_secs(1),
+            #[cfg(feature = "auth")]
             protected_resource: None,
             cancel_on_disconnect: false,
             session_store: None,
@@ -219,6 +225,8 @@ impl HttpServerConfig {
     }
 
     /// Sets [`protected_resource`](Self::protected_resource).
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     #[must_use]
     pub fn protected_resource(mut self, resource: ProtectedResource) -> Self {
         self.protected_resource = Some(resource);
@@ -276,8 +284,11 @@ impl StreamableHttpServer {
     /// The Protected Resource Metadata route (at its well-known path, e.g.
     /// `/.well-known/oauth-protected-resource/mcp`), to merge at the root of
     /// an application that mounts [`router`](Self::router) itself; empty
-    /// without [`HttpServerConfig::protected_resource`].
+    /// without `HttpServerConfig::protected_resource` (feature `auth`).
     pub fn metadata_router(&self) -> Router {
+        #[cfg(not(feature = "auth"))]
+        return Router::new();
+        #[cfg(feature = "auth")]
         match &self.state.config.protected_resource {
             Some(resource) => {
                 let path = resource.metadata_path().to_string();

@@ -71,6 +71,7 @@ async fn serve(
         Err(e) => return Ok(rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)),
         Ok(Inbound::Request(r)) => {
             // Scopes of the method (and of the tool, for tools/call).
+            #[cfg(feature = "auth")]
             if let (Some(resource), Some(info)) = (&state.config.protected_resource, &identity) {
                 if resource.has_operation_scopes() {
                     let tool = (r.method == methods::TOOLS_CALL)
@@ -142,6 +143,7 @@ async fn serve(
 }
 
 /// The tool a `tools/call` names.
+#[cfg(feature = "auth")]
 fn tool_name(params: Option<&serde_json::value::RawValue>) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Named {
