@@ -8,6 +8,7 @@
 #   tests/test_stdio.c       a client against the C fixture server over stdio
 #   tests/test_http.c        the fixture server and clients over Streamable HTTP
 #   tests/test_everything.c  a client against `mcp serve everything`
+#   tests/test_tasks.c       tool tasks against `mcp serve everything` and a C server
 #   the Python SDK driving examples/server.c (tests/python_drives_c_server.py)
 #   examples/client.c against `mcp serve everything`, the official
 #     @modelcontextprotocol/server-everything, and examples/server.c (stdio, HTTP)
@@ -250,6 +251,8 @@ for variant in shared static; do
     run_test "test_everything.auto.$variant" "$out/test_everything" auto "$mcp_bin" serve everything
     run_test "test_everything.2025-11-25.$variant" \
         "$out/test_everything" 2025-11-25 "$mcp_bin" serve everything
+    run_test "test_tasks.auto.$variant" "$out/test_tasks" auto "$mcp_bin" serve everything
+    run_test "test_tasks.2025-11-25.$variant" "$out/test_tasks" 2025-11-25 "$mcp_bin" serve everything
     run_test "test_group.$variant" "$out/test_group" "$mcp_bin"
     run_test "python_drives_c_server.$variant" \
         "$python" "$here/tests/python_drives_c_server.py" "$out/server"

@@ -1002,6 +1002,93 @@ mcp_result mcp_client_server_info(const struct mcp_client *client,
 const char *mcp_client_protocol_version(const struct mcp_client *client);
 
 /**
+ * Starts calling tool `name` as a task, with `arguments_json` (a JSON
+ * object, NULL for none) and, when `ttl_ms` is positive, the lifetime the
+ * task asks for. `*result_json` is `{"task":{"taskId":…,"status":"working",
+ * "pollIntervalMs":…,…}}` when the server made a task — read it with
+ * `mcp_client_get_task`, wait with `mcp_client_tool_task_result` — or
+ * `{"result":{…}}` (the `CallToolResult`) when the server ran the call at
+ * once (under 2026-07-28 the server decides: a tool that does not run as a
+ * task answers directly).
+ *
+ * `MCP_ERR_CAPABILITY` when the server offers no tool tasks (2025-11-25:
+ * no `tasks.requests.tools.call`; 2026-07-28: the extension is not in its
+ * `server/discover` answer); `MCP_ERR_RPC` when it refuses the call.
+ *
+ * # Safety
+ * `client` is NULL or a live client; the strings are NULL or
+ * NUL-terminated; `options` is NULL or valid; `result_json` is NULL or
+ * points to writable memory for one `char *`.
+ */
+mcp_result mcp_client_start_tool_task(const struct mcp_client *client,
+                                      const char *name,
+                                      const char *arguments_json,
+                                      int64_t ttl_ms,
+                                      const struct mcp_call_options *options,
+                                      char **result_json);
+
+/**
+ * Reads a task's status (`tasks/get`): `*result_json` is the task
+ * (`{"taskId":…,"status":"working"|"input_required"|"completed"|"failed"|
+ * "cancelled","statusMessage":…,"pollIntervalMs":…,…}`).
+ *
+ * # Safety
+ * `client` is NULL or a live client; `task_id` is NULL or NUL-terminated;
+ * `options` is NULL or valid; `result_json` is NULL or points to writable
+ * memory for one `char *`.
+ */
+mcp_result mcp_client_get_task(const struct mcp_client *client,
+                               const char *task_id,
+                               const struct mcp_call_options *options,
+                               char **result_json);
+
+/**
+ * Waits for a tool task to end and writes its `CallToolResult` to
+ * `*result_json`. A task that failed is `MCP_ERR_RPC` with the task's
+ * error; one that was cancelled is `MCP_ERR_CANCELLED`. Input the task asks
+ * for (elicitation, sampling) is answered by the client's callbacks. The
+ * wait is bounded by `options->timeout_ms` when set (the task goes on).
+ *
+ * # Safety
+ * As for `mcp_client_get_task`.
+ */
+mcp_result mcp_client_tool_task_result(const struct mcp_client *client,
+                                       const char *task_id,
+                                       const struct mcp_call_options *options,
+                                       char **result_json);
+
+/**
+ * Cancels a task (`tasks/cancel`): `*result_json` receives the task as it
+ * is after the cancellation. Cancelling a task that has
+ * ended is `MCP_ERR_RPC` (-32602).
+ *
+ * # Safety
+ * `client` is NULL or a live client; `task_id` is NULL or NUL-terminated;
+ * `options` is NULL or valid; `result_json` is NULL or points to writable
+ * memory for one `char *`.
+ */
+mcp_result mcp_client_cancel_task(const struct mcp_client *client,
+                                  const char *task_id,
+                                  const struct mcp_call_options *options,
+                                  char **result_json);
+
+/**
+ * Lists the tasks this client may see (`tasks/list`, one page from
+ * `cursor`, NULL for the first): `*result_json` is
+ * `{"tasks":[…],"nextCursor":…}`. Only in a 2025-11-25 session (the
+ * 2026-07-28 tasks extension has no list): `MCP_ERR_PROTOCOL` otherwise.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `cursor` is NULL or NUL-terminated;
+ * `options` is NULL or valid; `result_json` is NULL or points to writable
+ * memory for one `char *`.
+ */
+mcp_result mcp_client_list_tasks(const struct mcp_client *client,
+                                 const char *cursor,
+                                 const struct mcp_call_options *options,
+                                 char **result_json);
+
+/**
  * Reports progress on the request, if the client asked for progress (it
  * does nothing otherwise). `progress` should grow with each call; `total` is
  * the value it will reach, or NAN if unknown; `message` may be NULL.
@@ -1419,10 +1506,12 @@ mcp_result mcp_server_set_completion(const struct mcp_server *server,
 mcp_result mcp_server_declare(const struct mcp_server *server, uint32_t capabilities);
 
 /**
- * Registers a tool, or replaces the one with the same name. While serving,
- * connected clients get `notifications/tools/list_changed` (the `tools`
- * capability must have been declared: a tool was registered before serving,
- * or `mcp_server_declare`; otherwise `MCP_ERR_CAPABILITY`).
+ * Registers a tool, or replaces the one with the same name, before or while
+ * serving. While serving, connected clients get
+ * `notifications/tools/list_changed` (sent in the background: this does not
+ * wait for them); the `tools` capability must have been declared when the
+ * server was first served (a tool was registered then, or
+ * `mcp_server_declare`), otherwise `MCP_ERR_CAPABILITY`.
  *
  * `name` must follow SEP-986 (1–128 of `A-Z a-z 0-9 _ - .`);
  * `description` may be NULL; `input_schema_json` is the JSON Schema of the
@@ -1448,7 +1537,11 @@ mcp_result mcp_server_add_tool(const struct mcp_server *server,
  * `description`, `outputSchema`, `annotations`, `icons`, `execution`
  * (`{"taskSupport":…}`) and `_meta` are served as given. Otherwise as
  * `mcp_server_add_tool`. With an `outputSchema`, a result's
- * `structuredContent` should match it (clients check it).
+ * `structuredContent` should match it (clients check it). With
+ * `"execution":{"taskSupport":"optional"}` (or `"required"`) the tool runs
+ * as a task when a client asks for one (2025-11-25) or allows one
+ * (2026-07-28's tasks extension), and the server declares tasks; the
+ * callback is the same.
  *
  * # Safety
  * As for `mcp_server_add_tool`.
@@ -1503,8 +1596,9 @@ mcp_result mcp_server_remove_resource(const struct mcp_server *server,
  * Registers a resource template (RFC 6570, e.g. `file:///logs/{date}`): a
  * `resources/read` of a URI that no fixed resource has and that matches the
  * template calls `callback` with the URI and the variables' values.
- * `name` is required; `description` and `mime_type` may be NULL. Templates
- * can only be added before the server is first served.
+ * `name` is required; `description` and `mime_type` may be NULL. While
+ * serving, clients get `notifications/resources/list_changed` (as for
+ * resources).
  *
  * # Safety
  * As for `mcp_server_add_resource`.
@@ -1516,6 +1610,18 @@ mcp_result mcp_server_add_resource_template(const struct mcp_server *server,
                                             const char *mime_type,
                                             mcp_resource_callback callback,
                                             void *userdata);
+
+/**
+ * Removes the resource template with `uri_template` (as registered); while
+ * serving, clients get `notifications/resources/list_changed`. `*removed`
+ * (if not NULL) tells whether there was one.
+ *
+ * # Safety
+ * As for `mcp_server_remove_tool`.
+ */
+mcp_result mcp_server_remove_resource_template(const struct mcp_server *server,
+                                               const char *uri_template,
+                                               bool *removed);
 
 /**
  * Registers a prompt (or replaces the one with the same name), rendered by

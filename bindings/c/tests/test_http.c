@@ -131,6 +131,52 @@ static void test_server_requests_and_notifications_over_http(void) {
     CHECK_CALL(client, "remove_tool", NULL, "removed");
 }
 
+static mcp_result from_main(void *ud, mcp_context *cx, const char *args, char **out) {
+    (void)ud, (void)cx, (void)args;
+    *out = mcp_string_new("{\"content\":[{\"type\":\"text\",\"text\":\"registered from main\"}]}");
+    return MCP_OK;
+}
+
+static mcp_result read_late(void *ud, mcp_context *cx, const char *params, char **out) {
+    (void)ud, (void)cx;
+    char *uri = json_string_literal(params, "uri");
+    size_t size = strlen(uri ? uri : "\"\"") + 64;
+    *out = malloc(size);
+    if (*out)
+        snprintf(*out, size, "{\"contents\":[{\"uri\":%s,\"text\":\"late\"}]}", uri ? uri : "\"\"");
+    free(uri);
+    return *out ? MCP_OK : MCP_ERR_CALLBACK;
+}
+
+/* Registered on the server from this thread (no callback, no runtime)
+ * while it serves: the client hears list_changed and sees the new items. */
+static void test_registering_while_serving_from_another_thread(void) {
+    int before = atomic_load(&tools_changed);
+    CHECK_OK(mcp_server_add_tool(server, "from_main", "Registered while serving",
+                                 "{\"type\":\"object\"}", from_main, NULL));
+    CHECK(wait_until(&tools_changed, before + 1, 5000));
+    char *json = NULL;
+    CHECK_OK(mcp_client_list_tools(client, NULL, &json));
+    CHECK_CONTAINS(json, "\"name\":\"from_main\"");
+    mcp_string_free(json);
+    CHECK_CALL(client, "from_main", NULL, "registered from main");
+    /* Templates too (the resources capability was offered when served). */
+    CHECK_OK(mcp_server_add_resource_template(server, "late://{name}", "late", NULL, NULL,
+                                              read_late, NULL));
+    CHECK_OK(mcp_client_read_resource(client, "late://x", NULL, &json));
+    CHECK_CONTAINS(json, "late://x");
+    mcp_string_free(json);
+    bool removed = false;
+    CHECK_OK(mcp_server_remove_resource_template(server, "late://{name}", &removed));
+    CHECK(removed);
+    CHECK_RC(mcp_client_read_resource(client, "late://x", NULL, &json), MCP_ERR_RPC);
+    before = atomic_load(&tools_changed);
+    CHECK_OK(mcp_server_remove_tool(server, "from_main", &removed));
+    CHECK(removed);
+    CHECK(wait_until(&tools_changed, before + 1, 5000));
+    CHECK_RC(mcp_client_call_tool(client, "from_main", NULL, NULL, &json), MCP_ERR_RPC);
+}
+
 static void test_cancellation_reaches_the_server(void) {
     int before = atomic_load(&fixture_cancellations);
     mcp_call_options options = MCP_CALL_OPTIONS_INIT;
@@ -494,6 +540,7 @@ int main(void) {
     }
     RUN(test_every_kind_over_http);
     RUN(test_server_requests_and_notifications_over_http);
+    RUN(test_registering_while_serving_from_another_thread);
     RUN(test_cancellation_reaches_the_server);
     RUN(test_cancel_from_another_thread);
     RUN(test_callbacks_run_in_parallel);

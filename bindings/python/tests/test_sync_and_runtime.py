@@ -357,3 +357,71 @@ def test_http_limits_are_settings() -> None:
                 break
         else:
             pytest.fail("the idle session was not ended")
+
+
+def test_registrations_before_and_while_serving() -> None:
+    """Registrations go to the one native server before it is served and
+    while it is: capabilities follow from them until it is served, and
+    clients hear of every change after."""
+    server = libmcp.Server("registry", version="0.0.1")
+
+    @server.tool
+    def gone() -> str:
+        """Removed before serving."""
+        return "gone"
+
+    @server.resource("notes://{name}")
+    def note(name: str) -> str:
+        return f"note {name}"
+
+    # Before serving too: the server never offers what is not there.
+    assert server.remove_tool("gone") is True
+    assert server.remove_tool("gone") is False
+
+    @server.tool
+    def first() -> str:
+        """The first tool."""
+        return "one"
+
+    notifications: List[str] = []
+    with server.start_http() as running:
+        assert running.url is not None
+        with libmcp.SyncClient.http(
+            running.url, protocol="2025-11-25", on_notification=lambda n: notifications.append(n.method)
+        ) as client:
+            assert "prompts" not in client.server_capabilities
+            assert [t.name for t in client.list_tools()] == ["first"]
+            assert client.read_resource("notes://a").contents[0].text == "note a"
+
+            def wait_for(method: str) -> None:
+                for _ in range(500):
+                    if method in notifications:
+                        notifications.remove(method)
+                        return
+                    time.sleep(0.01)
+                raise AssertionError(f"no {method} in {notifications}")
+
+            # From a thread of its own (no event loop, no runtime).
+            def register() -> None:
+                @server.tool(name="second", description="Added while serving.")
+                def added(x: int) -> int:
+                    return x * 2
+
+            worker = threading.Thread(target=register)
+            worker.start()
+            worker.join(10)
+            wait_for("notifications/tools/list_changed")
+            assert [t.name for t in client.list_tools()] == ["first", "second"]
+            assert client.call_tool("second", {"x": 4}).data == 8
+
+            assert server.remove_resource_template("notes://{name}") is True
+            wait_for("notifications/resources/list_changed")
+            with pytest.raises(libmcp.McpError):
+                client.read_resource("notes://a")
+
+            # Prompts were not offered when it was first served.
+            with pytest.raises(libmcp.HandlerError, match="did not offer `prompts`"):
+
+                @server.prompt
+                def late() -> str:
+                    return "too late"

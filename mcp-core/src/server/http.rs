@@ -21,12 +21,10 @@ use crate::{ProtocolVersion, Result};
 struct ServerAcceptor {
     handler: Arc<dyn ServerHandler>,
     config: SessionConfig,
-    /// The registry whose sessions hear of changes (a [`Server`]).
+    /// The registry whose sessions hear of changes (a [`Server`]), which
+    /// also keeps what requests that stand alone need of its info, worked
+    /// out once per change (`None`: asked of the handler per request).
     registry: Option<Server>,
-    /// What requests that stand alone need of the server's info, worked out
-    /// once for a [`Server`] (its capabilities are fixed when it is built);
-    /// `None`: asked of the handler per request.
-    profile: Option<Arc<stateless::Profile>>,
 }
 
 impl Acceptor for ServerAcceptor {
@@ -52,9 +50,10 @@ impl Acceptor for ServerAcceptor {
     ) -> std::result::Result<RequestFuture, RpcError> {
         let method = RequestMethod::resolve(&request.method, Some(meta.version))
             .ok_or_else(|| RpcError::method_not_found(&request.method))?;
+        let profile = self.registry.as_ref().and_then(Server::profile);
         stateless::serve(
             &self.handler,
-            self.profile.as_ref(),
+            profile.as_ref(),
             method,
             meta,
             identity,
@@ -78,9 +77,9 @@ impl StreamableHttpServer {
             let server = server.clone();
             deferred.push(Box::new(move || super::replicas::bridge(&server, bus)));
         }
+        server.mark_served();
         let handler: Arc<dyn ServerHandler> = Arc::new(server.clone());
         let acceptor = ServerAcceptor {
-            profile: stateless::Profile::of(handler.as_ref()).ok(),
             handler,
             config: server.session_config().clone(),
             registry: Some(server),
@@ -98,7 +97,6 @@ impl StreamableHttpServer {
             handler,
             config: session,
             registry: None,
-            profile: None,
         };
         Self::with_acceptor(Arc::new(acceptor), config, Vec::new())
     }

@@ -2,6 +2,8 @@
 //! capabilities follow from what is registered) and, for full control,
 //! [`ServerHandler`].
 
+mod builder;
+mod catalog;
 mod context;
 mod handler;
 mod handlers;
@@ -24,10 +26,11 @@ mod tasks;
 mod tool;
 mod tool_name;
 
+pub use builder::ServerBuilder;
 pub use context::Context;
 pub use handler::{ServerHandler, ServerInfo};
 pub use handlers::{Handlers, IntoHandlers, IntoPromptResult, IntoReadResult, Parameters};
-pub use registry::{CompletionFn, Server, ServerBuilder};
+pub use registry::{CompletionFn, Server};
 pub use request_state::RequestStateKey;
 pub use resource::{PromptDef, ResourceDef, ResourceTemplateDef};
 pub use service::{ServerSession, serve};

@@ -1,41 +1,42 @@
-use std::fmt;
-use std::future::Future;
-use std::sync::{Arc, RwLock};
+//! [`Server`]: a [`ServerHandler`] made of registered tools, resources,
+//! resource templates, prompts and a completion handler, changeable before
+//! and while it is served (see `catalog.rs` for how a change is made).
 
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use arc_swap::ArcSwap;
 use async_trait::async_trait;
 use futures::future::BoxFuture;
-use indexmap::IndexMap;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use tokio::runtime::Handle;
 
+use super::catalog::{Catalog, Kind};
 use super::pagination::page;
 use super::request_state::RequestStateKey;
 use super::service::{ServerSession, serve};
 use super::session_state::SessionState;
-use super::subscriptions::{self, Change, ChangeBus};
+use super::subscriptions::{self, ChangeBus};
 use super::tasks;
-use super::{
-    Context, PromptDef, ResourceDef, ResourceTemplateDef, ServerHandler, ServerInfo, ToolDef,
-};
+use super::{Context, ServerHandler, ServerInfo};
+
+mod changes;
+use crate::Result;
 use crate::jsonrpc::{ErrorCode, RpcError};
 use crate::schema::{
     CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
     ClientRequestMethod, CompleteRequestParams, CompleteResult, CompleteResultCompletion,
     CreateTaskResult, EmptyResult, GetPromptRequestParams, GetPromptResult,
-    GetTaskPayloadRequestParams, GetTaskRequestParams, GetTaskResult, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListTasksResult,
-    ListToolsResult, PaginatedRequestParams, PromptListChangedNotification,
-    ReadResourceRequestParams, ReadResourceResult, ResourceListChangedNotification,
-    ServerCapabilities, ServerCapabilitiesPrompts, ServerCapabilitiesResources,
-    ServerCapabilitiesTasks, ServerCapabilitiesTasksRequests, ServerCapabilitiesTasksRequestsTools,
-    ServerCapabilitiesTools, SubscribeRequestParams, SubscriptionFilter,
-    SubscriptionsListenRequestParams, SubscriptionsListenResult, ToolExecutionTaskSupport,
-    ToolListChangedNotification, UnsubscribeRequestParams,
+    GetTaskPayloadRequestParams, GetTaskRequestParams, GetTaskResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListTasksResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResult, SubscribeRequestParams,
+    SubscriptionFilter, SubscriptionsListenRequestParams, SubscriptionsListenResult,
+    ToolExecutionTaskSupport, UnsubscribeRequestParams,
 };
 use crate::session::SessionConfig;
-use crate::tasks::{TaskConfig, TaskManager, TasksRequest};
+use crate::tasks::{TaskManager, TasksRequest};
 use crate::transport::Transport;
-use crate::{Error, Result};
-use serde_json::value::RawValue;
 
 /// Answers `completion/complete`.
 pub type CompletionFn = Arc<
@@ -50,6 +51,13 @@ pub type CompletionFn = Arc<
 /// An MCP server made of registered tools, resources, resource templates,
 /// prompts and a completion handler. Cheap to clone; every clone is the same
 /// server. Serve it over any number of transports at once.
+///
+/// Everything can be registered on the built server too, before it is
+/// served and while it is ([`register_tool`](Self::register_tool),
+/// [`add_tool`](Self::add_tool), …): the capabilities follow from what is
+/// registered until it is first served, and once served the clients hear of
+/// every change of a list (`notifications/*/list_changed`, and
+/// `subscriptions/listen` streams).
 ///
 /// ```
 /// use mcp_core::server::{Json, Server, ToolDef};
@@ -71,250 +79,59 @@ pub struct Server {
 }
 
 struct Inner {
-    implementation: Implementation,
-    instructions: Option<String>,
     page_size: usize,
     config: SessionConfig,
-    offers: Offers,
-    tools: RwLock<IndexMap<String, ToolDef>>,
-    resources: RwLock<IndexMap<String, ResourceDef>>,
-    templates: RwLock<IndexMap<String, ResourceTemplateDef>>,
-    prompts: RwLock<IndexMap<String, PromptDef>>,
-    completion: Option<CompletionFn>,
-    tasks: Option<Arc<TaskManager>>,
     bus: ChangeBus,
     request_state_key: Option<RequestStateKey>,
+    /// What the server serves now; requests read it without a lock.
+    catalog: ArcSwap<Catalog>,
+    /// Serializes changes: each one copies the current catalog.
+    changing: Mutex<()>,
+    /// The runtime the server was last served on: announcements of changes
+    /// made outside any runtime are sent from there.
+    runtime: Mutex<Option<Handle>>,
 }
 
-/// Which capabilities the server declares, fixed when it is built.
-#[derive(Clone, Copy, Debug, Default)]
-struct Offers {
-    tools: bool,
-    resources: bool,
-    prompts: bool,
+/// What [`ServerBuilder::build`] hands over.
+pub(super) struct Parts {
+    pub(super) page_size: usize,
+    pub(super) config: SessionConfig,
+    pub(super) bus: ChangeBus,
+    pub(super) request_state_key: Option<RequestStateKey>,
+    pub(super) catalog: Catalog,
 }
 
 impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Server")
-            .field("implementation", &self.inner.implementation)
+            .field("implementation", &self.catalog().info.implementation)
             .finish_non_exhaustive()
     }
 }
 
-fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    lock.read()
+fn lock<T>(lock: &Mutex<T>) -> MutexGuard<'_, T> {
+    lock.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    lock.write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Builds a [`Server`].
-pub struct ServerBuilder {
-    implementation: Implementation,
-    instructions: Option<String>,
-    page_size: usize,
-    config: SessionConfig,
-    offers: Offers,
-    tools: IndexMap<String, ToolDef>,
-    resources: IndexMap<String, ResourceDef>,
-    templates: IndexMap<String, ResourceTemplateDef>,
-    prompts: IndexMap<String, PromptDef>,
-    completion: Option<CompletionFn>,
-    tasks: Option<TaskConfig>,
-    bus: Option<ChangeBus>,
-    request_state_key: Option<RequestStateKey>,
-}
-
-impl fmt::Debug for ServerBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ServerBuilder")
-            .field("implementation", &self.implementation)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ServerBuilder {
-    /// Sets the instructions sent to clients at initialization.
-    #[must_use]
-    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
-        self.instructions = Some(instructions.into());
-        self
-    }
-
-    /// Sets the server's human-readable title.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.implementation.title = Some(title.into());
-        self
-    }
-
-    /// Items per page of `*/list` results (default 100).
-    #[must_use]
-    pub fn page_size(mut self, size: usize) -> Self {
-        self.page_size = size.max(1);
-        self
-    }
-
-    /// Session limits and timeouts for every session of this server.
-    #[must_use]
-    pub fn session_config(mut self, config: SessionConfig) -> Self {
-        self.config = config;
-        self
-    }
-
-    /// Registers a tool (replacing one of the same name).
-    #[must_use]
-    pub fn tool(mut self, tool: ToolDef) -> Self {
-        self.tools.insert(tool.tool.name.clone(), tool);
-        self
-    }
-
-    /// Declares the tools capability even with no tools yet (for servers
-    /// that add tools at run time).
-    #[must_use]
-    pub fn offer_tools(mut self) -> Self {
-        self.offers.tools = true;
-        self
-    }
-
-    /// Registers a resource.
-    #[must_use]
-    pub fn resource(mut self, resource: ResourceDef) -> Self {
-        self.resources
-            .insert(resource.resource.uri.clone(), resource);
-        self
-    }
-
-    /// Registers a resource template.
-    #[must_use]
-    pub fn resource_template(mut self, template: ResourceTemplateDef) -> Self {
-        self.templates
-            .insert(template.template.uri_template.clone(), template);
-        self
-    }
-
-    /// Declares the resources capability even with no resources yet.
-    #[must_use]
-    pub fn offer_resources(mut self) -> Self {
-        self.offers.resources = true;
-        self
-    }
-
-    /// Registers a prompt.
-    #[must_use]
-    pub fn prompt(mut self, prompt: PromptDef) -> Self {
-        self.prompts.insert(prompt.prompt.name.clone(), prompt);
-        self
-    }
-
-    /// Declares the prompts capability even with no prompts yet.
-    #[must_use]
-    pub fn offer_prompts(mut self) -> Self {
-        self.offers.prompts = true;
-        self
-    }
-
-    /// Sets the handler of `completion/complete` (declares `completions`).
-    #[must_use]
-    pub fn completion<F, Fut>(mut self, complete: F) -> Self
-    where
-        F: Fn(CompleteRequestParams, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<CompleteResultCompletion, RpcError>> + Send + 'static,
-    {
-        self.completion = Some(Arc::new(move |params, cx| Box::pin(complete(params, cx))));
-        self
-    }
-
-    /// Runs tool calls as tasks (declares `tasks`). Tools opt in with
-    /// [`ToolDef::task_support`]; a server with such a tool gets the default
-    /// [`TaskConfig`] without calling this.
-    #[must_use]
-    pub fn tasks(mut self, config: TaskConfig) -> Self {
-        self.tasks = Some(config);
-        self
-    }
-
-    /// Announces changes (list changes, resource updates) on `bus`, which
-    /// servers of one process share so that a change reaches every
-    /// `subscriptions/listen` stream (by default each server has its own).
-    #[must_use]
-    pub fn change_bus(mut self, bus: ChangeBus) -> Self {
-        self.bus = Some(bus);
-        self
-    }
-
-    /// Seals the `requestState` of input-required rounds with `key`: give
-    /// every replica behind one load balancer the same key (by default each
-    /// process draws its own).
-    #[must_use]
-    pub fn request_state_key(mut self, key: RequestStateKey) -> Self {
-        self.request_state_key = Some(key);
-        self
-    }
-
-    /// Builds the server.
-    pub fn build(self) -> Server {
-        let wants_tasks = self
-            .tools
-            .values()
-            .any(|t| t.task_support_of() != ToolExecutionTaskSupport::Forbidden);
-        let tasks = self
-            .tasks
-            .or_else(|| wants_tasks.then(TaskConfig::default))
-            .map(|c| Arc::new(TaskManager::new(c)));
-        let offers = Offers {
-            tools: self.offers.tools || !self.tools.is_empty(),
-            resources: self.offers.resources
-                || !self.resources.is_empty()
-                || !self.templates.is_empty(),
-            prompts: self.offers.prompts || !self.prompts.is_empty(),
-        };
-        Server {
-            inner: Arc::new(Inner {
-                implementation: self.implementation,
-                instructions: self.instructions,
-                page_size: self.page_size,
-                config: self.config,
-                offers,
-                tools: RwLock::new(self.tools),
-                resources: RwLock::new(self.resources),
-                templates: RwLock::new(self.templates),
-                prompts: RwLock::new(self.prompts),
-                completion: self.completion,
-                tasks,
-                bus: self.bus.unwrap_or_default(),
-                request_state_key: self.request_state_key,
-            }),
-        }
-    }
 }
 
 impl Server {
-    /// Starts building a server named `name` at `version`.
-    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
-        ServerBuilder {
-            implementation: Implementation::new(name, version),
-            instructions: None,
-            page_size: 100,
-            config: SessionConfig::default(),
-            offers: Offers::default(),
-            tools: IndexMap::new(),
-            resources: IndexMap::new(),
-            templates: IndexMap::new(),
-            prompts: IndexMap::new(),
-            completion: None,
-            tasks: None,
-            bus: None,
-            request_state_key: None,
+    pub(super) fn from_parts(parts: Parts) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                page_size: parts.page_size,
+                config: parts.config,
+                bus: parts.bus,
+                request_state_key: parts.request_state_key,
+                catalog: ArcSwap::from_pointee(parts.catalog),
+                changing: Mutex::new(()),
+                runtime: Mutex::new(None),
+            }),
         }
     }
 
     /// Serves one client over `transport` (inside a Tokio runtime).
     pub fn serve(&self, transport: impl Transport) -> Result<ServerSession> {
+        self.mark_served();
         let session = serve(Arc::new(self.clone()), transport, self.inner.config.clone())?;
         self.register(&session);
         Ok(session)
@@ -324,6 +141,29 @@ impl Server {
     #[cfg(feature = "http-server")]
     pub(crate) fn session_config(&self) -> &SessionConfig {
         &self.inner.config
+    }
+
+    /// Called when the server starts serving (inside the runtime serving
+    /// it): what it offers is settled, and announcements of later changes
+    /// have a runtime to go out from.
+    pub(crate) fn mark_served(&self) {
+        if let Ok(handle) = Handle::try_current() {
+            *lock(&self.inner.runtime) = Some(handle);
+        }
+        if !self.catalog().served {
+            self.change(|catalog| catalog.settle());
+        }
+    }
+
+    /// The current catalog.
+    fn catalog(&self) -> arc_swap::Guard<Arc<Catalog>> {
+        self.inner.catalog.load()
+    }
+
+    /// What answering a request that stands alone needs, as of now.
+    #[cfg(feature = "http-server")]
+    pub(super) fn profile(&self) -> Option<Arc<super::stateless::Profile>> {
+        self.catalog().profile.clone()
     }
 
     /// Sessions are kept on the change bus, so that every server sharing it
@@ -337,73 +177,6 @@ impl Server {
     /// reaches them.
     pub(crate) fn register_state(&self, state: &Arc<SessionState>) {
         self.inner.bus.register(state);
-    }
-
-    fn ready_sessions(&self) -> Vec<Arc<SessionState>> {
-        self.inner.bus.ready_sessions()
-    }
-
-    /// Adds or replaces a tool at run time and tells every client.
-    pub async fn add_tool(&self, tool: ToolDef) -> Result<()> {
-        self.require(self.inner.offers.tools, "tools")?;
-        write(&self.inner.tools).insert(tool.tool.name.clone(), tool);
-        self.broadcast_list_changed::<ToolListChangedNotification>(Change::ToolsListChanged)
-            .await;
-        Ok(())
-    }
-
-    /// Removes a tool at run time and tells every client; returns whether it existed.
-    pub async fn remove_tool(&self, name: &str) -> bool {
-        let removed = write(&self.inner.tools).shift_remove(name).is_some();
-        if removed {
-            self.broadcast_list_changed::<ToolListChangedNotification>(Change::ToolsListChanged)
-                .await;
-        }
-        removed
-    }
-
-    /// Adds or replaces a resource at run time and tells every client.
-    pub async fn add_resource(&self, resource: ResourceDef) -> Result<()> {
-        self.require(self.inner.offers.resources, "resources")?;
-        write(&self.inner.resources).insert(resource.resource.uri.clone(), resource);
-        self.broadcast_list_changed::<ResourceListChangedNotification>(
-            Change::ResourcesListChanged,
-        )
-        .await;
-        Ok(())
-    }
-
-    /// Removes a resource at run time and tells every client.
-    pub async fn remove_resource(&self, uri: &str) -> bool {
-        let removed = write(&self.inner.resources).shift_remove(uri).is_some();
-        if removed {
-            self.broadcast_list_changed::<ResourceListChangedNotification>(
-                Change::ResourcesListChanged,
-            )
-            .await;
-        }
-        removed
-    }
-
-    /// Adds or replaces a prompt at run time and tells every client.
-    pub async fn add_prompt(&self, prompt: PromptDef) -> Result<()> {
-        self.require(self.inner.offers.prompts, "prompts")?;
-        write(&self.inner.prompts).insert(prompt.prompt.name.clone(), prompt);
-        self.broadcast_list_changed::<PromptListChangedNotification>(Change::PromptsListChanged)
-            .await;
-        Ok(())
-    }
-
-    /// Removes a prompt at run time and tells every client.
-    pub async fn remove_prompt(&self, name: &str) -> bool {
-        let removed = write(&self.inner.prompts).shift_remove(name).is_some();
-        if removed {
-            self.broadcast_list_changed::<PromptListChangedNotification>(
-                Change::PromptsListChanged,
-            )
-            .await;
-        }
-        removed
     }
 
     /// Sends `notifications/resources/updated` to every session subscribed
@@ -420,67 +193,10 @@ impl Server {
         &self.inner.bus
     }
 
-    fn require(&self, offered: bool, capability: &str) -> Result<()> {
-        if offered {
-            Ok(())
-        } else {
-            Err(Error::InvalidArgument(format!(
-                "the server did not declare `{capability}` when built; use `offer_{capability}()` to add them at run time"
-            )))
-        }
-    }
-
-    async fn broadcast_list_changed<N>(&self, change: Change)
-    where
-        N: crate::schema::McpNotification<Params = Option<crate::schema::NotificationParams>>,
-    {
-        self.inner.bus.publish(change);
-        for session in self.ready_sessions() {
-            // A session closing meanwhile is not an error for the others.
-            let _ = session.peer.notify::<N>(None).await;
-        }
-    }
-
-    fn capabilities(&self) -> ServerCapabilities {
-        let offers = self.inner.offers;
-        ServerCapabilities {
-            tools: offers.tools.then_some(ServerCapabilitiesTools {
-                list_changed: Some(true),
-                ..ServerCapabilitiesTools::new()
-            }),
-            resources: offers.resources.then_some(ServerCapabilitiesResources {
-                list_changed: Some(true),
-                subscribe: Some(true),
-                ..ServerCapabilitiesResources::new()
-            }),
-            prompts: offers.prompts.then_some(ServerCapabilitiesPrompts {
-                list_changed: Some(true),
-                ..ServerCapabilitiesPrompts::new()
-            }),
-            logging: Some(Map::new()),
-            completions: self.inner.completion.is_some().then(Map::new),
-            experimental: None,
-            extensions: None,
-            tasks: self.inner.tasks.as_ref().map(|_| ServerCapabilitiesTasks {
-                list: Some(Map::new()),
-                cancel: Some(Map::new()),
-                requests: Some(ServerCapabilitiesTasksRequests {
-                    tools: Some(ServerCapabilitiesTasksRequestsTools {
-                        call: Some(Map::new()),
-                        ..ServerCapabilitiesTasksRequestsTools::new()
-                    }),
-                    ..ServerCapabilitiesTasksRequests::new()
-                }),
-                ..ServerCapabilitiesTasks::new()
-            }),
-            ..ServerCapabilities::new()
-        }
-    }
-
-    fn task_manager(&self, method: ClientRequestMethod) -> Result<&Arc<TaskManager>, RpcError> {
-        self.inner
+    fn task_manager(&self, method: ClientRequestMethod) -> Result<Arc<TaskManager>, RpcError> {
+        self.catalog()
             .tasks
-            .as_ref()
+            .clone()
             .ok_or_else(|| RpcError::method_not_found(method.as_str()))
     }
 }
@@ -492,11 +208,7 @@ fn cursor(params: Option<&PaginatedRequestParams>) -> Option<&str> {
 #[async_trait]
 impl ServerHandler for Server {
     fn info(&self) -> ServerInfo {
-        ServerInfo {
-            implementation: self.inner.implementation.clone(),
-            capabilities: self.capabilities(),
-            instructions: self.inner.instructions.clone(),
-        }
+        self.catalog().info.clone()
     }
 
     fn request_state_key(&self) -> Option<RequestStateKey> {
@@ -510,7 +222,7 @@ impl ServerHandler for Server {
     ) -> Result<SubscriptionsListenResult, RpcError> {
         // What this server announces: list changes of what it offers, and
         // updates of its resources.
-        let offers = self.inner.offers;
+        let offers = self.catalog().offers;
         let offered = SubscriptionFilter {
             tools_list_changed: offers.tools.then_some(true),
             prompts_list_changed: offers.prompts.then_some(true),
@@ -527,7 +239,7 @@ impl ServerHandler for Server {
         _cx: Context,
     ) -> Result<ListToolsResult, RpcError> {
         let (defs, next_cursor) = page(
-            &read(&self.inner.tools),
+            &self.catalog().tools,
             cursor(params.as_ref()),
             self.inner.page_size,
         )?;
@@ -546,16 +258,20 @@ impl ServerHandler for Server {
         params: CallToolRequestParams,
         cx: Context,
     ) -> Result<CallToolResult, RpcError> {
-        let tool = read(&self.inner.tools).get(&params.name).cloned();
+        let (tool, has_tasks) = {
+            let catalog = self.catalog();
+            (
+                catalog.tools.get(&params.name).cloned(),
+                catalog.tasks.is_some(),
+            )
+        };
         let Some(tool) = tool else {
             return Err(RpcError::invalid_params(format!(
                 "unknown tool `{}`",
                 params.name
             )));
         };
-        if self.inner.tasks.is_some()
-            && tool.task_support_of() == ToolExecutionTaskSupport::Required
-        {
+        if has_tasks && tool.task_support_of() == ToolExecutionTaskSupport::Required {
             // Under the tasks extension the client did not allow a task.
             if cx.protocol_version().is_some_and(|v| v.has_extensions()) {
                 return Err(crate::extensions::missing(crate::extensions::TASKS));
@@ -574,7 +290,7 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<CreateTaskResult, RpcError> {
         let manager = self.task_manager(ClientRequestMethod::CallTool)?;
-        let tool = read(&self.inner.tools).get(&params.name).cloned();
+        let tool = self.catalog().tools.get(&params.name).cloned();
         let Some(tool) = tool else {
             return Err(RpcError::invalid_params(format!(
                 "unknown tool `{}`",
@@ -587,18 +303,21 @@ impl ServerHandler for Server {
                 params.name
             )));
         }
-        tasks::start(manager, tool, params, cx).await
+        tasks::start(&manager, tool, params, cx).await
     }
 
     fn header_params(&self, name: &str) -> Option<super::HeaderParams> {
-        read(&self.inner.tools)
+        self.catalog()
+            .tools
             .get(name)
             .map(|tool| tool.header_params.clone())
     }
 
     fn runs_as_task(&self, name: &str) -> bool {
-        self.inner.tasks.is_some()
-            && read(&self.inner.tools)
+        let catalog = self.catalog();
+        catalog.tasks.is_some()
+            && catalog
+                .tools
                 .get(name)
                 .is_some_and(|t| t.task_support_of() != ToolExecutionTaskSupport::Forbidden)
     }
@@ -609,7 +328,7 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<Map<String, Value>, RpcError> {
         let manager = self.task_manager(ClientRequestMethod::CallTool)?;
-        tasks::extension(manager, request, &cx)
+        tasks::extension(&manager, request, &cx)
     }
 
     async fn get_task(
@@ -618,7 +337,7 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<GetTaskResult, RpcError> {
         tasks::get(
-            self.task_manager(ClientRequestMethod::GetTask)?,
+            &*self.task_manager(ClientRequestMethod::GetTask)?,
             &params.task_id,
             &cx,
         )
@@ -630,7 +349,7 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<Box<RawValue>, RpcError> {
         tasks::result(
-            self.task_manager(ClientRequestMethod::GetTaskPayload)?,
+            &*self.task_manager(ClientRequestMethod::GetTaskPayload)?,
             &params.task_id,
             &cx,
         )
@@ -643,7 +362,7 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<ListTasksResult, RpcError> {
         tasks::list(
-            self.task_manager(ClientRequestMethod::ListTasks)?,
+            &*self.task_manager(ClientRequestMethod::ListTasks)?,
             cursor(params.as_ref()),
             self.inner.page_size,
             &cx,
@@ -656,7 +375,7 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<CancelTaskResult, RpcError> {
         tasks::cancel(
-            self.task_manager(ClientRequestMethod::CancelTask)?,
+            &*self.task_manager(ClientRequestMethod::CancelTask)?,
             &params.task_id,
             &cx,
         )
@@ -669,7 +388,7 @@ impl ServerHandler for Server {
         _cx: Context,
     ) -> Result<ListResourcesResult, RpcError> {
         let (defs, next_cursor) = page(
-            &read(&self.inner.resources),
+            &self.catalog().resources,
             cursor(params.as_ref()),
             self.inner.page_size,
         )?;
@@ -685,7 +404,7 @@ impl ServerHandler for Server {
         _cx: Context,
     ) -> Result<ListResourceTemplatesResult, RpcError> {
         let (defs, next_cursor) = page(
-            &read(&self.inner.templates),
+            &self.catalog().templates,
             cursor(params.as_ref()),
             self.inner.page_size,
         )?;
@@ -701,15 +420,16 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<ReadResourceResult, RpcError> {
         let uri = params.uri;
-        let exact = read(&self.inner.resources)
-            .get(&uri)
-            .map(|d| d.read.clone());
-        if let Some(read_fn) = exact {
+        let catalog = self.catalog();
+        if let Some(read_fn) = catalog.resources.get(&uri).map(|d| d.read.clone()) {
+            drop(catalog);
             return read_fn(uri, cx).await;
         }
-        let matched = read(&self.inner.templates)
+        let matched = catalog
+            .templates
             .values()
             .find_map(|t| t.matcher.matches(&uri).map(|vars| (t.read.clone(), vars)));
+        drop(catalog);
         match matched {
             Some((read_fn, vars)) => read_fn(uri, vars, cx).await,
             None => Err(RpcError::new(
@@ -744,7 +464,7 @@ impl ServerHandler for Server {
         _cx: Context,
     ) -> Result<ListPromptsResult, RpcError> {
         let (defs, next_cursor) = page(
-            &read(&self.inner.prompts),
+            &self.catalog().prompts,
             cursor(params.as_ref()),
             self.inner.page_size,
         )?;
@@ -759,7 +479,7 @@ impl ServerHandler for Server {
         params: GetPromptRequestParams,
         cx: Context,
     ) -> Result<GetPromptResult, RpcError> {
-        let prompt = read(&self.inner.prompts).get(&params.name).cloned();
+        let prompt = self.catalog().prompts.get(&params.name).cloned();
         let Some(prompt) = prompt else {
             return Err(RpcError::invalid_params(format!(
                 "unknown prompt `{}`",
@@ -776,7 +496,7 @@ impl ServerHandler for Server {
         params: CompleteRequestParams,
         cx: Context,
     ) -> Result<CompleteResult, RpcError> {
-        let Some(complete) = &self.inner.completion else {
+        let Some(complete) = self.catalog().completion.clone() else {
             return Err(RpcError::method_not_found(
                 ClientRequestMethod::Complete.as_str(),
             ));

@@ -35,8 +35,8 @@ const DEFAULT_TTL_MS: u64 = 0;
 const DEFAULT_CACHE_SCOPE: &str = "private";
 
 /// What answering a request that stands alone needs of the server's info,
-/// worked out once: per server when its capabilities cannot change (a built
-/// [`super::Server`]), else per request.
+/// worked out once: per change of a [`super::Server`] (kept in its
+/// catalog), else per request.
 #[derive(Debug)]
 pub(super) struct Profile {
     info: ServerInfo,
@@ -48,7 +48,11 @@ pub(super) struct Profile {
 impl Profile {
     /// `handler`'s profile as it is now.
     pub(super) fn of(handler: &dyn ServerHandler) -> Result<Arc<Self>, RpcError> {
-        let info = handler.info();
+        Self::from_info(handler.info())
+    }
+
+    /// The profile of a server with `info`.
+    pub(super) fn from_info(info: ServerInfo) -> Result<Arc<Self>, RpcError> {
         let offers = ServerOffers::new(&info.capabilities);
         let server_info = serde_json::value::to_raw_value(&info.implementation)
             .map_err(|e| RpcError::internal(format!("could not encode serverInfo: {e}")))?;

@@ -41,7 +41,8 @@ pub(crate) fn boundary_or<T>(fallback: T, body: impl FnOnce() -> T) -> T {
 /// (the name its error messages use), returning the failure from the
 /// enclosing body with `?`: `arg!(str name)`, `arg!(opt_str description)`,
 /// `arg!(json params_json)`, `arg!(opt_json arguments_json)`,
-/// `arg!(str_list args)`, `arg!(handle server)`, `arg!(out_string
+/// `arg!(str_list args)`, `arg!(handle server)`, `arg!(handle_mut
+/// options)`, `arg!(call_options options)`, `arg!(out_string
 /// result_json)` (set to NULL at once), `arg!(out_handle server_out)` (the
 /// same, for a `_new` function), `arg!(out_value port_out)`.
 ///
@@ -53,6 +54,11 @@ macro_rules! arg {
     (handle $p:ident) => {
         // SAFETY: the exported function's contract (NULL or a live handle).
         unsafe { $crate::c::ffi::arg_handle($p, stringify!($p)) }?
+    };
+    (handle_mut $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or a live handle
+        // that no other thread uses meanwhile).
+        unsafe { $crate::c::ffi::arg_handle_mut($p, stringify!($p)) }?
     };
     (str $p:ident) => {
         // SAFETY: the exported function's contract (NULL or a string).
@@ -82,6 +88,11 @@ macro_rules! arg {
     (out_handle $p:ident) => {
         // SAFETY: the exported function's contract (NULL or writable).
         unsafe { $crate::c::ffi::OutHandle::new($p, stringify!($p)) }?
+    };
+    (call_options $p:ident) => {
+        // SAFETY: the exported function's contract (NULL or a valid
+        // `mcp_call_options` that starts with its size).
+        unsafe { $crate::c::client::read_options($p) }?
     };
     (out_value $p:ident) => {
         // SAFETY: the exported function's contract (NULL or writable).
@@ -189,6 +200,16 @@ pub(crate) unsafe fn arg_str_list(
 pub(crate) unsafe fn arg_handle<'a, T>(ptr: *const T, name: &str) -> Result<&'a T, Failure> {
     // SAFETY: the caller guarantees a live handle when not NULL.
     unsafe { ptr.as_ref() }.ok_or_else(|| Failure::null(name))
+}
+
+/// Borrows the object behind a handle argument for changing it.
+///
+/// # Safety
+/// `ptr` is NULL or a handle made by this library, not yet freed, and not
+/// used by any other thread during the call.
+pub(crate) unsafe fn arg_handle_mut<'a, T>(ptr: *mut T, name: &str) -> Result<&'a mut T, Failure> {
+    // SAFETY: the caller guarantees a live handle used by nobody else.
+    unsafe { ptr.as_mut() }.ok_or_else(|| Failure::null(name))
 }
 
 /// An out-parameter for a library-allocated string: checked for NULL and set

@@ -9,7 +9,7 @@ use std::time::Duration;
 use mcp_core::transport::http::{HostPolicy, HttpServerConfig};
 
 use super::error::{Failure, McpResult};
-use super::ffi::{arg, arg_str, boundary, boundary_or, take_handle};
+use super::ffi::{arg, boundary, boundary_or, take_handle};
 
 /// Options for serving Streamable HTTP (`mcp_server_start_http`): made by
 /// `mcp_http_options_new` with the defaults, changed by the
@@ -27,20 +27,19 @@ pub struct HttpOptions {
     pub(crate) config: HttpServerConfig,
 }
 
-/// Runs a setter on the options behind `options`.
-///
-/// # Safety
-/// `options` is NULL or live options from `mcp_http_options_new`, not used
-/// by another thread meanwhile.
-unsafe fn with_options(
-    options: *mut HttpOptions,
-    set: impl FnOnce(&mut HttpOptions) -> Result<(), Failure>,
-) -> McpResult {
-    boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { options.as_mut() }.ok_or_else(|| Failure::null("options"))?;
-        set(options)
-    })
+/// The body of an `mcp_http_options_*` setter, in the panic boundary:
+/// `$o` is the options behind `$options` (NULL is `MCP_ERR_NULL_ARGUMENT`)
+/// for `$set`, which may fail with `?` (the options are then unchanged).
+/// Only in a setter whose `# Safety` promises `$options` is NULL or live
+/// options not used by another thread meanwhile.
+macro_rules! set {
+    ($options:ident, |$o:ident| $set:expr) => {
+        boundary(|| {
+            let $o: &mut HttpOptions = arg!(handle_mut $options);
+            $set;
+            Ok(())
+        })
+    };
 }
 
 fn at_least_one(name: &str, value: usize) -> Result<usize, Failure> {
@@ -90,14 +89,10 @@ pub unsafe extern "C" fn mcp_http_options_set_address(
     options: *mut HttpOptions,
     address: *const c_char,
 ) -> McpResult {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        with_options(options, |o| {
-            let text = arg_str(address, "address")?;
-            o.address = parse_address(text)?;
-            Ok(())
-        })
-    }
+    set!(options, |o| {
+        let text = arg!(str address);
+        o.address = parse_address(text)?;
+    })
 }
 
 pub(crate) fn parse_address(text: &str) -> Result<SocketAddr, Failure> {
@@ -122,20 +117,16 @@ pub unsafe extern "C" fn mcp_http_options_allow_host(
     options: *mut HttpOptions,
     host: *const c_char,
 ) -> McpResult {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        with_options(options, |o| {
-            let host = arg_str(host, "host")?;
-            if host.is_empty() {
-                return Err(Failure::invalid("`host` must not be empty"));
-            }
-            match &mut o.config.host_policy {
-                HostPolicy::AllowList(hosts) => hosts.push(host.to_string()),
-                other => *other = HostPolicy::AllowList(vec![host.to_string()]),
-            }
-            Ok(())
-        })
-    }
+    set!(options, |o| {
+        let host = arg!(str host);
+        if host.is_empty() {
+            return Err(Failure::invalid("`host` must not be empty"));
+        }
+        match &mut o.config.host_policy {
+            HostPolicy::AllowList(hosts) => hosts.push(host.to_string()),
+            other => *other = HostPolicy::AllowList(vec![host.to_string()]),
+        }
+    })
 }
 
 /// Accepts any `Host` and `Origin` (`true`; for a server behind a proxy that
@@ -149,17 +140,13 @@ pub unsafe extern "C" fn mcp_http_options_allow_any_host(
     options: *mut HttpOptions,
     any: bool,
 ) -> McpResult {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        with_options(options, |o| {
-            o.config.host_policy = if any {
-                HostPolicy::Any
-            } else {
-                HostPolicy::Loopback
-            };
-            Ok(())
-        })
-    }
+    set!(options, |o| {
+        o.config.host_policy = if any {
+            HostPolicy::Any
+        } else {
+            HostPolicy::Loopback
+        };
+    })
 }
 
 /// Serves without sessions when `true`: every POST stands alone (no
@@ -172,13 +159,7 @@ pub unsafe extern "C" fn mcp_http_options_set_stateless(
     options: *mut HttpOptions,
     stateless: bool,
 ) -> McpResult {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        with_options(options, |o| {
-            o.config.stateless = stateless;
-            Ok(())
-        })
-    }
+    set!(options, |o| o.config.stateless = stateless)
 }
 
 /// Answers every request with one `application/json` body, never an SSE
@@ -192,13 +173,7 @@ pub unsafe extern "C" fn mcp_http_options_set_json_response(
     options: *mut HttpOptions,
     json: bool,
 ) -> McpResult {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        with_options(options, |o| {
-            o.config.json_response = json;
-            Ok(())
-        })
-    }
+    set!(options, |o| o.config.json_response = json)
 }
 
 /// Cancels a request whose client goes away before its answer, as if the
@@ -212,13 +187,7 @@ pub unsafe extern "C" fn mcp_http_options_set_cancel_on_disconnect(
     options: *mut HttpOptions,
     cancel: bool,
 ) -> McpResult {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        with_options(options, |o| {
-            o.config.cancel_on_disconnect = cancel;
-            Ok(())
-        })
-    }
+    set!(options, |o| o.config.cancel_on_disconnect = cancel)
 }
 
 /// The largest request body in bytes (at least 1; default 4 MiB); a larger
@@ -231,13 +200,8 @@ pub unsafe extern "C" fn mcp_http_options_set_max_body_size(
     options: *mut HttpOptions,
     bytes: usize,
 ) -> McpResult {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        with_options(options, |o| {
-            o.config.max_body_size = at_least_one("bytes", bytes)?;
-            Ok(())
-        })
-    }
+    set!(options, |o| o.config.max_body_size =
+        at_least_one("bytes", bytes)?)
 }
 
 /// The largest total size of a request's header fields in bytes (at least 1;
@@ -251,13 +215,8 @@ pub unsafe extern "C" fn mcp_http_options_set_max_header_size(
     options: *mut HttpOptions,
     bytes: usize,
 ) -> McpResult {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        with_options(options, |o| {
-            o.config.max_header_size = at_least_one("bytes", bytes)?;
-            Ok(())
-        })
-    }
+    set!(options, |o| o.config.max_header_size =
+        at_least_one("bytes", bytes)?)
 }
 
 /// The most sessions open at once (at least 1; default 10,000); an
@@ -270,13 +229,8 @@ pub unsafe extern "C" fn mcp_http_options_set_max_sessions(
     options: *mut HttpOptions,
     sessions: usize,
 ) -> McpResult {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        with_options(options, |o| {
-            o.config.max_sessions = at_least_one("sessions", sessions)?;
-            Ok(())
-        })
-    }
+    set!(options, |o| o.config.max_sessions =
+        at_least_one("sessions", sessions)?)
 }
 
 /// Ends sessions that have been idle for `milliseconds` (at least 1;
@@ -289,14 +243,10 @@ pub unsafe extern "C" fn mcp_http_options_set_idle_timeout_ms(
     options: *mut HttpOptions,
     milliseconds: u64,
 ) -> McpResult {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        with_options(options, |o| {
-            if milliseconds == 0 {
-                return Err(Failure::invalid("`milliseconds` must be at least 1"));
-            }
-            o.config.idle_timeout = Duration::from_millis(milliseconds);
-            Ok(())
-        })
-    }
+    set!(options, |o| {
+        if milliseconds == 0 {
+            return Err(Failure::invalid("`milliseconds` must be at least 1"));
+        }
+        o.config.idle_timeout = Duration::from_millis(milliseconds);
+    })
 }

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use indexmap::IndexMap;
@@ -34,9 +34,7 @@ use mcp_core::schema::{
     CallToolResult, CompleteResultCompletion, CreateMessageRequestParams, ElicitRequestParams,
     GetPromptResult, LoggingLevel, ReadResourceResult, ToolAnnotations,
 };
-use mcp_core::server::{
-    Context, PromptDef, ResourceDef, ResourceTemplateDef, Server, ServerBuilder, ToolDef,
-};
+use mcp_core::server::{Context, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef};
 use mcp_core::session::SessionConfig;
 use mcp_core::transport::Stdio;
 use mcp_core::transport::http::{HostPolicy, HttpServerConfig, StreamableHttpServer};
@@ -233,16 +231,13 @@ fn tool_def(name: String, input_schema: Value, invoker: Py<PyAny>) -> mcp_core::
     )
 }
 
-enum Registry {
-    Building(Option<Box<ServerBuilder>>),
-    Built(Server),
-}
-
 /// The native server: a registry whose handlers are Python invokers. Use
-/// `libmcp.Server`.
+/// `libmcp.Server`. Registrations go straight to the `mcp_core` server,
+/// before and while it is served (it derives the capabilities and tells
+/// clients of changes, from its own runtime: none is needed here).
 #[pyclass(frozen, module = "libmcp._libmcp")]
 pub(crate) struct ServerCore {
-    registry: Mutex<Registry>,
+    server: Server,
 }
 
 impl std::fmt::Debug for ServerCore {
@@ -252,65 +247,10 @@ impl std::fmt::Debug for ServerCore {
 }
 
 impl ServerCore {
-    fn lock(&self) -> MutexGuard<'_, Registry> {
-        self.registry
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Changes the builder, or (once serving) runs `at_run_time` on the
-    /// server with the GIL released.
-    fn register<R: Send>(
-        &self,
-        py: Python<'_>,
-        building: impl FnOnce(ServerBuilder) -> ServerBuilder,
-        at_run_time: impl FnOnce(Server) -> Result<R, PyErr> + Send,
-    ) -> PyResult<Option<R>> {
-        let mut registry = self.lock();
-        match &mut *registry {
-            Registry::Building(builder) => {
-                let Some(current) = builder.take() else {
-                    return Err(PyRuntimeError::new_err(
-                        "the server registry is unavailable",
-                    ));
-                };
-                *builder = Some(Box::new(building(*current)));
-                Ok(None)
-            }
-            Registry::Built(server) => {
-                let server = server.clone();
-                drop(registry);
-                py.detach(move || at_run_time(server)).map(Some)
-            }
-        }
-    }
-
-    /// The built server (building it on first use).
+    /// The `mcp_core` server.
     fn server(&self) -> PyResult<Server> {
-        let mut registry = self.lock();
-        if let Registry::Building(builder) = &mut *registry {
-            let Some(builder) = builder.take() else {
-                return Err(PyRuntimeError::new_err(
-                    "the server registry is unavailable",
-                ));
-            };
-            *registry = Registry::Built((*builder).build());
-        }
-        match &*registry {
-            Registry::Built(server) => Ok(server.clone()),
-            Registry::Building(_) => Err(PyRuntimeError::new_err("the server could not be built")),
-        }
+        Ok(self.server.clone())
     }
-}
-
-/// Runs a registry future on a throwaway current-thread runtime (these
-/// futures only send notifications to sessions).
-fn block_on<F: Future>(future: F) -> PyResult<F::Output> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| PyRuntimeError::new_err(format!("could not start a Tokio runtime: {e}")))?;
-    Ok(runtime.block_on(future))
 }
 
 #[pymethods]
@@ -345,11 +285,11 @@ impl ServerCore {
         }
         builder = builder.session_config(config);
         Ok(Self {
-            registry: Mutex::new(Registry::Building(Some(Box::new(builder)))),
+            server: builder.build(),
         })
     }
 
-    /// Registers (or, once serving, adds and announces) a tool whose
+    /// Registers (and, once serving, announces) a tool whose
     /// arguments are validated against `input_schema` before `invoker`
     /// runs; `invoker` answers with a `CallToolResult` dict.
     #[pyo3(signature = (name, input_schema, invoker, *, description = None, title = None, annotations = None, output_schema = None))]
@@ -359,7 +299,6 @@ impl ServerCore {
     )]
     fn add_tool(
         &self,
-        py: Python<'_>,
         name: String,
         input_schema: &Bound<'_, PyAny>,
         invoker: Py<PyAny>,
@@ -383,20 +322,13 @@ impl ServerCore {
         if let Some(schema) = output_schema.filter(|s| !s.is_none()) {
             def = def.output_schema(from_py(schema)?).map_err(core_err)?;
         }
-        let at_run_time = def.clone();
-        self.register(
-            py,
-            move |b| b.tool(def),
-            move |server| block_on(server.add_tool(at_run_time))?.map_err(core_err),
-        )?;
-        Ok(())
+        self.server.register_tool(def).map_err(core_err)
     }
 
     /// Removes a tool (announcing it when serving); returns whether it
-    /// existed. Only possible once serving.
-    fn remove_tool(&self, py: Python<'_>, name: String) -> PyResult<bool> {
-        let server = self.server()?;
-        py.detach(move || block_on(server.remove_tool(&name)))
+    /// existed.
+    fn remove_tool(&self, name: String) -> bool {
+        self.server.unregister_tool(&name)
     }
 
     /// Registers a resource at the fixed `uri`; `invoker` gets the URI and
@@ -408,7 +340,6 @@ impl ServerCore {
     )]
     fn add_resource(
         &self,
-        py: Python<'_>,
         uri: String,
         name: String,
         invoker: Py<PyAny>,
@@ -439,28 +370,20 @@ impl ServerCore {
         if let Some(mime_type) = mime_type {
             def = def.mime_type(mime_type);
         }
-        let at_run_time = def.clone();
-        self.register(
-            py,
-            move |b| b.resource(def),
-            move |server| block_on(server.add_resource(at_run_time))?.map_err(core_err),
-        )?;
-        Ok(())
+        self.server.register_resource(def).map_err(core_err)
     }
 
-    /// Removes a resource (once serving); returns whether it existed.
-    fn remove_resource(&self, py: Python<'_>, uri: String) -> PyResult<bool> {
-        let server = self.server()?;
-        py.detach(move || block_on(server.remove_resource(&uri)))
+    /// Removes a resource (announcing it when serving); returns whether it
+    /// existed.
+    fn remove_resource(&self, uri: String) -> bool {
+        self.server.unregister_resource(&uri)
     }
 
     /// Registers a resource template (RFC 6570); `invoker` gets
     /// `(uri, variables)` and answers with a `ReadResourceResult` dict.
-    /// Templates must be registered before the server starts.
     #[pyo3(signature = (uri_template, name, invoker, *, description = None, mime_type = None))]
     fn add_resource_template(
         &self,
-        py: Python<'_>,
         uri_template: String,
         name: String,
         invoker: Py<PyAny>,
@@ -501,16 +424,15 @@ impl ServerCore {
         if let Some(mime_type) = mime_type {
             def = def.mime_type(mime_type);
         }
-        self.register(
-            py,
-            move |b| b.resource_template(def),
-            |_| -> PyResult<()> {
-                Err(PyRuntimeError::new_err(
-                    "resource templates must be registered before the server starts",
-                ))
-            },
-        )?;
-        Ok(())
+        self.server
+            .register_resource_template(def)
+            .map_err(core_err)
+    }
+
+    /// Removes a resource template (announcing it when serving); returns
+    /// whether it existed.
+    fn remove_resource_template(&self, uri_template: String) -> bool {
+        self.server.unregister_resource_template(&uri_template)
     }
 
     /// Registers a prompt with `arguments` as `(name, description,
@@ -519,7 +441,6 @@ impl ServerCore {
     #[pyo3(signature = (name, invoker, *, description = None, title = None, arguments = Vec::new()))]
     fn add_prompt(
         &self,
-        py: Python<'_>,
         name: String,
         invoker: Py<PyAny>,
         description: Option<String>,
@@ -556,58 +477,37 @@ impl ServerCore {
         for (arg, description, required) in arguments {
             def = def.argument(arg, description.unwrap_or_default(), required);
         }
-        let at_run_time = def.clone();
-        self.register(
-            py,
-            move |b| b.prompt(def),
-            move |server| block_on(server.add_prompt(at_run_time))?.map_err(core_err),
-        )?;
-        Ok(())
+        self.server.register_prompt(def).map_err(core_err)
     }
 
-    /// Removes a prompt (once serving); returns whether it existed.
-    fn remove_prompt(&self, py: Python<'_>, name: String) -> PyResult<bool> {
-        let server = self.server()?;
-        py.detach(move || block_on(server.remove_prompt(&name)))
+    /// Removes a prompt (announcing it when serving); returns whether it
+    /// existed.
+    fn remove_prompt(&self, name: String) -> bool {
+        self.server.unregister_prompt(&name)
     }
 
     /// Sets the handler of `completion/complete`: `invoker` gets the
     /// request params as a dict and answers with a `completion` dict
-    /// (`values`, `total`, `hasMore`). Must be set before the server starts.
-    fn set_completion(&self, py: Python<'_>, invoker: Py<PyAny>) -> PyResult<()> {
+    /// (`values`, `total`, `hasMore`). Must be set before the server is served.
+    fn set_completion(&self, invoker: Py<PyAny>) -> PyResult<()> {
         let invoker = Arc::new(invoker);
-        self.register(
-            py,
-            move |b| {
-                b.completion(move |params, cx| {
-                    let invoker = invoker.clone();
-                    async move {
-                        let params = serde_json::to_value(&params).map_err(RpcError::internal)?;
-                        decode::<CompleteResultCompletion>(
-                            invoke(invoker, move |py| to_py(py, &params), Some(context(cx))).await,
-                        )
-                    }
-                })
-            },
-            |_| -> PyResult<()> {
-                Err(PyRuntimeError::new_err(
-                    "the completion handler must be set before the server starts",
-                ))
-            },
-        )?;
-        Ok(())
+        self.server
+            .set_completion(move |params, cx| {
+                let invoker = invoker.clone();
+                async move {
+                    let params = serde_json::to_value(&params).map_err(RpcError::internal)?;
+                    decode::<CompleteResultCompletion>(
+                        invoke(invoker, move |py| to_py(py, &params), Some(context(cx))).await,
+                    )
+                }
+            })
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
     /// Sends `notifications/resources/updated` to every session subscribed
     /// to `uri`; returns how many were told (0 before the server starts).
-    fn notify_resource_updated(&self, py: Python<'_>, uri: String) -> PyResult<usize> {
-        let server = {
-            match &*self.lock() {
-                Registry::Built(server) => server.clone(),
-                Registry::Building(_) => return Ok(0),
-            }
-        };
-        py.detach(move || block_on(server.notify_resource_updated(&uri)))
+    fn notify_resource_updated(&self, uri: String) -> usize {
+        self.server.resource_updated(&uri)
     }
 
     /// Serves one client over this process's stdin and stdout.

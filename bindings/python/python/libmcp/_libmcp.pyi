@@ -102,6 +102,7 @@ class ServerCore:
         description: Optional[str] = None,
         mime_type: Optional[str] = None,
     ) -> None: ...
+    def remove_resource_template(self, uri_template: str) -> bool: ...
     def add_prompt(
         self,
         name: str,

@@ -319,8 +319,8 @@ class Server:
         )
 
     def remove_tool(self, name: str) -> bool:
-        """Removes a tool while the server runs (clients are told); returns
-        whether it existed."""
+        """Removes a tool, before or while the server runs (clients are
+        told); returns whether it existed."""
         return self._core.remove_tool(name)
 
     # -- resources
@@ -428,9 +428,15 @@ class Server:
         self._core.add_resource(uri, name, invoker, description=description, title=title, mime_type=mime_type)
 
     def remove_resource(self, uri: str) -> bool:
-        """Removes a resource while the server runs; returns whether it
-        existed."""
+        """Removes a resource, before or while the server runs (clients are
+        told); returns whether it existed."""
         return self._core.remove_resource(uri)
+
+    def remove_resource_template(self, uri_template: str) -> bool:
+        """Removes a resource template (as registered, e.g.
+        ``"notes://{name}"``), before or while the server runs (clients are
+        told); returns whether it existed."""
+        return self._core.remove_resource_template(uri_template)
 
     def notify_resource_updated(self, uri: str) -> int:
         """Tells every client subscribed to ``uri`` that it changed;
@@ -509,8 +515,8 @@ class Server:
             self._core.add_prompt(prompt_name, invoker, description=description, title=title, arguments=arguments)
 
     def remove_prompt(self, name: str) -> bool:
-        """Removes a prompt while the server runs; returns whether it
-        existed."""
+        """Removes a prompt, before or while the server runs (clients are
+        told); returns whether it existed."""
         return self._core.remove_prompt(name)
 
     # -- completions

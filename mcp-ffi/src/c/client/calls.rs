@@ -17,23 +17,24 @@ pub unsafe extern "C" fn mcp_client_ping(
 ) -> McpResult {
     boundary(|| {
         let client = arg!(handle client);
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) }?;
-        let timeout = options.timeout;
-        client.call(&options, |core, _| async move {
-            limit(timeout, methods::PING, core.ping()).await
-        })
+        let options = arg!(call_options options);
+        client.call_unit(
+            &options,
+            methods::PING,
+            |core| async move { core.ping().await },
+        )
     })
 }
 
-/// Shared body of the `mcp_client_list_*` functions.
+/// Shared body of the `mcp_client_list_*` functions: every page of a
+/// list, written as `{"<key>":[…]}`.
 ///
 /// # Safety
 /// As for the exported functions.
 unsafe fn list<T, Fut>(
     client: *const Client,
     options: *const CallOptions,
-    out: *mut *mut c_char,
+    result_json: *mut *mut c_char,
     method: &'static str,
     key: &'static str,
     fetch: impl FnOnce(Arc<CoreClient>) -> Fut,
@@ -43,26 +44,16 @@ where
     Fut: Future<Output = mcp_core::Result<Vec<T>>> + Send + 'static,
 {
     boundary(|| {
-        // SAFETY: as the caller guarantees.
-        let out = unsafe { OutString::new(out, "result_json") }?;
+        let out = arg!(out_string result_json);
         let client = arg!(handle client);
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) }?;
-        let timeout = options.timeout;
-        let json = client.call(&options, |core, _| {
+        let options = arg!(call_options options);
+        out.set(&client.call_json(&options, method, |core| {
             let listing = fetch(core);
             async move {
-                let items = limit(timeout, method, listing).await?;
-                let mut object = Map::new();
-                object.insert(
-                    key.to_string(),
-                    serde_json::to_value(items)
-                        .map_err(|e| Failure::internal(format!("could not encode JSON: {e}")))?,
-                );
-                to_json(&object)
+                let items = serde_json::to_value(listing.await?)?;
+                Ok(Map::from_iter([(key.to_string(), items)]))
             }
-        })?;
-        out.set(&json)
+        })?)
     })
 }
 
@@ -122,8 +113,7 @@ pub unsafe extern "C" fn mcp_client_call_tool(
         let arguments = arguments
             .map(|a| expect_object(a, "arguments_json"))
             .transpose()?;
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) }?;
+        let options = arg!(call_options options);
         let timeout = options.timeout;
         let json = client.call(&options, |core, sink| async move {
             let params = CallToolRequestParams {
@@ -206,14 +196,12 @@ pub unsafe extern "C" fn mcp_client_read_resource(
         let out = arg!(out_string result_json);
         let client = arg!(handle client);
         let uri = arg!(str uri).to_string();
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) }?;
-        let timeout = options.timeout;
-        let json = client.call(&options, |core, _| async move {
-            let result = limit(timeout, methods::RESOURCES_READ, core.read_resource(&uri)).await?;
-            to_json(&result)
-        })?;
-        out.set(&json)
+        let options = arg!(call_options options);
+        out.set(
+            &client.call_json(&options, methods::RESOURCES_READ, |core| async move {
+                core.read_resource(&uri).await
+            })?,
+        )
     })
 }
 
@@ -234,11 +222,9 @@ pub unsafe extern "C" fn mcp_client_subscribe_resource(
     boundary(|| {
         let client = arg!(handle client);
         let uri = arg!(str uri).to_string();
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) }?;
-        let timeout = options.timeout;
-        client.call(&options, |core, _| async move {
-            limit(timeout, methods::RESOURCES_SUBSCRIBE, core.subscribe(&uri)).await
+        let options = arg!(call_options options);
+        client.call_unit(&options, methods::RESOURCES_SUBSCRIBE, |core| async move {
+            core.subscribe(&uri).await
         })
     })
 }
@@ -257,17 +243,12 @@ pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
     boundary(|| {
         let client = arg!(handle client);
         let uri = arg!(str uri).to_string();
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) }?;
-        let timeout = options.timeout;
-        client.call(&options, |core, _| async move {
-            limit(
-                timeout,
-                methods::RESOURCES_UNSUBSCRIBE,
-                core.unsubscribe(&uri),
-            )
-            .await
-        })
+        let options = arg!(call_options options);
+        client.call_unit(
+            &options,
+            methods::RESOURCES_UNSUBSCRIBE,
+            |core| async move { core.unsubscribe(&uri).await },
+        )
     })
 }
 
@@ -315,22 +296,13 @@ pub unsafe extern "C" fn mcp_client_get_prompt(
         let out = arg!(out_string result_json);
         let client = arg!(handle client);
         let name = arg!(str name).to_string();
-        // SAFETY: as the caller guarantees.
-        let arguments: Option<IndexMap<String, String>> =
-            unsafe { arg_opt_json(arguments_json, "arguments_json") }?;
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) }?;
-        let timeout = options.timeout;
-        let json = client.call(&options, |core, _| async move {
-            let result = limit(
-                timeout,
-                methods::PROMPTS_GET,
-                core.get_prompt(&name, arguments),
-            )
-            .await?;
-            to_json(&result)
-        })?;
-        out.set(&json)
+        let arguments: Option<IndexMap<String, String>> = arg!(opt_json arguments_json);
+        let options = arg!(call_options options);
+        out.set(
+            &client.call_json(&options, methods::PROMPTS_GET, |core| async move {
+                core.get_prompt(&name, arguments).await
+            })?,
+        )
     })
 }
 
@@ -357,15 +329,12 @@ pub unsafe extern "C" fn mcp_client_complete(
         let out = arg!(out_string result_json);
         let client = arg!(handle client);
         let params: CompleteRequestParams = arg!(json params_json);
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) }?;
-        let timeout = options.timeout;
-        let json = client.call(&options, |core, _| async move {
-            let result =
-                limit(timeout, methods::COMPLETION_COMPLETE, core.complete(params)).await?;
-            to_json(&result)
-        })?;
-        out.set(&json)
+        let options = arg!(call_options options);
+        out.set(
+            &client.call_json(&options, methods::COMPLETION_COMPLETE, |core| async move {
+                core.complete(params).await
+            })?,
+        )
     })
 }
 
@@ -386,16 +355,9 @@ pub unsafe extern "C" fn mcp_client_set_logging_level(
     boundary(|| {
         let client = arg!(handle client);
         let level = parse_level(arg!(str level))?;
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) }?;
-        let timeout = options.timeout;
-        client.call(&options, |core, _| async move {
-            limit(
-                timeout,
-                methods::LOGGING_SET_LEVEL,
-                core.set_logging_level(level),
-            )
-            .await
+        let options = arg!(call_options options);
+        client.call_unit(&options, methods::LOGGING_SET_LEVEL, |core| async move {
+            core.set_logging_level(level).await
         })
     })
 }
@@ -427,8 +389,7 @@ pub unsafe extern "C" fn mcp_client_request(
         let params = params
             .map(|p| expect_object(p, "params_json"))
             .transpose()?;
-        // SAFETY: as the caller guarantees.
-        let options = unsafe { read_options(options) }?;
+        let options = arg!(call_options options);
         let timeout = options.timeout;
         let json = client.call(&options, |core, sink| async move {
             let raw = core

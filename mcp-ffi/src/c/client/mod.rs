@@ -4,6 +4,7 @@
 
 pub mod calls;
 pub mod setup;
+pub mod tasks;
 
 use std::ffi::{c_char, c_void};
 use std::fmt;
@@ -34,9 +35,7 @@ use super::cleanup::{self, Cleanups, FreeCallback};
 use super::context::parse_level;
 use super::cstring::c_string_lossy;
 use super::error::{CallbackResult, Failure, MCP_ERR_CANCELLED, MCP_ERR_TIMEOUT, McpResult};
-use super::ffi::{
-    OutString, arg, arg_opt_json, boundary, boundary_or, expect_object, take_handle, to_json,
-};
+use super::ffi::{arg, boundary, boundary_or, expect_object, take_handle, to_json};
 use super::runtime::{ProgressFn, ProgressSink, new_runtime, run, shut_down};
 
 /// Answers a request from the server: `sampling/createMessage` (given to
@@ -126,7 +125,7 @@ pub struct CallOptions {
 }
 
 /// What a call's options mean once read.
-struct Options {
+pub(crate) struct Options {
     timeout: Option<Duration>,
     progress: Option<ProgressFn>,
     cancel: Option<CancellationToken>,
@@ -137,7 +136,7 @@ struct Options {
 /// # Safety
 /// `options` is NULL or points to a valid `CallOptions` whose `struct_size`
 /// is its real size.
-unsafe fn read_options(options: *const CallOptions) -> Result<Options, Failure> {
+pub(crate) unsafe fn read_options(options: *const CallOptions) -> Result<Options, Failure> {
     if options.is_null() {
         return Ok(Options {
             timeout: None,
@@ -412,6 +411,44 @@ impl Client {
 
     /// Runs one request on the runtime, waiting on this thread (and calling
     /// the progress callback here).
+    /// A call of an `mcp_core` method that takes no request options:
+    /// `start` begins it on the connected client, the call's timeout bounds
+    /// it (the error names `method`), its token cancels it; the result as
+    /// JSON text.
+    fn call_json<T, Fut>(
+        &self,
+        options: &Options,
+        method: &'static str,
+        start: impl FnOnce(Arc<CoreClient>) -> Fut,
+    ) -> Result<String, Failure>
+    where
+        T: serde::Serialize,
+        Fut: Future<Output = mcp_core::Result<T>> + Send + 'static,
+    {
+        let timeout = options.timeout;
+        self.call(options, |core, _| {
+            let call = start(core);
+            async move { to_json(&limit(timeout, method, call).await?) }
+        })
+    }
+
+    /// As [`call_json`](Self::call_json), for a method with an empty answer.
+    fn call_unit<Fut>(
+        &self,
+        options: &Options,
+        method: &'static str,
+        start: impl FnOnce(Arc<CoreClient>) -> Fut,
+    ) -> Result<(), Failure>
+    where
+        Fut: Future<Output = mcp_core::Result<()>> + Send + 'static,
+    {
+        let timeout = options.timeout;
+        self.call(options, |core, _| {
+            let call = start(core);
+            async move { limit(timeout, method, call).await }
+        })
+    }
+
     fn call<T, F, Fut>(&self, options: &Options, make: F) -> Result<T, Failure>
     where
         T: Send + 'static,

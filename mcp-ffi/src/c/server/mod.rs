@@ -7,11 +7,9 @@ pub mod serve;
 use std::ffi::{c_char, c_void};
 use std::fmt;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::future::BoxFuture;
-use indexmap::IndexMap;
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     CallToolResult, CompleteResultCompletion, GetPromptResult, ReadResourceResult, Tool,
@@ -106,6 +104,11 @@ pub type PromptCallback = Option<
     ) -> CallbackResult,
 >;
 
+/// A setting refused because the server was served already.
+fn too_late(e: mcp_core::Error) -> Failure {
+    Failure::state(e.to_string())
+}
+
 /// Answers `completion/complete`: suggestions for a prompt argument or a
 /// resource template variable.
 ///
@@ -173,7 +176,10 @@ pub struct ServerInner {
     /// Run once the server is gone (`mcp_server_on_free`).
     cleanups: Cleanups,
     stop: CancellationToken,
-    state: Mutex<ServerState>,
+    /// The `mcp_core` server: registrations go straight to it, before and
+    /// while it is served (it derives the capabilities and tells clients of
+    /// changes).
+    core: CoreServer,
 }
 
 impl fmt::Debug for ServerInner {
@@ -182,99 +188,7 @@ impl fmt::Debug for ServerInner {
     }
 }
 
-/// Definitions wait here until the server is first served (or changed at run
-/// time); from then on the `mcp_core` server holds them.
-struct ServerState {
-    name: String,
-    version: String,
-    instructions: Option<String>,
-    declared: u32,
-    built: Option<Built>,
-    tools: IndexMap<String, ToolDef>,
-    resources: IndexMap<String, ResourceDef>,
-    templates: Vec<ResourceTemplateDef>,
-    prompts: IndexMap<String, PromptDef>,
-    /// The `completion/complete` callback and its userdata.
-    completion: Option<(HandlerCallback, Userdata)>,
-}
-
-#[derive(Clone)]
-struct Built {
-    server: CoreServer,
-    /// The capabilities declared when it was built (`MCP_CAPABILITY_*`).
-    offers: u32,
-}
-
 impl ServerInner {
-    fn lock(&self) -> MutexGuard<'_, ServerState> {
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The `mcp_core` server, built from the definitions on first use.
-    fn built(&self) -> Built {
-        let mut state = self.lock();
-        if let Some(built) = &state.built {
-            return built.clone();
-        }
-        let mut builder = CoreServer::builder(&state.name, &state.version);
-        if let Some(instructions) = state.instructions.take() {
-            builder = builder.instructions(instructions);
-        }
-        if let Some((callback, userdata)) = state.completion.take() {
-            let handlers = self.handlers();
-            builder = builder.completion(move |params, cx| {
-                let params = serde_json::to_value(params).unwrap_or_default();
-                answer::<CompleteResultCompletion>(
-                    handlers.clone(),
-                    callback,
-                    userdata,
-                    cx,
-                    params,
-                    "completion",
-                )
-            });
-        }
-        let mut offers = state.declared;
-        if !state.tools.is_empty() {
-            offers |= MCP_CAPABILITY_TOOLS;
-        }
-        if !state.resources.is_empty() || !state.templates.is_empty() {
-            offers |= MCP_CAPABILITY_RESOURCES;
-        }
-        if !state.prompts.is_empty() {
-            offers |= MCP_CAPABILITY_PROMPTS;
-        }
-        if offers & MCP_CAPABILITY_TOOLS != 0 {
-            builder = builder.offer_tools();
-        }
-        if offers & MCP_CAPABILITY_RESOURCES != 0 {
-            builder = builder.offer_resources();
-        }
-        if offers & MCP_CAPABILITY_PROMPTS != 0 {
-            builder = builder.offer_prompts();
-        }
-        for (_, tool) in state.tools.drain(..) {
-            builder = builder.tool(tool);
-        }
-        for (_, resource) in state.resources.drain(..) {
-            builder = builder.resource(resource);
-        }
-        for template in state.templates.drain(..) {
-            builder = builder.resource_template(template);
-        }
-        for (_, prompt) in state.prompts.drain(..) {
-            builder = builder.prompt(prompt);
-        }
-        let built = Built {
-            server: builder.build(),
-            offers,
-        };
-        state.built = Some(built.clone());
-        built
-    }
-
     fn handlers(&self) -> Handlers {
         Handlers {
             gate: self.gate.clone(),
@@ -320,63 +234,6 @@ impl ServerInner {
         } else {
             Ok(())
         }
-    }
-
-    fn before_serving(&self, what: &str) -> Result<MutexGuard<'_, ServerState>, Failure> {
-        let state = self.lock();
-        if state.built.is_some() {
-            return Err(Failure::state(format!(
-                "{what} must be set before the server is first served or changed at run time"
-            )));
-        }
-        Ok(state)
-    }
-
-    /// Adds a definition: to the pending ones before the server is built,
-    /// otherwise to the running server (which tells its clients).
-    fn add<D: Send + 'static>(
-        &self,
-        capability: u32,
-        kind: &str,
-        def: D,
-        pending: impl FnOnce(&mut ServerState, D),
-        running: impl FnOnce(CoreServer, D) -> BoxFuture<'static, Result<(), Failure>>,
-    ) -> Result<(), Failure> {
-        let built = {
-            let mut state = self.lock();
-            match &state.built {
-                None => {
-                    pending(&mut state, def);
-                    return Ok(());
-                }
-                Some(built) => built.clone(),
-            }
-        };
-        if built.offers & capability == 0 {
-            return Err(Failure::new(
-                MCP_ERR_CAPABILITY,
-                format!(
-                    "the server did not declare `{kind}` when it was first served; call mcp_server_declare before serving to add {kind} at run time"
-                ),
-            ));
-        }
-        run(&self.handle, None, |_| running(built.server, def))
-    }
-
-    fn remove(
-        &self,
-        take_pending: impl FnOnce(&mut ServerState) -> bool,
-        running: impl FnOnce(CoreServer) -> BoxFuture<'static, bool>,
-    ) -> Result<bool, Failure> {
-        let built = {
-            let mut state = self.lock();
-            match &state.built {
-                None => return Ok(take_pending(&mut state)),
-                Some(built) => built.clone(),
-            }
-        };
-        let removal = running(built.server);
-        run(&self.handle, None, |_| async move { Ok(removal.await) })
     }
 }
 
@@ -512,18 +369,7 @@ pub unsafe extern "C" fn mcp_server_new(
             serving: Arc::default(),
             cleanups: Cleanups::default(),
             stop: CancellationToken::new(),
-            state: Mutex::new(ServerState {
-                name: name.to_string(),
-                version: version.to_string(),
-                instructions: None,
-                completion: None,
-                declared: 0,
-                built: None,
-                tools: IndexMap::new(),
-                resources: IndexMap::new(),
-                templates: Vec::new(),
-                prompts: IndexMap::new(),
-            }),
+            core: CoreServer::builder(name, version).build(),
         })));
         Ok(())
     })
@@ -612,8 +458,7 @@ pub unsafe extern "C" fn mcp_server_set_instructions(
     boundary(|| {
         let server = arg!(handle server);
         let instructions = arg!(str instructions);
-        server.before_serving("instructions")?.instructions = Some(instructions.to_string());
-        Ok(())
+        server.core.set_instructions(instructions).map_err(too_late)
     })
 }
 
@@ -633,9 +478,22 @@ pub unsafe extern "C" fn mcp_server_set_completion(
     boundary(|| {
         let server = arg!(handle server);
         let callback = callback.ok_or_else(|| Failure::null("callback"))?;
-        server.before_serving("the completion callback")?.completion =
-            Some((callback, Userdata(userdata)));
-        Ok(())
+        let userdata = Userdata(userdata);
+        let handlers = server.handlers();
+        server
+            .core
+            .set_completion(move |params, cx| {
+                let params = serde_json::to_value(params).unwrap_or_default();
+                answer::<CompleteResultCompletion>(
+                    handlers.clone(),
+                    callback,
+                    userdata,
+                    cx,
+                    params,
+                    "completion",
+                )
+            })
+            .map_err(too_late)
     })
 }
 
@@ -658,7 +516,19 @@ pub unsafe extern "C" fn mcp_server_declare(server: *const Server, capabilities:
                 capabilities & !known
             )));
         }
-        server.before_serving("capabilities")?.declared |= capabilities;
+        let core = &server.core;
+        for (bit, offer) in [
+            (
+                MCP_CAPABILITY_TOOLS,
+                CoreServer::offer_tools as fn(&CoreServer) -> _,
+            ),
+            (MCP_CAPABILITY_RESOURCES, CoreServer::offer_resources),
+            (MCP_CAPABILITY_PROMPTS, CoreServer::offer_prompts),
+        ] {
+            if capabilities & bit != 0 {
+                offer(core).map_err(too_late)?;
+            }
+        }
         Ok(())
     })
 }

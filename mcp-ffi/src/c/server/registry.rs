@@ -4,10 +4,12 @@
 
 use super::*;
 
-/// Registers a tool, or replaces the one with the same name. While serving,
-/// connected clients get `notifications/tools/list_changed` (the `tools`
-/// capability must have been declared: a tool was registered before serving,
-/// or `mcp_server_declare`; otherwise `MCP_ERR_CAPABILITY`).
+/// Registers a tool, or replaces the one with the same name, before or while
+/// serving. While serving, connected clients get
+/// `notifications/tools/list_changed` (sent in the background: this does not
+/// wait for them); the `tools` capability must have been declared when the
+/// server was first served (a tool was registered then, or
+/// `mcp_server_declare`), otherwise `MCP_ERR_CAPABILITY`.
 ///
 /// `name` must follow SEP-986 (1–128 of `A-Z a-z 0-9 _ - .`);
 /// `description` may be NULL; `input_schema_json` is the JSON Schema of the
@@ -42,23 +44,14 @@ pub unsafe extern "C" fn mcp_server_add_tool(
             callback,
             Userdata(userdata),
         )?;
-        add_tool(server, def)
+        offered(server.core.register_tool(def))
     })
 }
 
-/// Adds a tool to the pending definitions or to the running server.
-fn add_tool(server: &ServerInner, def: ToolDef) -> Result<(), Failure> {
-    server.add(
-        MCP_CAPABILITY_TOOLS,
-        "tools",
-        def,
-        |state, def| {
-            state.tools.insert(def.tool().name.clone(), def);
-        },
-        |core: CoreServer, def| -> BoxFuture<'static, _> {
-            Box::pin(async move { core.add_tool(def).await.map_err(Failure::from) })
-        },
-    )
+/// A registration refused: once served, a kind the server did not offer
+/// then cannot be added (its clients were told there is none).
+fn offered(registered: mcp_core::Result<()>) -> Result<(), Failure> {
+    registered.map_err(|e| Failure::new(MCP_ERR_CAPABILITY, e.to_string()))
 }
 
 /// Registers a tool described by `tool_json`, a `Tool` object as
@@ -66,7 +59,11 @@ fn add_tool(server: &ServerInner, def: ToolDef) -> Result<(), Failure> {
 /// `description`, `outputSchema`, `annotations`, `icons`, `execution`
 /// (`{"taskSupport":…}`) and `_meta` are served as given. Otherwise as
 /// `mcp_server_add_tool`. With an `outputSchema`, a result's
-/// `structuredContent` should match it (clients check it).
+/// `structuredContent` should match it (clients check it). With
+/// `"execution":{"taskSupport":"optional"}` (or `"required"`) the tool runs
+/// as a task when a client asks for one (2025-11-25) or allows one
+/// (2026-07-28's tasks extension), and the server declares tasks; the
+/// callback is the same.
 ///
 /// # Safety
 /// As for `mcp_server_add_tool`.
@@ -116,7 +113,7 @@ pub unsafe extern "C" fn mcp_server_add_tool_json(
                 .map_err(|e| Failure::internal(format!("could not encode JSON: {e}")))?;
             def = def.output_schema(schema)?;
         }
-        add_tool(server, def)
+        offered(server.core.register_tool(def))
     })
 }
 
@@ -136,15 +133,7 @@ pub unsafe extern "C" fn mcp_server_remove_tool(
     boundary(|| {
         let out = arg!(out_value removed);
         let server = arg!(handle server);
-        let name = arg!(str name).to_string();
-        let key = name.clone();
-        let was = server.remove(
-            move |state| state.tools.shift_remove(&key).is_some(),
-            move |core: CoreServer| -> BoxFuture<'static, bool> {
-                Box::pin(async move { core.remove_tool(&name).await })
-            },
-        )?;
-        out.set(was);
+        out.set(server.core.unregister_tool(arg!(str name)));
         Ok(())
     })
 }
@@ -192,17 +181,7 @@ pub unsafe extern "C" fn mcp_server_add_resource(
         if let Some(m) = mime_type {
             def = def.mime_type(m);
         }
-        server.add(
-            MCP_CAPABILITY_RESOURCES,
-            "resources",
-            def,
-            |state, def| {
-                state.resources.insert(def.resource().uri.clone(), def);
-            },
-            |core: CoreServer, def| -> BoxFuture<'static, _> {
-                Box::pin(async move { core.add_resource(def).await.map_err(Failure::from) })
-            },
-        )
+        offered(server.core.register_resource(def))
     })
 }
 
@@ -221,15 +200,7 @@ pub unsafe extern "C" fn mcp_server_remove_resource(
     boundary(|| {
         let out = arg!(out_value removed);
         let server = arg!(handle server);
-        let uri = arg!(str uri).to_string();
-        let key = uri.clone();
-        let was = server.remove(
-            move |state| state.resources.shift_remove(&key).is_some(),
-            move |core: CoreServer| -> BoxFuture<'static, bool> {
-                Box::pin(async move { core.remove_resource(&uri).await })
-            },
-        )?;
-        out.set(was);
+        out.set(server.core.unregister_resource(arg!(str uri)));
         Ok(())
     })
 }
@@ -237,8 +208,9 @@ pub unsafe extern "C" fn mcp_server_remove_resource(
 /// Registers a resource template (RFC 6570, e.g. `file:///logs/{date}`): a
 /// `resources/read` of a URI that no fixed resource has and that matches the
 /// template calls `callback` with the URI and the variables' values.
-/// `name` is required; `description` and `mime_type` may be NULL. Templates
-/// can only be added before the server is first served.
+/// `name` is required; `description` and `mime_type` may be NULL. While
+/// serving, clients get `notifications/resources/list_changed` (as for
+/// resources).
 ///
 /// # Safety
 /// As for `mcp_server_add_resource`.
@@ -277,10 +249,30 @@ pub unsafe extern "C" fn mcp_server_add_resource_template(
         if let Some(m) = mime_type {
             def = def.mime_type(m);
         }
-        server
-            .before_serving("resource templates")?
-            .templates
-            .push(def);
+        offered(server.core.register_resource_template(def))
+    })
+}
+
+/// Removes the resource template with `uri_template` (as registered); while
+/// serving, clients get `notifications/resources/list_changed`. `*removed`
+/// (if not NULL) tells whether there was one.
+///
+/// # Safety
+/// As for `mcp_server_remove_tool`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_remove_resource_template(
+    server: *const Server,
+    uri_template: *const c_char,
+    removed: *mut bool,
+) -> McpResult {
+    boundary(|| {
+        let out = arg!(out_value removed);
+        let server = arg!(handle server);
+        out.set(
+            server
+                .core
+                .unregister_resource_template(arg!(str uri_template)),
+        );
         Ok(())
     })
 }
@@ -339,17 +331,7 @@ pub unsafe extern "C" fn mcp_server_add_prompt(
                 argument.required.unwrap_or(false),
             );
         }
-        server.add(
-            MCP_CAPABILITY_PROMPTS,
-            "prompts",
-            def,
-            |state, def| {
-                state.prompts.insert(def.prompt().name.clone(), def);
-            },
-            |core: CoreServer, def| -> BoxFuture<'static, _> {
-                Box::pin(async move { core.add_prompt(def).await.map_err(Failure::from) })
-            },
-        )
+        offered(server.core.register_prompt(def))
     })
 }
 
@@ -368,15 +350,7 @@ pub unsafe extern "C" fn mcp_server_remove_prompt(
     boundary(|| {
         let out = arg!(out_value removed);
         let server = arg!(handle server);
-        let name = arg!(str name).to_string();
-        let key = name.clone();
-        let was = server.remove(
-            move |state| state.prompts.shift_remove(&key).is_some(),
-            move |core: CoreServer| -> BoxFuture<'static, bool> {
-                Box::pin(async move { core.remove_prompt(&name).await })
-            },
-        )?;
-        out.set(was);
+        out.set(server.core.unregister_prompt(arg!(str name)));
         Ok(())
     })
 }
@@ -398,13 +372,10 @@ pub unsafe extern "C" fn mcp_server_notify_resource_updated(
         let out = arg!(out_value notified);
         let server = arg!(handle server);
         let uri = arg!(str uri).to_string();
-        let built = server.lock().built.clone();
-        let count = match built {
-            None => 0,
-            Some(built) => run(&server.handle, None, |_| async move {
-                Ok(built.server.notify_resource_updated(&uri).await)
-            })?,
-        };
+        let core = server.core.clone();
+        let count = run(&server.handle, None, |_| async move {
+            Ok(core.notify_resource_updated(&uri).await)
+        })?;
         out.set(count);
         Ok(())
     })

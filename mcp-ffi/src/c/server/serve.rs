@@ -20,7 +20,7 @@ pub unsafe extern "C" fn mcp_server_serve_stdio(server: *const Server) -> McpRes
         let server = arg!(handle server).0.clone();
         server.not_stopped()?;
         let _serving = server.serving.enter();
-        let core = server.built().server;
+        let core = server.core.clone();
         let stop = server.stop.clone();
         run(&server.handle, None, |_| async move {
             let session = core.serve(Stdio::new())?;
@@ -99,7 +99,7 @@ fn start_http(
     config: HttpServerConfig,
 ) -> Result<u16, Failure> {
     server.not_stopped()?;
-    let core = server.built().server;
+    let core = server.core.clone();
     let stop = server.stop.clone();
     let serving = server.serving.enter();
     run(&server.handle, None, |_| async move {
