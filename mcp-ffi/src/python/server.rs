@@ -39,14 +39,15 @@ use mcp_core::server::{
 };
 use mcp_core::session::SessionConfig;
 use mcp_core::transport::Stdio;
-use mcp_core::transport::http::{HostPolicy, HttpServerConfig, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpServer;
 
 use super::call::{self, Call, OwnedRuntime, json, none};
 use super::convert::{from_py, map_to_py, object_from_py, to_py};
 use super::errors::{Failure, rpc_error};
+use super::http_config::HttpOptions;
 
 /// Worker threads of a running transport's runtime.
-const SERVER_WORKERS: usize = 2;
+pub(crate) const SERVER_WORKERS: usize = 2;
 
 /// How long `Serving.stop()` lets a stdio session close before the runtime
 /// is shut down.
@@ -286,7 +287,7 @@ impl ServerCore {
     }
 
     /// The built server (building it on first use).
-    fn server(&self) -> PyResult<Server> {
+    pub(crate) fn server(&self) -> PyResult<Server> {
         let mut registry = self.lock();
         if let Registry::Building(builder) = &mut *registry {
             let Some(builder) = builder.take() else {
@@ -674,40 +675,17 @@ impl ServerCore {
             .map_err(|e| PyOSError::new_err(format!("cannot resolve {host}:{port}: {e}")))?
             .next()
             .ok_or_else(|| PyOSError::new_err(format!("{host} has no address")))?;
-        let policy = match allowed_hosts {
-            None => HostPolicy::Loopback,
-            Some(hosts) if hosts.iter().any(|h| h == "*") => HostPolicy::Any,
-            Some(hosts) => HostPolicy::AllowList(hosts),
-        };
-        let mut config = HttpServerConfig::default()
-            .stateless(stateless)
-            .json_response(json_response)
-            .host_policy(policy)
-            .cancel_on_disconnect(cancel_on_disconnect);
-        let positive = |name: &str, value: Option<usize>| match value {
-            Some(0) => Err(PyValueError::new_err(format!("{name} must be at least 1"))),
-            other => Ok(other),
-        };
-        if let Some(bytes) = positive("max_body_size", max_body_size)? {
-            config = config.max_body_size(bytes);
+        let config = HttpOptions {
+            stateless,
+            json_response,
+            allowed_hosts,
+            max_body_size,
+            max_header_size,
+            max_sessions,
+            idle_timeout,
+            cancel_on_disconnect,
         }
-        if let Some(bytes) = positive("max_header_size", max_header_size)? {
-            config = config.max_header_size(bytes);
-        }
-        if let Some(sessions) = positive("max_sessions", max_sessions)? {
-            config = config.max_sessions(sessions);
-        }
-        if let Some(seconds) = idle_timeout {
-            let timeout = Duration::try_from_secs_f64(seconds)
-                .ok()
-                .filter(|t| !t.is_zero())
-                .ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "idle_timeout must be a positive number of seconds, not {seconds}"
-                    ))
-                })?;
-            config = config.idle_timeout(timeout);
-        }
+        .config()?;
         let runtime = OwnedRuntime::new(SERVER_WORKERS)?;
         let handle = runtime.handle().clone();
         let listener = py

@@ -48,7 +48,7 @@ from .errors import (
     ToolError,
     TransportError,
 )
-from .server import Context, RunningServer, Server
+from .server import Context, RunningServer, Server, StreamableHTTPApp
 from .types import (
     AudioContent,
     BlobResourceContents,
@@ -93,6 +93,7 @@ __all__ = [
     "Server",
     "Context",
     "RunningServer",
+    "StreamableHTTPApp",
     "Client",
     "SyncClient",
     "ClientOptions",

@@ -128,6 +128,31 @@ class ServerCore:
         cancel_on_disconnect: bool = False,
     ) -> Serving: ...
 
+class ResponseBody:
+    """The rest of a streamed response body of the ASGI bridge."""
+
+    def next(self) -> Call: ...
+    def close(self) -> None: ...
+
+class AsgiCore:
+    """A server's Streamable HTTP endpoint driven in-process, for the ASGI app."""
+
+    def __init__(
+        self,
+        server: ServerCore,
+        *,
+        stateless: bool = False,
+        json_response: bool = False,
+        allowed_hosts: Optional[List[str]] = None,
+        max_body_size: Optional[int] = None,
+        max_header_size: Optional[int] = None,
+        max_sessions: Optional[int] = None,
+        idle_timeout: Optional[float] = None,
+        cancel_on_disconnect: bool = False,
+    ) -> None: ...
+    def handle(self, method: str, headers: List[Tuple[bytes, bytes]], body: bytes) -> Call: ...
+    def stop(self) -> None: ...
+
 class ClientCore:
     """A connected client; each method starts a request."""
 
