@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     CallToolResult, CompleteResultCompletion, CreateMessageRequestParams, ElicitRequestParams,
-    GetPromptResult, LoggingLevel, ReadResourceResult, ToolAnnotations,
+    GetPromptResult, LoggingLevel, ReadResourceResult, ToolAnnotations, ToolExecutionTaskSupport,
 };
 use mcp_core::server::{
     Context, PromptDef, ResourceDef, ResourceTemplateDef, Server, ServerBuilder, ToolDef,
@@ -352,8 +352,9 @@ impl ServerCore {
 
     /// Registers (or, once serving, adds and announces) a tool whose
     /// arguments are validated against `input_schema` before `invoker`
-    /// runs; `invoker` answers with a `CallToolResult` dict.
-    #[pyo3(signature = (name, input_schema, invoker, *, description = None, title = None, annotations = None, output_schema = None))]
+    /// runs; `invoker` answers with a `CallToolResult` dict. `task_support`
+    /// ("optional" or "required") lets it run as a task.
+    #[pyo3(signature = (name, input_schema, invoker, *, description = None, title = None, annotations = None, output_schema = None, task_support = None))]
     #[allow(
         clippy::too_many_arguments,
         reason = "mirrors the Python keyword arguments"
@@ -368,8 +369,18 @@ impl ServerCore {
         title: Option<String>,
         annotations: Option<&Bound<'_, PyAny>>,
         output_schema: Option<&Bound<'_, PyAny>>,
+        task_support: Option<String>,
     ) -> PyResult<()> {
         let mut def = tool_def(name, from_py(input_schema)?, invoker).map_err(core_err)?;
+        if let Some(support) = task_support {
+            let support: ToolExecutionTaskSupport =
+                serde_json::from_value(Value::String(support.clone())).map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "task support is \"forbidden\", \"optional\" or \"required\", not {support:?}"
+                    ))
+                })?;
+            def = def.task_support(support);
+        }
         if let Some(description) = description {
             def = def.description(description);
         }

@@ -218,6 +218,7 @@ class Server:
         title: Optional[str] = None,
         annotations: Union[ToolAnnotations, Mapping[str, Any], None] = None,
         structured_output: Optional[bool] = None,
+        task: Union[bool, str] = False,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -229,6 +230,7 @@ class Server:
         title: Optional[str] = None,
         annotations: Union[ToolAnnotations, Mapping[str, Any], None] = None,
         structured_output: Optional[bool] = None,
+        task: Union[bool, str] = False,
     ) -> Any:
         """Registers a function as a tool (use as ``@server.tool()`` or
         ``@server.tool``).
@@ -250,6 +252,12 @@ class Server:
         Raising an exception returns a result with ``isError: true`` and the
         message; raising :class:`~libmcp.McpError` with a ``code`` answers
         with that JSON-RPC error instead.
+
+        ``task=True`` (or ``"optional"``) lets a client run the call as a
+        task, ``task="required"`` only as one: the call then answers at
+        once with a task the client polls, and the function runs on (its
+        ``ctx.elicit``/``ctx.sample`` wait for the client to answer through
+        the task).
         """
 
         def register(f: F) -> F:
@@ -260,6 +268,7 @@ class Server:
                 title=title,
                 annotations=annotations,
                 structured_output=structured_output,
+                task=task,
             )
             return f
 
@@ -276,6 +285,7 @@ class Server:
         title: Optional[str] = None,
         annotations: Union[ToolAnnotations, Mapping[str, Any], None] = None,
         structured_output: Optional[bool] = None,
+        task: Union[bool, str] = False,
     ) -> None:
         """Registers ``fn`` as a tool (see :meth:`tool`). Once the server
         runs, clients are told the tool list changed. Raises
@@ -283,13 +293,14 @@ class Server:
         _check_function(fn, "tool")
         with _defining("tool", name, fn):
             tool_name = name or _name(fn)
+            task_support = _task_support(task)
             spec = inspect_function(fn, Context)
             try:
                 out = output_spec(spec.return_annotation, structured_output)
             except SchemaError as e:
                 raise SchemaError(f"return annotation: {e} (structured_output=False sends the value as text)") from None
             schema = spec.input_schema()
-            self._add_tool(tool_name, fn, spec, out, schema, description, title, annotations)
+            self._add_tool(tool_name, fn, spec, out, schema, description, title, annotations, task_support)
 
     def _add_tool(
         self,
@@ -301,6 +312,7 @@ class Server:
         description: Optional[str],
         title: Optional[str],
         annotations: Union[ToolAnnotations, Mapping[str, Any], None],
+        task_support: Optional[str] = None,
     ) -> None:
         call = spec.fn
         bind = spec.bind
@@ -332,6 +344,7 @@ class Server:
             title=title,
             annotations=dict(annotations) if annotations is not None else None,
             output_schema=out.schema,
+            task_support=task_support,
         )
 
     def remove_tool(self, name: str) -> bool:
@@ -906,6 +919,17 @@ def _name(fn: Any) -> str:
     if not isinstance(name, str) or name == "<lambda>":
         raise ValueError("it has no name of its own: give name=...")
     return name
+
+
+def _task_support(task: Union[bool, str]) -> Optional[str]:
+    """The tool's declared task support for ``task=``."""
+    if task is True:
+        return "optional"
+    if task is False:
+        return None
+    if task in ("forbidden", "optional", "required"):
+        return str(task)
+    raise ValueError(f"task= is True, False, 'optional', 'required' or 'forbidden', not {task!r}")
 
 
 def _check_function(fn: Any, kind: str) -> None:
