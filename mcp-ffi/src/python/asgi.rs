@@ -154,9 +154,9 @@ impl AsgiCore {
             Ok(Box::new(move |py: Python<'_>| {
                 let headers = PyList::new(
                     py,
-                    headers.iter().map(|(name, value)| {
-                        (PyBytes::new(py, name), PyBytes::new(py, value))
-                    }),
+                    headers
+                        .iter()
+                        .map(|(name, value)| (PyBytes::new(py, name), PyBytes::new(py, value))),
                 )?;
                 let rest = match rest {
                     Some(rest) => Py::new(py, rest)?.into_any(),

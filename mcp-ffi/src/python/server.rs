@@ -373,12 +373,14 @@ impl ServerCore {
     ) -> PyResult<()> {
         let mut def = tool_def(name, from_py(input_schema)?, invoker).map_err(core_err)?;
         if let Some(support) = task_support {
-            let support: ToolExecutionTaskSupport =
-                serde_json::from_value(Value::String(support.clone())).map_err(|_| {
-                    PyValueError::new_err(format!(
-                        "task support is \"forbidden\", \"optional\" or \"required\", not {support:?}"
-                    ))
-                })?;
+            let support: ToolExecutionTaskSupport = serde_json::from_value(Value::String(
+                support.clone(),
+            ))
+            .map_err(|_| {
+                PyValueError::new_err(format!(
+                    "task support is \"forbidden\", \"optional\" or \"required\", not {support:?}"
+                ))
+            })?;
             def = def.task_support(support);
         }
         if let Some(description) = description {
