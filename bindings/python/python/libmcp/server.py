@@ -134,7 +134,8 @@ class Server:
     Handlers may be plain functions (run on a worker thread of a pool, or
     inline on the event loop with ``sync_handlers="inline"``) or ``async
     def`` functions, which run on the caller's event loop when serving from
-    asyncio (:meth:`run_stdio_async`, :meth:`run_http_async`) and otherwise
+    asyncio (:meth:`run_stdio_async`, :meth:`run_http_async`, the ASGI app
+    of :meth:`streamable_http_app`) and otherwise
     on the server's own event loop thread. A handler parameter annotated
     :class:`Context` receives the request's context.
 
