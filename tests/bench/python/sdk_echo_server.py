@@ -2,10 +2,9 @@
 the floor of the Python rows of tests/bench (mcp-bench).
 
     python sdk_echo_server.py              # stdio
-    python sdk_echo_server.py http         # Streamable HTTP (its MCPServer app
-                                           # under uvicorn, JSON answers) on a
-                                           # free loopback port, `listening on
-                                           # ADDR` on stdout
+    python sdk_echo_server.py http         # Streamable HTTP (`run("streamable-http")`,
+                                           # JSON answers) on a free loopback
+                                           # port, `listening on ADDR` on stdout
 
 Logging is set to WARNING so that the SDK is not measured writing a log
 line per request.
@@ -13,6 +12,8 @@ line per request.
 
 import socket
 import sys
+import threading
+import time
 
 from mcp.server.mcpserver import MCPServer
 
@@ -26,20 +27,24 @@ def echo(text: str) -> str:
 
 
 def serve_http() -> None:
-    import anyio
-    import uvicorn
+    """`server.run("streamable-http")` as users run it, on a free port; the
+    address is printed once the port accepts connections."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
 
-    # Bound and listening before the address is printed: the driver's first
-    # connection waits in the backlog while uvicorn starts.
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    host, port = sock.getsockname()
-    app = server.streamable_http_app(json_response=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
-    print(f"listening on {host}:{port}", flush=True)
-    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+    def announce() -> None:
+        for _ in range(600):
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.5).close()
+            except OSError:
+                time.sleep(0.05)
+                continue
+            print(f"listening on 127.0.0.1:{port}", flush=True)
+            return
+
+    threading.Thread(target=announce, daemon=True).start()
+    server.run("streamable-http", host="127.0.0.1", port=port, json_response=True)
 
 
 if __name__ == "__main__":
