@@ -8,9 +8,13 @@ use serde_json::Value;
 
 use crate::schema::{ClientRequestMethod, MethodSpec, ServerCapabilities};
 
-/// The client requests a server answers: one bit per [`ClientRequestMethod`].
+/// The client requests a server answers: one bit per [`ClientRequestMethod`];
+/// and whether it runs tool calls as tasks (read on every `tools/call`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct ServerOffers(u64);
+pub(crate) struct ServerOffers {
+    methods: u64,
+    tool_tasks: bool,
+}
 
 impl ServerOffers {
     /// What `capabilities` offer. A request the table gates on no capability
@@ -23,12 +27,20 @@ impl ServerOffers {
             .iter()
             .filter(|m| gate_open(m.spec(), &declared))
             .fold(0u64, |bits, m| bits | bit(*m));
-        Self(bits)
+        Self {
+            methods: bits,
+            tool_tasks: declares(&declared, "tasks.requests.tools.call"),
+        }
     }
 
     /// Whether the server offers `method`.
     pub(crate) fn allows(self, method: ClientRequestMethod) -> bool {
-        self.0 & bit(method) != 0
+        self.methods & bit(method) != 0
+    }
+
+    /// Whether the server declares task-augmented `tools/call`.
+    pub(crate) fn tool_tasks(self) -> bool {
+        self.tool_tasks
     }
 }
 

@@ -55,6 +55,21 @@ pub enum Error {
     /// consent, the token endpoint, or the server refusing every token).
     #[error("authorization failed: {0}")]
     Auth(String),
+    /// A configuration (such as an `mcpServers` file) is not valid; the
+    /// message names the entry and what is wrong with it.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// A server of a [`ClientGroup`](crate::client::ClientGroup) failed:
+    /// it could not be started or reached, it went away, or it answered
+    /// with an error (`source`).
+    #[error("server `{server}`: {source}")]
+    Member {
+        /// The server's name in the configuration.
+        server: String,
+        /// What went wrong.
+        #[source]
+        source: Box<Error>,
+    },
     /// A shared store (sessions, events, the bus between replicas) failed.
     #[error("the store {store} failed: {message}")]
     Store {

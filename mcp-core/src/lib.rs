@@ -25,6 +25,15 @@ mod version;
 #[path = "fuzzing.rs"]
 pub mod __fuzz;
 
+/// What the code of `#[mcp_core::handlers]` uses; not API.
+#[doc(hidden)]
+#[path = "macro_support.rs"]
+pub mod __private;
+
+#[cfg(feature = "macros")]
+#[doc = include_str!("handlers.md")]
+pub use mcp_macros::handlers;
+
 pub use version::ProtocolVersion;
 
 pub use error::{Error, Result};

@@ -79,6 +79,16 @@ impl UriTemplate {
         })
     }
 
+    /// A template that matches no URI (the fallback of a template that
+    /// should have parsed).
+    pub(crate) fn nothing(source: &str) -> Self {
+        Self {
+            source: source.to_string(),
+            // A literal no URI contains (`matches` compares whole URIs).
+            parts: vec![Part::Literal("\u{0}".into())],
+        }
+    }
+
     /// The template text.
     pub fn as_str(&self) -> &str {
         &self.source

@@ -26,7 +26,7 @@
  * @par Ownership (the whole of it)
  * - Handles are opaque and yours from `mcp_<object>_new` until
  *   `mcp_<object>_free` (freeing NULL does nothing): `mcp_client`,
- *   `mcp_server`, `mcp_http_options`, `mcp_cancel_token`. `mcp_context` is
+ *   `mcp_server`, `mcp_group`, `mcp_http_options`, `mcp_cancel_token`. `mcp_context` is
  *   the library's: valid during the callback it was given to, never freed.
  * - Strings returned through a `char **` out-parameter are yours: free each
  *   with `mcp_string_free` (which is `free`).
@@ -333,6 +333,11 @@ typedef struct mcp_client mcp_client;
  * not be freed.
  */
 typedef struct mcp_context mcp_context;
+
+/**
+ * A connected group of servers (`mcp_group` in C).
+ */
+typedef struct mcp_group mcp_group;
 
 /**
  * Options for serving Streamable HTTP (`mcp_server_start_http`): made by
@@ -1087,6 +1092,92 @@ mcp_result mcp_context_list_roots(const struct mcp_context *context, char **resu
  * `info_json` is NULL or points to writable memory for one `char *`.
  */
 mcp_result mcp_context_client_info(const struct mcp_context *context, char **info_json);
+
+/**
+ * Connects to every server of the `mcpServers` configuration
+ * `config_json` (JSON text, as Claude Desktop, Cursor and VS Code write
+ * it) at once, introducing itself as `name` at `version`; returns when
+ * each server has connected or failed (`mcp_group_status`). `*group_out`
+ * receives the group, to be freed with `mcp_group_free`. An invalid
+ * configuration is `MCP_ERR_INVALID_ARGUMENT`, its message naming the
+ * entry.
+ *
+ * # Safety
+ * The strings are NULL or NUL-terminated; `group_out` is NULL or points to
+ * writable memory for one pointer.
+ */
+mcp_result mcp_group_connect(const char *config_json,
+                             const char *name,
+                             const char *version,
+                             struct mcp_group **group_out);
+
+/**
+ * As `mcp_group_connect`, with the configuration read from the file at
+ * `path`.
+ *
+ * # Safety
+ * As for `mcp_group_connect`.
+ */
+mcp_result mcp_group_connect_file(const char *path,
+                                  const char *name,
+                                  const char *version,
+                                  struct mcp_group **group_out);
+
+/**
+ * Every server's state: `*result_json` is `{"servers":[{"name","type",
+ * "state","error","protocolVersion","tools","connections"},…]}` in
+ * configuration order; `state` is `connecting`, `connected`, `failed`,
+ * `disconnected` or `closed`.
+ *
+ * # Safety
+ * `group` is NULL or a live group; `result_json` is NULL or points to
+ * writable memory for one `char *`.
+ */
+mcp_result mcp_group_status(const struct mcp_group *group, char **result_json);
+
+/**
+ * The merged tool list: `*result_json` is `{"tools":[…]}`, each tool
+ * named `server__tool`.
+ *
+ * # Safety
+ * As for `mcp_group_status`.
+ */
+mcp_result mcp_group_list_tools(const struct mcp_group *group, char **result_json);
+
+/**
+ * Calls merged tool `name` (`server__tool`) with `arguments_json` (a JSON
+ * object, or NULL); `*result_json` is the `CallToolResult`. A tool of a
+ * server that is not connected fails naming the server.
+ *
+ * # Safety
+ * `group` is NULL or a live group; the strings are NULL or NUL-terminated;
+ * `result_json` is NULL or points to writable memory for one `char *`.
+ */
+mcp_result mcp_group_call_tool(const struct mcp_group *group,
+                               const char *name,
+                               const char *arguments_json,
+                               char **result_json);
+
+/**
+ * Reads `uri` from the server that lists it (or has a matching template);
+ * `*result_json` is the `ReadResourceResult`.
+ *
+ * # Safety
+ * As for `mcp_group_call_tool`.
+ */
+mcp_result mcp_group_read_resource(const struct mcp_group *group,
+                                   const char *uri,
+                                   char **result_json);
+
+/**
+ * Closes every connection (child processes are shut down), shuts the
+ * group's runtime down and frees it. NULL is a no-op.
+ *
+ * # Safety
+ * `group` is NULL or a group from `mcp_group_connect` not yet freed, with
+ * no call on it running.
+ */
+void mcp_group_free(struct mcp_group *group);
 
 /**
  * Makes options with the defaults; `*options_out` receives them, to be

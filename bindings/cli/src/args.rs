@@ -1,16 +1,22 @@
 //! The command line.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mcp_core::ProtocolVersion;
 use mcp_core::client::Negotiation;
+use mcp_core::schema::LoggingLevel;
 
 const AFTER_HELP: &str = "\
-The server to talk to is given after `--` as a command to start (stdio), e.g.
+The server to talk to is given after `--` as a command to start (stdio), as
+--url URL (Streamable HTTP), or as --config FILE [--server NAME] (an
+mcpServers file as Claude Desktop, Cursor and VS Code write them), e.g.
   mcp tools list -- mcp serve everything
-  mcp tools call add_numbers --args '{\"a\": 2, \"b\": 3}' -- mcp serve everything
+  mcp tools call add_numbers a=2 b=3 -- mcp serve everything
+  mcp tools call add_numbers --args '{\"a\": 2, \"b\": 3}' --url http://127.0.0.1:3000/mcp
+  mcp tools list --config mcp.json --all-servers
 
 Exit status:
   0  success
@@ -72,6 +78,71 @@ pub(crate) enum Command {
     Prompts(PromptsCommand),
     /// Check that the server answers.
     Ping(TargetArgs),
+    /// The servers of an mcpServers configuration file.
+    #[command(subcommand)]
+    Servers(ServersCommand),
+    /// The server's log messages.
+    #[command(subcommand)]
+    Logging(LoggingCommand),
+    /// Complete a prompt's or resource template's argument
+    /// (completion/complete).
+    Complete(CompleteArgs),
+    /// Send any request: METHOD with --params JSON (known methods are
+    /// checked against the schema first; others are sent as given).
+    Request {
+        /// The method, e.g. tools/list.
+        method: String,
+        /// The params, as a JSON object.
+        #[arg(long, value_name = "JSON")]
+        params: Option<String>,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ServersCommand {
+    /// List the servers of a configuration and whether each answers (exit
+    /// status 1 if any does not).
+    List {
+        /// The mcpServers configuration file.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum LoggingCommand {
+    /// Ask for log messages of LEVEL and above (logging/setLevel; under
+    /// 2026-07-28 the level goes with each request instead).
+    SetLevel {
+        /// debug, info, notice, warning, error, critical, alert or emergency.
+        #[arg(value_parser = parse_level)]
+        level: LoggingLevel,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompleteArgs {
+    /// The prompt whose argument to complete.
+    #[arg(long, value_name = "NAME", required_unless_present = "resource")]
+    pub(crate) prompt: Option<String>,
+    /// The resource template (its URI template) whose variable to complete.
+    #[arg(long, value_name = "URI_TEMPLATE", conflicts_with = "prompt")]
+    pub(crate) resource: Option<String>,
+    /// The argument (or template variable) to complete.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) argument: String,
+    /// What has been typed so far.
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub(crate) value: String,
+    /// An argument already chosen, NAME=VALUE (repeatable).
+    #[arg(long = "context", value_name = "NAME=VALUE", value_parser = parse_env)]
+    pub(crate) context: Vec<(String, String)>,
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
 }
 
 #[derive(Debug, Args)]
@@ -100,11 +171,22 @@ pub(crate) enum BuiltinServer {
 #[derive(Debug, Subcommand)]
 pub(crate) enum ToolsCommand {
     /// List the tools.
-    List(TargetArgs),
+    List {
+        /// Every server of --config, names namespaced as SERVER__TOOL.
+        #[arg(long, requires = "config", conflicts_with = "server")]
+        all_servers: bool,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
     /// Call a tool.
     Call {
         /// The tool's name.
         name: String,
+        /// Arguments as KEY=VALUE: a VALUE that is JSON is taken as such
+        /// (unless the tool's schema says the argument is a string), any
+        /// other as a string. Merged over --args.
+        #[arg(value_name = "KEY=VALUE", value_parser = parse_pair)]
+        pairs: Vec<(String, String)>,
         /// The arguments, as a JSON object.
         #[arg(long, value_name = "JSON")]
         args: Option<String>,
@@ -164,6 +246,24 @@ pub(crate) struct TargetArgs {
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     pub(crate) url: Option<String>,
 
+    /// A header sent with every HTTP request, `NAME: VALUE` (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
+    pub(crate) headers: Vec<(String, String)>,
+
+    /// A bearer token for an HTTP server (sent as `Authorization: Bearer
+    /// TOKEN`, instead of OAuth).
+    #[arg(long, value_name = "TOKEN")]
+    pub(crate) bearer: Option<String>,
+
+    /// An mcpServers configuration file (Claude Desktop, Cursor, VS Code)
+    /// naming the server.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["url", "command"])]
+    pub(crate) config: Option<PathBuf>,
+
+    /// The server of --config (needed when it names more than one).
+    #[arg(long, value_name = "NAME", requires = "config")]
+    pub(crate) server: Option<String>,
+
     /// An environment variable for the server process (repeatable). Only
     /// PATH, HOME, LANG and a few more are passed otherwise.
     #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
@@ -174,7 +274,11 @@ pub(crate) struct TargetArgs {
     pub(crate) inherit_env: bool,
 
     /// The command that starts the server (stdio), and its arguments.
-    #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
+    #[arg(
+        last = true,
+        value_name = "COMMAND",
+        required_unless_present_any = ["url", "config"]
+    )]
     pub(crate) command: Vec<OsString>,
 }
 
@@ -203,6 +307,33 @@ fn parse_protocol(text: &str) -> Result<Negotiation, String> {
                 known.join(", ")
             )
         })
+}
+
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!("`{text}` is not `NAME: VALUE`")),
+    }
+}
+
+fn parse_pair(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+        _ => Err(format!(
+            "`{text}` is not KEY=VALUE (give the server's command after `--`)"
+        )),
+    }
+}
+
+fn parse_level(text: &str) -> Result<LoggingLevel, String> {
+    serde_json::from_value(serde_json::Value::String(text.to_string())).map_err(|_| {
+        format!(
+            "`{text}` is not a log level: use debug, info, notice, warning, error, critical, \
+             alert or emergency"
+        )
+    })
 }
 
 fn parse_env(text: &str) -> Result<(String, String), String> {

@@ -2,7 +2,10 @@
 
 use indexmap::IndexMap;
 use mcp_core::client::{Client, ToolTaskStart};
-use mcp_core::schema::CallToolRequestParams;
+use mcp_core::schema::{
+    CallToolRequestParams, ClientRequest, ClientRequestMethod, CompleteRequestParams, LoggingLevel,
+    ServerNotificationMethod, ServerRequestMethod,
+};
 use mcp_core::session::RequestOptions;
 use serde_json::{Map, Value, json};
 
@@ -20,6 +23,9 @@ pub(crate) enum Request {
         name: String,
         /// Its arguments (`None`: no `arguments` key at all).
         arguments: Option<Map<String, Value>>,
+        /// `KEY=VALUE` arguments, typed by the tool's input schema and
+        /// merged over `arguments`.
+        pairs: Vec<(String, String)>,
         /// Run it as a task.
         task: bool,
     },
@@ -48,6 +54,17 @@ pub(crate) enum Request {
     },
     /// `ping`.
     Ping,
+    /// `logging/setLevel`.
+    SetLevel(LoggingLevel),
+    /// `completion/complete`.
+    Complete(Box<CompleteRequestParams>),
+    /// Any request, params checked already (for a known method).
+    Raw {
+        /// The method.
+        method: String,
+        /// Its params.
+        params: Option<Map<String, Value>>,
+    },
 }
 
 /// How results are printed.
@@ -85,6 +102,100 @@ pub(crate) fn prompt_arguments(text: &str) -> Result<IndexMap<String, String>, C
         .collect()
 }
 
+/// Merges `KEY=VALUE` pairs over `arguments`: a value is the JSON it
+/// parses as, else a string — unless `schema` (the tool's inputSchema) says
+/// the property is a string, which keeps the text as it is.
+pub(crate) fn merge_pairs(
+    arguments: Option<Map<String, Value>>,
+    pairs: Vec<(String, String)>,
+    schema: Option<&Map<String, Value>>,
+) -> Option<Map<String, Value>> {
+    if pairs.is_empty() {
+        return arguments;
+    }
+    let mut arguments = arguments.unwrap_or_default();
+    for (key, text) in pairs {
+        let declared = schema
+            .and_then(|s| s.get("properties"))
+            .and_then(|p| p.get(&key))
+            .and_then(|p| p.get("type"));
+        let wants_string = declared == Some(&Value::String("string".into()));
+        let value = if wants_string {
+            Value::String(text)
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        arguments.insert(key, value);
+    }
+    Some(arguments)
+}
+
+/// `mcp request METHOD --params JSON`: a request the client sends whose
+/// params are checked against the schema; a method the server sends or a
+/// notification is refused; an unknown method goes out as given.
+pub(crate) fn raw_request(method: String, params: Option<&str>) -> Result<Request, CliError> {
+    let params = match params {
+        Some(text) => Some(
+            tool_arguments(text)
+                .map_err(|e| CliError::Usage(e.to_string().replace("--args", "--params")))?,
+        ),
+        None => None,
+    };
+    if ClientRequestMethod::from_name(&method).is_some() {
+        let mut message = Map::new();
+        message.insert("jsonrpc".into(), Value::from("2.0"));
+        message.insert("id".into(), Value::from(0));
+        message.insert("method".into(), Value::from(method.clone()));
+        if let Some(params) = &params {
+            message.insert("params".into(), Value::Object(params.clone()));
+        }
+        if let Err(e) = ClientRequest::from_value(Value::Object(message)) {
+            return Err(CliError::Usage(format!(
+                "--params do not fit `{method}`: {e}"
+            )));
+        }
+    } else if ServerRequestMethod::from_name(&method).is_some() {
+        return Err(CliError::Usage(format!(
+            "`{method}` is a request the server sends, not the client"
+        )));
+    } else if ServerNotificationMethod::from_name(&method).is_some() {
+        return Err(CliError::Usage(format!(
+            "`{method}` is a notification, not a request"
+        )));
+    }
+    Ok(Request::Raw { method, params })
+}
+
+/// Builds `completion/complete`'s params.
+pub(crate) fn complete_params(
+    prompt: Option<String>,
+    resource: Option<String>,
+    argument: String,
+    value: String,
+    context: Vec<(String, String)>,
+) -> Result<Request, CliError> {
+    let reference = match (prompt, resource) {
+        (Some(name), None) => json!({"type": "ref/prompt", "name": name}),
+        (None, Some(uri)) => json!({"type": "ref/resource", "uri": uri}),
+        _ => {
+            return Err(CliError::Usage(
+                "give --prompt NAME or --resource URI_TEMPLATE".into(),
+            ));
+        }
+    };
+    let mut params = json!({"ref": reference, "argument": {"name": argument, "value": value}});
+    if !context.is_empty() {
+        let arguments: Map<String, Value> = context
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        params["context"] = json!({ "arguments": arguments });
+    }
+    serde_json::from_value(params)
+        .map(|p| Request::Complete(Box::new(p)))
+        .map_err(|e| CliError::Usage(format!("completion/complete: {e}")))
+}
+
 /// Sends `request` and prints its result.
 pub(crate) async fn run(
     client: &Client,
@@ -100,8 +211,10 @@ pub(crate) async fn run(
         Request::CallTool {
             name,
             arguments,
+            pairs,
             task: true,
         } => {
+            let arguments = typed_pairs(client, &name, arguments, pairs).await?;
             let started = client
                 .start_tool_task(&name, arguments, None)
                 .await
@@ -143,8 +256,12 @@ pub(crate) async fn run(
             }
         }
         Request::CallTool {
-            name, arguments, ..
+            name,
+            arguments,
+            pairs,
+            ..
         } => {
+            let arguments = typed_pairs(client, &name, arguments, pairs).await?;
             let params = CallToolRequestParams {
                 arguments,
                 ..CallToolRequestParams::new(name.clone())
@@ -203,6 +320,26 @@ pub(crate) async fn run(
                 .map_err(CliError::request)?;
             print(json, &result, || output::prompt(&result));
         }
+        Request::SetLevel(level) => {
+            client
+                .set_logging_level(level)
+                .await
+                .map_err(CliError::request)?;
+            print(json, &json!({}), || format!("log level set to {level}"));
+        }
+        Request::Complete(params) => {
+            let result = client.complete(*params).await.map_err(CliError::request)?;
+            print(json, &result, || output::completion(&result));
+        }
+        Request::Raw { method, params } => {
+            let raw = client
+                .request_raw(&method, &params, RequestOptions::default())
+                .await
+                .map_err(CliError::request)?;
+            let value: Value = serde_json::from_str(raw.get())
+                .map_err(|e| CliError::Failed(format!("the result is not JSON: {e}")))?;
+            print(json, &value, || output::json(&value));
+        }
         Request::Ping => {
             let started = std::time::Instant::now();
             client.ping().await.map_err(CliError::request)?;
@@ -215,7 +352,31 @@ pub(crate) async fn run(
     Ok(())
 }
 
-fn print<T: serde::Serialize>(json: Option<&str>, value: &T, human: impl FnOnce() -> String) {
+/// `KEY=VALUE` arguments merged, typed by the tool's schema when the
+/// server lists the tool.
+async fn typed_pairs(
+    client: &Client,
+    name: &str,
+    arguments: Option<Map<String, Value>>,
+    pairs: Vec<(String, String)>,
+) -> Result<Option<Map<String, Value>>, CliError> {
+    if pairs.is_empty() {
+        return Ok(arguments);
+    }
+    // Best effort: without the list, values are typed by their text alone.
+    let tools = client.list_all_tools().await.unwrap_or_default();
+    let schema = tools
+        .iter()
+        .find(|t| t.name == name)
+        .map(|t| t.input_schema.as_map());
+    Ok(merge_pairs(arguments, pairs, schema))
+}
+
+pub(crate) fn print<T: serde::Serialize>(
+    json: Option<&str>,
+    value: &T,
+    human: impl FnOnce() -> String,
+) {
     if let Some(version) = json {
         // Every result names the revision it was spoken in.
         let mut value = serde_json::to_value(value).unwrap_or(Value::Null);
@@ -240,6 +401,74 @@ mod tests {
         let err = tool_arguments("{a:").unwrap_err();
         assert!(err.to_string().contains("not valid JSON"), "{err}");
         assert_eq!(err.status(), 2);
+    }
+
+    #[test]
+    fn pairs_are_json_or_strings_as_the_schema_says() {
+        let schema = json!({"type": "object", "properties": {
+            "zip": {"type": "string"}, "n": {"type": "number"}
+        }});
+        let merged = merge_pairs(
+            Some(tool_arguments(r#"{"keep": 1, "n": 0}"#).unwrap()),
+            vec![
+                ("n".into(), "42".into()),
+                ("zip".into(), "01234".into()),
+                ("flag".into(), "true".into()),
+                ("word".into(), "hello world".into()),
+                ("list".into(), "[1,2]".into()),
+            ],
+            schema.as_object(),
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(merged),
+            json!({"keep": 1, "n": 42, "zip": "01234", "flag": true,
+                   "word": "hello world", "list": [1, 2]})
+        );
+        assert_eq!(merge_pairs(None, vec![], None), None);
+    }
+
+    #[test]
+    fn raw_requests_are_checked_when_known() {
+        assert!(matches!(
+            raw_request("tools/call".into(), Some(r#"{"name": "x"}"#)),
+            Ok(Request::Raw { .. })
+        ));
+        let e = raw_request("tools/call".into(), Some(r#"{"name": 3}"#)).unwrap_err();
+        assert!(
+            e.to_string().contains("--params do not fit `tools/call`"),
+            "{e}"
+        );
+        assert_eq!(e.status(), 2);
+        let e = raw_request("sampling/createMessage".into(), None).unwrap_err();
+        assert!(e.to_string().contains("the server sends"), "{e}");
+        let e = raw_request("tools/list".into(), Some("[1]")).unwrap_err();
+        assert!(
+            e.to_string().contains("--params must be a JSON object"),
+            "{e}"
+        );
+        assert!(matches!(
+            raw_request("vendor/thing".into(), Some("{}")),
+            Ok(Request::Raw { .. })
+        ));
+    }
+
+    #[test]
+    fn complete_params_name_a_prompt_or_a_template() {
+        let Request::Complete(p) = complete_params(
+            Some("greet".into()),
+            None,
+            "name".into(),
+            "Gr".into(),
+            vec![("lang".into(), "en".into())],
+        )
+        .unwrap() else {
+            panic!()
+        };
+        let p = serde_json::to_value(&*p).unwrap();
+        assert_eq!(p["ref"], json!({"type": "ref/prompt", "name": "greet"}));
+        assert_eq!(p["context"]["arguments"]["lang"], "en");
+        assert!(complete_params(None, None, "a".into(), String::new(), vec![]).is_err());
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! The `mcp` command: serves the built-in everything server, or talks to any
-//! MCP server (`tools`, `resources`, `prompts`, `ping`).
+//! MCP server (`tools`, `resources`, `prompts`, `ping`, `complete`, `logging`,
+//! `request`), or to every server of an `mcpServers` file (`servers list`,
+//! `tools list --all-servers`; `config.rs`).
 //!
 //! The transports are chosen in one place, [`transport::connect`] for the
 //! client commands and [`transport::serve`] for `mcp serve`.
@@ -12,6 +14,7 @@
 
 mod args;
 mod commands;
+mod config;
 pub mod error;
 pub mod everything;
 mod input;
@@ -26,7 +29,8 @@ use clap::Parser;
 use mcp_core::client::Negotiation;
 
 use args::{
-    BuiltinServer, Cli, Command, PromptsCommand, ResourcesCommand, TargetArgs, ToolsCommand,
+    BuiltinServer, Cli, Command, LoggingCommand, PromptsCommand, ResourcesCommand, ServersCommand,
+    TargetArgs, ToolsCommand,
 };
 use commands::{Printing, Request};
 use error::CliError;
@@ -95,9 +99,22 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             };
             return transport::serve_with(server, mode, store).await;
         }
-        Command::Tools(ToolsCommand::List(target)) => (Request::ListTools, target),
+        Command::Servers(ServersCommand::List { config }) => {
+            return config::list_servers(&config, options, printing).await;
+        }
+        Command::Tools(ToolsCommand::List {
+            all_servers: true,
+            target,
+        }) => {
+            let Some(path) = target.config else {
+                return Err(CliError::Usage("--all-servers needs --config FILE".into()));
+            };
+            return config::list_all_tools(&path, options, printing).await;
+        }
+        Command::Tools(ToolsCommand::List { target, .. }) => (Request::ListTools, target),
         Command::Tools(ToolsCommand::Call {
             name,
+            pairs,
             args,
             task,
             target,
@@ -107,6 +124,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 Request::CallTool {
                     name,
                     arguments,
+                    pairs,
                     task,
                 },
                 target,
@@ -129,6 +147,24 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             (Request::GetPrompt { name, arguments }, target)
         }
         Command::Ping(target) => (Request::Ping, target),
+        Command::Logging(LoggingCommand::SetLevel { level, target }) => {
+            (Request::SetLevel(level), target)
+        }
+        Command::Complete(args) => (
+            commands::complete_params(
+                args.prompt,
+                args.resource,
+                args.argument,
+                args.value,
+                args.context,
+            )?,
+            args.target,
+        ),
+        Command::Request {
+            method,
+            params,
+            target,
+        } => (commands::raw_request(method, params.as_deref())?, target),
     };
     let target = target_of(target)?;
     let mut client = transport::connect(&target, options).await?;
@@ -157,10 +193,47 @@ async fn run(cli: Cli) -> Result<(), CliError> {
 }
 
 fn target_of(args: TargetArgs) -> Result<Target, CliError> {
-    if let Some(url) = args.url {
-        return Ok(Target::Http { url });
+    let mut target = match (&args.config, args.url) {
+        (Some(path), _) => config::target(path, args.server.as_deref())?,
+        (None, Some(url)) => Target::Http {
+            url,
+            headers: Vec::new(),
+        },
+        (None, None) => stdio_target(args.command, args.env.clone(), args.inherit_env)?,
+    };
+    let mut extra = args.headers;
+    if let Some(token) = args.bearer {
+        extra.push(("Authorization".into(), format!("Bearer {token}")));
     }
-    let mut command = args.command.into_iter();
+    match &mut target {
+        Target::Http { headers, .. } => {
+            // Given on the command line, they win over the configuration's.
+            headers.retain(|(name, _)| !extra.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)));
+            headers.extend(extra);
+        }
+        Target::Stdio {
+            env, inherit_env, ..
+        } => {
+            if !extra.is_empty() {
+                return Err(CliError::Usage(
+                    "--header and --bearer are for HTTP servers (--url)".into(),
+                ));
+            }
+            if args.config.is_some() {
+                env.extend(args.env);
+                *inherit_env |= args.inherit_env;
+            }
+        }
+    }
+    Ok(target)
+}
+
+fn stdio_target(
+    command: Vec<std::ffi::OsString>,
+    env: Vec<(String, String)>,
+    inherit_env: bool,
+) -> Result<Target, CliError> {
+    let mut command = command.into_iter();
     let Some(program) = command.next() else {
         return Err(CliError::Usage(
             "no server given: add `-- COMMAND ARGS…` (stdio) or `--url URL`".into(),
@@ -169,7 +242,8 @@ fn target_of(args: TargetArgs) -> Result<Target, CliError> {
     Ok(Target::Stdio {
         program,
         args: command.collect(),
-        env: args.env,
-        inherit_env: args.inherit_env,
+        env,
+        inherit_env,
+        cwd: None,
     })
 }

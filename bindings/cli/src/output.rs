@@ -6,9 +6,10 @@ use std::io::Write as _;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use mcp_core::schema::{
-    BlobResourceContents, CallToolResult, ContentBlock, EmbeddedResourceResource, GetPromptResult,
-    LoggingMessageNotificationParams, ProgressNotificationParams, Prompt, ReadResourceResult,
-    ReadResourceResultContentsItem, Resource, ResourceTemplate, TextResourceContents, Tool,
+    BlobResourceContents, CallToolResult, CompleteResult, ContentBlock, EmbeddedResourceResource,
+    GetPromptResult, LoggingMessageNotificationParams, ProgressNotificationParams, Prompt,
+    ReadResourceResult, ReadResourceResultContentsItem, Resource, ResourceTemplate,
+    TextResourceContents, Tool,
 };
 use serde_json::Value;
 
@@ -38,6 +39,30 @@ pub(crate) fn stderr_inline(text: &str) {
 /// A line the server process wrote to its stderr.
 pub(crate) fn server_stderr(line: &str) {
     eprintln!("[server] {line}");
+}
+
+/// A `completion/complete` result: one value a line, then how many more.
+pub(crate) fn completion(result: &CompleteResult) -> String {
+    let completion = &result.completion;
+    let mut text = completion.values.join("\n");
+    if let Some(total) = completion.total {
+        let shown = i64::try_from(completion.values.len()).unwrap_or(i64::MAX);
+        let more = total.saturating_sub(shown);
+        if more > 0 {
+            let _ = write!(text, "\n({more} more)");
+        }
+    } else if completion.has_more == Some(true) {
+        text.push_str("\n(more)");
+    }
+    if text.is_empty() {
+        text.push_str("(no completions)");
+    }
+    text
+}
+
+/// A line a server of a configuration wrote to stderr.
+pub(crate) fn member_stderr(server: &str, line: &str) {
+    eprintln!("[{server}] {line}");
 }
 
 /// A `notifications/message` from the server.

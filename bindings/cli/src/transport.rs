@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::auth::{LoopbackUserAgent, OAuthClient};
-use mcp_core::client::Client;
+use mcp_core::client::{Client, ClientBuilder, ClientGroup, GroupConfig};
 use mcp_core::schema::ServerNotification;
 use mcp_core::server::RequestStateKey;
 use mcp_core::server::Server;
@@ -32,11 +32,16 @@ pub enum Target {
         env: Vec<(String, String)>,
         /// Whether it gets this process's whole environment.
         inherit_env: bool,
+        /// Its working directory.
+        cwd: Option<std::path::PathBuf>,
     },
     /// A Streamable HTTP endpoint.
     Http {
         /// The endpoint's URL.
         url: String,
+        /// Headers sent with every request (`Authorization` among them
+        /// means no OAuth).
+        headers: Vec<(String, String)>,
     },
 }
 
@@ -51,14 +56,15 @@ pub struct ConnectOptions {
     pub negotiation: mcp_core::client::Negotiation,
 }
 
-/// Connects to `target` and initializes the session.
-pub async fn connect(target: &Target, options: ConnectOptions) -> Result<Client, CliError> {
+/// The client every command uses: the user answers questions, and unless
+/// quiet, the server's log messages are shown.
+pub fn client_builder(options: ConnectOptions) -> ClientBuilder {
     let builder = Client::builder("mcp-cli", env!("CARGO_PKG_VERSION"))
         .negotiation(options.negotiation)
         .session_config(SessionConfig::default().request_timeout(options.timeout))
         .on_elicitation(false, |params, _cx| crate::input::elicit(params))
         .on_sampling(false, |params, _cx| crate::input::sample(params));
-    let builder = if options.quiet {
+    if options.quiet {
         builder
     } else {
         // Revisions without a session send logs only when asked for them.
@@ -69,18 +75,38 @@ pub async fn connect(target: &Target, options: ConnectOptions) -> Result<Client,
                     output::log_message(&m.params);
                 }
             })
+    }
+}
+
+/// A group of every server of `config`, connected at once.
+pub async fn group(config: &GroupConfig, options: ConnectOptions) -> ClientGroup {
+    let group = ClientGroup::builder(client_builder(options));
+    let group = if options.quiet {
+        group.on_stderr(|_, _| {})
+    } else {
+        group.on_stderr(output::member_stderr)
     };
+    group.connect(config).await
+}
+
+/// Connects to `target` and initializes the session.
+pub async fn connect(target: &Target, options: ConnectOptions) -> Result<Client, CliError> {
+    let builder = client_builder(options);
     match target {
         Target::Stdio {
             program,
             args,
             env,
             inherit_env,
+            cwd,
         } => {
             let mut child = ChildProcess::new(program)
                 .args(args)
                 .inherit_env(*inherit_env)
                 .shutdown_grace(Duration::from_secs(2));
+            if let Some(cwd) = cwd {
+                child = child.current_dir(cwd);
+            }
             for (key, value) in env {
                 child = child.env(key, value);
             }
@@ -91,7 +117,19 @@ pub async fn connect(target: &Target, options: ConnectOptions) -> Result<Client,
             };
             builder.connect(child).await.map_err(CliError::connect)
         }
-        Target::Http { url } => {
+        Target::Http { url, headers } => {
+            let mut http = StreamableHttpClient::new(url.clone());
+            for (name, value) in headers {
+                http = http
+                    .header(name, value)
+                    .map_err(|e| CliError::Usage(format!("--header {name}: {e}")))?;
+            }
+            if headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+            {
+                return builder.connect(http).await.map_err(CliError::connect);
+            }
             // OAuth only comes into play if the server answers 401: the
             // user is then shown the authorization URL and the code comes
             // back to a loopback redirect (RFC 8252).
@@ -108,7 +146,7 @@ pub async fn connect(target: &Target, options: ConnectOptions) -> Result<Client,
                 .build()
                 .map_err(CliError::connect)?;
             builder
-                .connect(StreamableHttpClient::new(url.clone()).auth(oauth))
+                .connect(http.auth(oauth))
                 .await
                 .map_err(CliError::connect)
         }

@@ -50,7 +50,9 @@ pub type ElicitationFn = Arc<
 >;
 pub(crate) type NotificationFn = Arc<dyn Fn(ServerNotification) + Send + Sync>;
 
-/// Configures and connects a [`Client`].
+/// Configures and connects a [`Client`]. Cloning it shares its handlers
+/// (a [`ClientGroup`](super::ClientGroup) connects every member with a clone).
+#[derive(Clone)]
 pub struct ClientBuilder {
     pub(crate) info: Implementation,
     pub(crate) negotiation: Negotiation,

@@ -5,6 +5,7 @@
 
 mod builder;
 mod connection;
+pub mod group;
 mod list_cache;
 mod modern;
 mod negotiation;
@@ -14,6 +15,7 @@ mod tool_tasks;
 
 pub use builder::{ClientBuilder, ElicitationFn, SamplingFn, UrlElicitationFn};
 pub use connection::Client;
+pub use group::{ClientGroup, ClientGroupBuilder, GroupConfig, ServerConfig};
 pub use modern::DEFAULT_MAX_INPUT_ROUNDS;
 pub use negotiation::Negotiation;
 pub use subscription::Subscription;

@@ -93,8 +93,12 @@ impl InputRound {
         // The round fields alone are read here; the params as a whole only
         // when a state is opened or sealed (the binding).
         let round: RoundParams = match params {
-            Some(raw) => serde_json::from_str(raw.get()).map_err(RpcError::invalid_params)?,
-            None => RoundParams::default(),
+            // Most requests are a first round: when the text names neither
+            // field (and has no escape that could spell one), skip the parse.
+            Some(raw) if names_round_fields(raw.get()) => {
+                serde_json::from_str(raw.get()).map_err(RpcError::invalid_params)?
+            }
+            _ => RoundParams::default(),
         };
         let binding = std::sync::OnceLock::new();
         let previous = match &round.state {
@@ -278,4 +282,9 @@ impl Future for Round {
             None => Poll::Pending,
         }
     }
+}
+
+/// Whether params text may hold `inputResponses` or `requestState`.
+fn names_round_fields(text: &str) -> bool {
+    text.contains("inputResponses") || text.contains("requestState") || text.contains('\\')
 }

@@ -4,6 +4,7 @@
 
 mod context;
 mod handler;
+mod handlers;
 mod http;
 mod input;
 mod pagination;
@@ -18,12 +19,15 @@ mod stateless;
 mod subscriptions;
 mod tasks;
 mod tool;
+mod tool_name;
 
 pub use context::Context;
 pub use handler::{ServerHandler, ServerInfo};
+pub use handlers::{Handlers, IntoHandlers, IntoPromptResult, IntoReadResult, Parameters};
 pub use registry::{CompletionFn, Server, ServerBuilder};
 pub use request_state::RequestStateKey;
 pub use resource::{PromptDef, ResourceDef, ResourceTemplateDef};
 pub use service::{ServerSession, serve};
 pub use subscriptions::{Change, ChangeBus};
-pub use tool::{HeaderParams, Json, ToolDef, ToolOutput, validate_tool_name};
+pub use tool::{HeaderParams, IntoToolResult, Json, ToolDef, ToolOutput, validate_tool_name};
+pub use tool_name::ToolName;

@@ -130,10 +130,42 @@ impl ResourceTemplateDef {
         })
     }
 
+    /// For `#[mcp_core::handlers]`, which checked the template while
+    /// compiling (the same rules as [`UriTemplate::parse`]). Should it still
+    /// not parse, the template matches no URI.
+    #[doc(hidden)]
+    pub fn checked<F, Fut>(
+        uri_template: impl Into<String>,
+        name: impl Into<String>,
+        read: F,
+    ) -> Self
+    where
+        F: Fn(String, HashMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, RpcError>> + Send + 'static,
+    {
+        let uri_template = uri_template.into();
+        let matcher = UriTemplate::parse(&uri_template).unwrap_or_else(|e| {
+            tracing::error!("resource template `{uri_template}` matches nothing: {e}");
+            UriTemplate::nothing(&uri_template)
+        });
+        Self {
+            template: ResourceTemplate::new(name, uri_template),
+            matcher,
+            read: Arc::new(move |uri, vars, cx| Box::pin(read(uri, vars, cx))),
+        }
+    }
+
     /// Sets the description.
     #[must_use]
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.template.description = Some(description.into());
+        self
+    }
+
+    /// Sets the title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.template.title = Some(title.into());
         self
     }
 

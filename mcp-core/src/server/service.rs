@@ -374,13 +374,13 @@ fn tool_call_mode(
     state: &SessionState,
     params: &crate::schema::CallToolRequestParams,
 ) -> ToolCallMode {
-    if !offers_tool_tasks(handler) {
-        // A receiver without the capability ignores the task field (spec).
-        return ToolCallMode::Direct;
-    }
     let Some(hello) = state.client.get() else {
         return ToolCallMode::Direct;
     };
+    if !hello.offers.tool_tasks() {
+        // A receiver without the capability ignores the task field (spec).
+        return ToolCallMode::Direct;
+    }
     if hello.version.has_extensions() {
         // The legacy `task` field means nothing here (SEP-2663).
         let allowed = crate::extensions::declared(&hello.capabilities, crate::extensions::TASKS);
@@ -394,18 +394,6 @@ fn tool_call_mode(
     } else {
         ToolCallMode::Direct
     }
-}
-
-/// Whether the handler declares task-augmented `tools/call`.
-pub(super) fn offers_tool_tasks(handler: &dyn ServerHandler) -> bool {
-    handler
-        .info()
-        .capabilities
-        .tasks
-        .and_then(|t| t.requests)
-        .and_then(|r| r.tools)
-        .and_then(|t| t.call)
-        .is_some()
 }
 
 fn initialize(

@@ -163,6 +163,56 @@ impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for Json<T> {
     }
 }
 
+impl ToolOutput for () {
+    fn into_result(self) -> CallToolResult {
+        CallToolResult::success(Vec::new())
+    }
+}
+
+/// What a tool handler of [`ToolDef::typed`] (and a `#[tool]` method) may
+/// return: any [`ToolOutput`], or a `Result` of one. An `Err` becomes a
+/// result with `isError: true` carrying its message, so that the model sees
+/// it, except an [`RpcError`], which is answered as that JSON-RPC error.
+pub trait IntoToolResult: Send + 'static {
+    /// The `outputSchema` this type implies, if any.
+    fn output_schema() -> Option<Value>;
+
+    /// Turns the value into the answer to `tools/call`.
+    fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError>;
+}
+
+impl<T: ToolOutput> IntoToolResult for T {
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
+
+    fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError> {
+        Ok(self.into_result())
+    }
+}
+
+impl<T: ToolOutput, E: fmt::Display + Send + 'static> IntoToolResult for std::result::Result<T, E> {
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
+
+    fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError> {
+        match self {
+            Ok(output) => Ok(output.into_result()),
+            Err(e) => tool_error(e),
+        }
+    }
+}
+
+/// An error of a tool handler: an [`RpcError`] is answered as such, anything
+/// else becomes `isError: true` with its message.
+fn tool_error<E: fmt::Display + 'static>(e: E) -> std::result::Result<CallToolResult, RpcError> {
+    match (&e as &dyn std::any::Any).downcast_ref::<RpcError>() {
+        Some(rpc) => Err(rpc.clone()),
+        None => Ok(CallToolResult::error(e.to_string())),
+    }
+}
+
 /// Checks a tool name against SEP-986: 1 to 128 characters from
 /// `A-Z a-z 0-9 _ - .`.
 pub fn validate_tool_name(name: &str) -> Result<()> {
@@ -229,6 +279,88 @@ impl ToolDef {
             def = def.output_schema(schema)?;
         }
         Ok(def)
+    }
+
+    /// A typed tool that cannot fail to be defined: its name was checked
+    /// already (with [`tool_name!`](crate::tool_name) while compiling, or
+    /// [`ToolName::new`](super::ToolName::new)), and its schemas come from
+    /// types. Arguments are validated against `A`'s JSON Schema, then
+    /// deserialized into `A`; the handler returns any [`IntoToolResult`]
+    /// (text, [`Json`] for structured output with an `outputSchema`, a
+    /// `Result` of those), so no error type needs naming.
+    ///
+    /// ```
+    /// use mcp_core::server::{Json, ToolDef};
+    /// # use schemars::JsonSchema;
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Add { a: i64, b: i64 }
+    /// #[derive(Serialize, JsonSchema)]
+    /// struct Sum { sum: i64 }
+    ///
+    /// let add = ToolDef::typed(mcp_core::tool_name!("add"), |args: Add, _cx| async move {
+    ///     Json(Sum { sum: args.a + args.b })
+    /// })
+    /// .description("Adds two integers");
+    /// ```
+    ///
+    /// The root `title` schemars gives the schema (the Rust type's name) is
+    /// left out. A schema derived from `A` that does not say `"type": "object"`
+    /// (arguments are always an object: an enum of structs, say) is served
+    /// with it; an output type whose schema is no object schema gives the
+    /// tool no `outputSchema` (and a warning in the log).
+    pub fn typed<A, R, F, Fut>(name: super::ToolName, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        R: IntoToolResult,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+    {
+        let mut input_schema = match schemars::schema_for!(A).to_value() {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        // The Rust type's name is no title for clients (the tool has one).
+        input_schema.remove("title");
+        let header_params =
+            match HeaderParams::of_input_schema(&Value::Object(input_schema.clone())) {
+                Ok(found) => found,
+                Err(e) => {
+                    tracing::warn!(tool = %name, "arguments mirrored in headers ignored: {e}");
+                    HeaderParams::default()
+                }
+            };
+        let validator = InputValidator::lazy(Value::Object(input_schema.clone()));
+        let handler = Arc::new(handler);
+        let handler: Handler = Arc::new(move |args: Map<String, Value>, cx: Context| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let args: A = match serde_json::from_value(Value::Object(args)) {
+                    Ok(args) => args,
+                    Err(e) => {
+                        return Ok(CallToolResult::error(format!("Invalid arguments: {e}")));
+                    }
+                };
+                handler(args, cx).await.into_tool_result()
+            })
+        });
+        let mut tool = Tool::new(
+            ObjectSchema::with_object_type(input_schema),
+            name.as_str().to_owned(),
+        );
+        if let Some(schema) = R::output_schema() {
+            match ObjectSchema::try_from(schema) {
+                Ok(schema) => tool.output_schema = Some(schema.into()),
+                Err(e) => tracing::warn!(tool = %name, "no outputSchema: {e}"),
+            }
+        }
+        Self {
+            tool: Arc::new(tool),
+            validator: Arc::new(validator),
+            handler,
+            asks_before_task: false,
+            header_params,
+        }
     }
 
     /// A tool with a JSON Schema given as is (served exactly as given) and a

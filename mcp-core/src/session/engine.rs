@@ -311,12 +311,18 @@ async fn run(
                 }
                 None
             }
+            Some(InboundFrame::AuthorizationFailed { id, reason }) => {
+                if let Some(call) = shared.remove_pending(&id) {
+                    let _ = call.reply.send(Err(Error::Auth(reason)));
+                }
+                None
+            }
             Some(InboundFrame::InvalidUtf8) => Some(error_reply(
                 None,
                 &RpcError::parse_error("the message is not valid UTF-8"),
             )),
         };
-        if let Some(Reply { text, id }) = reply {
+        if let Some(Reply { text, id, .. }) = reply {
             shared.send(text, OutboundKind::Response, id).await;
         }
     };
@@ -440,18 +446,22 @@ fn oversize(limit: usize) -> RpcError {
     )
 }
 
-/// A response to send for an inbound message: its text, and the id of the
-/// request it answers (`None` when that id is unknown).
+/// A response to send for an inbound message: its text, the id of the
+/// request it answers (`None` when that id is unknown), and its error code
+/// when it is an error (so that a transport whose status follows the error
+/// need not read the text again).
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub(crate) text: String,
     pub(crate) id: Option<RequestId>,
+    pub(crate) error: Option<ErrorCode>,
 }
 
 fn error_reply(id: Option<RequestId>, error: &RpcError) -> Reply {
     Reply {
         text: encode_error(id.as_ref(), error),
         id,
+        error: Some(error.code),
     }
 }
 
@@ -542,13 +552,16 @@ fn handle_request(
     }
     // A ping that names a revision in its `_meta` goes to the role, which
     // knows whether that revision has `ping` (2026-07-28 does not).
-    let claims_a_revision = request
-        .params
-        .is_some_and(|p| p.get().contains("io.modelcontextprotocol/protocolVersion"));
-    if request.method == methods::PING && !claims_a_revision {
+    let claims_a_revision = || {
+        request
+            .params
+            .is_some_and(|p| p.get().contains("io.modelcontextprotocol/protocolVersion"))
+    };
+    if request.method == methods::PING && !claims_a_revision() {
         return Some(Reply {
             text: encode_empty_result(&id),
             id: Some(id),
+            error: None,
         });
     }
     if busy {
@@ -599,11 +612,14 @@ fn handle_request(
         if shared.closed.is_cancelled() {
             return None;
         }
-        let text = match outcome {
-            Ok(result) => encode_result(&id, &result),
-            Err(error) => encode_error(Some(&id), &error),
-        };
-        return Some(Reply { text, id: Some(id) });
+        return Some(match outcome {
+            Ok(result) => Reply {
+                text: encode_result(&id, &result),
+                id: Some(id),
+                error: None,
+            },
+            Err(error) => error_reply(Some(id), &error),
+        });
     }
     lock(&shared.inflight).insert(id.clone(), cancel.clone());
     // The session may have closed (and cancelled what was in `inflight`)

@@ -163,6 +163,7 @@ mod tests {
                 InboundFrame::InvalidUtf8 => "invalid-utf8".into(),
                 InboundFrame::Closed(r) => format!("closed:{r}"),
                 InboundFrame::RequestFailed { id, .. } => format!("failed:{id}"),
+                InboundFrame::AuthorizationFailed { id, .. } => format!("unauthorized:{id}"),
                 InboundFrame::OversizeRequest { limit, id } => format!("oversize>{limit}:{id}"),
             });
         }

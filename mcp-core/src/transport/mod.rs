@@ -62,6 +62,15 @@ pub enum InboundFrame {
         /// Why, for the caller's error message.
         reason: String,
     },
+    /// The transport could not authorize request `id` (OAuth: the
+    /// server's challenge could not be answered); the call fails with
+    /// [`Error::Auth`](crate::Error::Auth).
+    AuthorizationFailed {
+        /// The request that failed.
+        id: RequestId,
+        /// Why, for the caller's error message (holds no token).
+        reason: String,
+    },
     /// The transport closed; no more frames follow.
     Closed(String),
 }

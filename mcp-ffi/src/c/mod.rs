@@ -20,6 +20,7 @@ pub mod context;
 mod cstring;
 pub mod error;
 mod ffi;
+pub mod group;
 pub mod http_options;
 pub mod last_error;
 mod runtime;

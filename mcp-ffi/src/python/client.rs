@@ -74,7 +74,7 @@ pub(crate) fn check_protocol(protocol: &str) -> PyResult<()> {
 /// (an invoker), `sampling_tools`, `on_elicitation` (an invoker),
 /// `elicitation_url`, `roots` (list of dicts), `on_notification` (called
 /// with each notification as a dict).
-fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyResult<ClientBuilder> {
+pub(super) fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyResult<ClientBuilder> {
     let name: String = item(options, "name")?.unwrap_or_else(|| "libmcp-python".into());
     let version: String =
         item(options, "version")?.unwrap_or_else(|| env!("CARGO_PKG_VERSION").into());
@@ -211,13 +211,14 @@ pub(crate) fn connect_stdio(
 }
 
 /// Connects to the Streamable HTTP endpoint `url`, sending `headers` with
-/// every request.
+/// every request, authorizing with `auth` (see `auth::client`).
 #[pyfunction]
-#[pyo3(signature = (url, options, *, headers = None))]
+#[pyo3(signature = (url, options, *, headers = None, auth = None))]
 pub(crate) fn connect_http(
     url: String,
     options: &Bound<'_, PyDict>,
     headers: Option<HashMap<String, String>>,
+    auth: Option<PyRef<'_, super::auth::client::OAuthProvider>>,
 ) -> PyResult<Call> {
     let deliver = Deliverer::start().map_err(|e| {
         pyo3::exceptions::PyRuntimeError::new_err(format!("could not start a thread: {e}"))
@@ -226,6 +227,9 @@ pub(crate) fn connect_http(
     let mut transport = StreamableHttpClient::new(url);
     for (name, value) in headers.unwrap_or_default() {
         transport = transport.header(&name, &value).map_err(invalid)?;
+    }
+    if let Some(auth) = auth {
+        transport = transport.auth(auth.client());
     }
     connect(builder, transport, deliver)
 }

@@ -54,7 +54,7 @@ fn classify(error: &mcp_core::Error) -> (&'static str, Option<&RpcError>) {
         E::CapabilityNotSupported { .. } => ("capability", None),
         E::ProtocolVersion(_) | E::Lifecycle(_) | E::Json(_) | E::Protocol(_) => ("protocol", None),
         E::Transport(_) => ("transport", None),
-        E::InvalidArgument(_) => ("invalid_argument", None),
+        E::InvalidArgument(_) | E::Config(_) => ("invalid_argument", None),
         E::Auth(_) => ("auth", None),
         _ => ("other", None),
     }
@@ -67,15 +67,25 @@ pub(crate) fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
     let (kind, message, code, data) = match failure {
         Failure::Python(err) => return err,
         Failure::Cancelled(why) => ("cancelled", why, None, None),
-        Failure::Core(error) => match classify(&error) {
-            (kind, Some(rpc)) => (
-                kind,
-                rpc.message.to_string(),
-                Some(rpc.code.0),
-                rpc.data.clone(),
-            ),
-            (kind, None) => (kind, error.to_string(), None, None),
-        },
+        Failure::Core(error) => {
+            // A group member's failure is its source's kind, named.
+            let (server, inner) = match &error {
+                mcp_core::Error::Member { server, source } => (Some(server), source.as_ref()),
+                other => (None, other),
+            };
+            match classify(inner) {
+                (kind, Some(rpc)) => (
+                    kind,
+                    match server {
+                        Some(server) => format!("server `{server}`: {}", rpc.message),
+                        None => rpc.message.to_string(),
+                    },
+                    Some(rpc.code.0),
+                    rpc.data.clone(),
+                ),
+                (kind, None) => (kind, error.to_string(), None, None),
+            }
+        }
     };
     let built = (|| -> PyResult<PyErr> {
         let from_core = FROM_CORE.get_or_try_init(py, || {

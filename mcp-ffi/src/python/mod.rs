@@ -30,11 +30,13 @@
 //! interpreter exits ([`gil`]).
 
 mod asgi;
+mod auth;
 mod call;
 mod client;
 mod convert;
 mod errors;
 mod gil;
+mod group;
 mod http_config;
 mod server;
 mod uri;
@@ -55,10 +57,13 @@ fn libmcp_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<server::ServerContext>()?;
     module.add_class::<server::Serving>()?;
     module.add_class::<client::ClientCore>()?;
+    auth::register(module)?;
     module.add_function(wrap_pyfunction!(client::connect_stdio, module)?)?;
     module.add_function(wrap_pyfunction!(client::connect_http, module)?)?;
     module.add_function(wrap_pyfunction!(client::check_protocol, module)?)?;
     module.add_function(wrap_pyfunction!(gil::shutdown, module)?)?;
+    module.add_class::<group::GroupCore>()?;
+    module.add_function(wrap_pyfunction!(group::connect_group, module)?)?;
     module.add_function(wrap_pyfunction!(uri::uri_template_variables, module)?)?;
     Ok(())
 }

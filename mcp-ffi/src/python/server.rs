@@ -662,7 +662,7 @@ impl ServerCore {
     #[pyo3(signature = (
         host, port, *, stateless = false, json_response = false, allowed_hosts = None,
         max_body_size = None, max_header_size = None, max_sessions = None, idle_timeout = None,
-        cancel_on_disconnect = false
+        cancel_on_disconnect = false, auth = None
     ))]
     #[allow(
         clippy::too_many_arguments,
@@ -681,6 +681,7 @@ impl ServerCore {
         max_sessions: Option<usize>,
         idle_timeout: Option<f64>,
         cancel_on_disconnect: bool,
+        auth: Option<PyRef<'_, super::auth::resource::ResourceSettings>>,
     ) -> PyResult<Serving> {
         let server = self.server()?;
         let address: SocketAddr = (host.as_str(), port)
@@ -688,7 +689,7 @@ impl ServerCore {
             .map_err(|e| PyOSError::new_err(format!("cannot resolve {host}:{port}: {e}")))?
             .next()
             .ok_or_else(|| PyOSError::new_err(format!("{host} has no address")))?;
-        let config = HttpOptions {
+        let mut config = HttpOptions {
             stateless,
             json_response,
             allowed_hosts,
@@ -707,6 +708,9 @@ impl ServerCore {
         let bound = listener
             .local_addr()
             .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        if let Some(auth) = auth {
+            config = config.protected_resource(auth.build(&host, bound)?);
+        }
         let http = {
             let _entered = runtime.handle().enter();
             StreamableHttpServer::new(server, config)
@@ -796,6 +800,12 @@ impl ServerContext {
     fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let id = serde_json::to_value(self.cx.request_id()).map_err(invalid)?;
         to_py(py, &id)
+    }
+
+    /// Who the bearer token speaks for (a dict), on a protected server.
+    #[getter]
+    fn auth<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        super::auth::resource::auth_info_to_py(py, self.cx.auth().as_deref())
     }
 
     /// Whether the client cancelled the request (or the session ended).

@@ -27,10 +27,11 @@ are in :mod:`libmcp.types`.
 
 import atexit as _atexit
 
-from . import _libmcp, errors, types
+from . import _libmcp, auth, errors, types
 from ._libmcp import __version__
 from ._pending import Pending
 from .client import Client, ClientOptions, SyncClient
+from .group import ClientGroup, ServerStatus
 from .errors import (
     AuthError,
     Cancelled,
@@ -88,6 +89,7 @@ _atexit.register(_libmcp._shutdown)
 
 __all__ = [
     "__version__",
+    "auth",
     "errors",
     "types",
     "Server",
@@ -96,6 +98,8 @@ __all__ = [
     "StreamableHTTPApp",
     "Client",
     "SyncClient",
+    "ClientGroup",
+    "ServerStatus",
     "ClientOptions",
     "Pending",
     "McpError",

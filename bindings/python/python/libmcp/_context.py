@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Type, Union
 from . import _libmcp
 from ._pending import Pending
 from ._schema import _inline, schema_for, to_jsonable
+from .auth import AccessToken
 from .types import (
     CreateMessageResult,
     ElicitResult,
@@ -40,6 +41,15 @@ class Context:
     def request_id(self) -> Union[str, int, None]:
         """The id of the request being handled."""
         return self._core.request_id
+
+    @property
+    def auth(self) -> Optional[AccessToken]:
+        """Who the bearer token of the request speaks for, on a server run
+        with ``auth=`` (:class:`libmcp.auth.ProtectedResource`); else
+        ``None``. Over HTTP sessions, it is the token of the session's
+        latest request (a session keeps one subject)."""
+        info = self._core.auth
+        return AccessToken.from_dict(info) if info else None
 
     @property
     def cancelled(self) -> bool:

@@ -39,6 +39,7 @@ from ._functions import check_function
 from ._invoke import Failure, Invoker
 from ._pending import Pending
 from ._schema import to_jsonable
+from .auth import OAuth
 from .errors import INTERNAL_ERROR, ConnectionClosed, McpError, ToolError
 from .types import (
     CallToolResult,
@@ -228,6 +229,7 @@ class _ClientBase:
             )
         if self._roots is not None:
             options["roots"] = self._roots
+        options["loop"] = loop  # for connectors' own callbacks (OAuth)
         if self._on_notification is not None or self._on_log is not None:
             options["on_notification"] = deliver
         return options
@@ -428,9 +430,15 @@ def _stdio_connect(
     return connect
 
 
-def _http_connect(url: str, headers: Optional[Mapping[str, str]]) -> Callable[[Dict[str, Any]], _libmcp.Call]:
+def _http_connect(
+    url: str, headers: Optional[Mapping[str, str]], auth: Optional["OAuth"] = None
+) -> Callable[[Dict[str, Any]], _libmcp.Call]:
+    if auth is not None and not isinstance(auth, OAuth):
+        raise TypeError(f"auth= takes a libmcp.auth.OAuth, not {type(auth).__name__}")
+
     def connect(options: Dict[str, Any]) -> _libmcp.Call:
-        return _libmcp.connect_http(url, options, headers=dict(headers) if headers is not None else None)
+        provider = auth._provider(url, options["loop"]) if auth is not None else None
+        return _libmcp.connect_http(url, options, headers=dict(headers) if headers is not None else None, auth=provider)
 
     return connect
 
@@ -498,10 +506,20 @@ class Client(_ClientBase):
         return cls(_stdio_connect(command, env, cwd, inherit_env, on_stderr), **options)
 
     @classmethod
-    def http(cls, url: str, *, headers: Optional[Mapping[str, str]] = None, **options: Unpack[ClientOptions]) -> "Client":
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        auth: Optional[OAuth] = None,
+        **options: Unpack[ClientOptions],
+    ) -> "Client":
         """A client of the Streamable HTTP endpoint ``url``, sending
-        ``headers`` (e.g. ``Authorization``) with every request."""
-        return cls(_http_connect(url, headers), **options)
+        ``headers`` (e.g. ``Authorization``) with every request. With
+        ``auth`` (a :class:`libmcp.auth.OAuth`), a server that answers 401
+        is authorized with OAuth 2.1; a failed authorization raises
+        :class:`~libmcp.AuthError`."""
+        return cls(_http_connect(url, headers, auth), **options)
 
     async def connect(self) -> "Client":
         """Connects and initializes the session (no-op if connected)."""
@@ -678,9 +696,16 @@ class SyncClient(_ClientBase):
         return cls(_stdio_connect(command, env, cwd, inherit_env, on_stderr), **options)
 
     @classmethod
-    def http(cls, url: str, *, headers: Optional[Mapping[str, str]] = None, **options: Unpack[ClientOptions]) -> "SyncClient":
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        auth: Optional[OAuth] = None,
+        **options: Unpack[ClientOptions],
+    ) -> "SyncClient":
         """See :meth:`Client.http`."""
-        return cls(_http_connect(url, headers), **options)
+        return cls(_http_connect(url, headers, auth), **options)
 
     def connect(self) -> "SyncClient":
         """Connects and initializes the session (no-op if connected)."""

@@ -46,6 +46,7 @@ from ._functions import (
 )
 from ._invoke import Invoker, LoopThread
 from ._asgi import StreamableHTTPApp
+from .auth import ProtectedResource
 from ._pending import Pending
 from ._schema import OutputSpec, SchemaError, output_spec
 from .errors import HandlerError, InternalError, McpError, ToolError
@@ -644,6 +645,7 @@ class Server:
         max_sessions: Optional[int] = None,
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
+        auth: Optional[ProtectedResource] = None,
     ) -> RunningServer:
         """Starts serving Streamable HTTP at ``http://host:port/mcp`` in the
         background (port 0 picks a free port; see
@@ -664,6 +666,11 @@ class Server:
                 30 minutes).
             cancel_on_disconnect: Cancel a request whose client goes away
                 before its answer, as if the client had cancelled it.
+            auth: A :class:`libmcp.auth.ProtectedResource`: every request
+                needs a bearer token its verifier accepts (else 401 with a
+                ``WWW-Authenticate`` challenge), and the Protected Resource
+                Metadata is served at
+                ``/.well-known/oauth-protected-resource/mcp``.
         """
         serving = self._core.serve_http(
             host,
@@ -676,6 +683,7 @@ class Server:
             max_sessions=max_sessions,
             idle_timeout=idle_timeout,
             cancel_on_disconnect=cancel_on_disconnect,
+            auth=auth._native(self._handler_loop) if auth is not None else None,
         )
         return RunningServer(serving, "http")
 
@@ -698,6 +706,7 @@ class Server:
         max_sessions: Optional[int] = None,
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
+        auth: Optional[ProtectedResource] = None,
     ) -> None:
         """Serves Streamable HTTP at ``http://host:port/mcp`` until Ctrl-C;
         the options are those of :meth:`start_http`."""
@@ -714,6 +723,7 @@ class Server:
                     max_sessions=max_sessions,
                     idle_timeout=idle_timeout,
                     cancel_on_disconnect=cancel_on_disconnect,
+                    auth=auth,
                 )
             )
 
@@ -748,6 +758,7 @@ class Server:
         max_sessions: Optional[int] = None,
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
+        auth: Optional[ProtectedResource] = None,
     ) -> None:
         """Serves Streamable HTTP until the awaiting task is cancelled; the
         options are those of :meth:`start_http`."""
@@ -767,6 +778,7 @@ class Server:
                         max_sessions=max_sessions,
                         idle_timeout=idle_timeout,
                         cancel_on_disconnect=cancel_on_disconnect,
+                        auth=auth,
                     )
                 )
 

@@ -228,15 +228,15 @@ async fn write_loop(
 /// Why a request could not be sent.
 enum SendError {
     Http(reqwest::Error),
-    /// Authorization failed (the message says why; it holds no token).
-    Auth(String),
+    /// Authorization failed (the error says why; it holds no token).
+    Auth(Error),
 }
 
 impl fmt::Display for SendError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Http(e) => write!(f, "HTTP request failed: {e}"),
-            Self::Auth(why) => f.write_str(why),
+            Self::Auth(error) => error.fmt(f),
         }
     }
 }
@@ -288,10 +288,7 @@ impl Conn {
         };
         let mut attempts = 0;
         loop {
-            let token = auth
-                .token()
-                .await
-                .map_err(|e| SendError::Auth(e.to_string()))?;
+            let token = auth.token().await.map_err(SendError::Auth)?;
             let response = decorate(self.request(method.clone(), token.as_ref(), sessionless))
                 .send()
                 .await
@@ -306,12 +303,12 @@ impl Conn {
                     "the server still refuses the request after {attempts} attempts ({})",
                     challenge.describe()
                 );
-                return Err(SendError::Auth(Error::Auth(why).to_string()));
+                return Err(SendError::Auth(Error::Auth(why)));
             }
             attempts += 1;
             auth.handle_challenge(&challenge, token.as_ref())
                 .await
-                .map_err(|e| SendError::Auth(e.to_string()))?;
+                .map_err(SendError::Auth)?;
         }
     }
 
@@ -455,6 +452,26 @@ impl Conn {
         let _ = self.inbound.send(frame).await;
     }
 
+    /// Fails a request that could not be sent: an authorization failure
+    /// reaches the caller as `Error::Auth`, anything else as a transport
+    /// error.
+    async fn fail_send(&self, id: &RequestId, error: SendError) {
+        match error {
+            SendError::Auth(error) => {
+                let reason = match error {
+                    Error::Auth(reason) => reason,
+                    other => other.to_string(),
+                };
+                let frame = InboundFrame::AuthorizationFailed {
+                    id: id.clone(),
+                    reason,
+                };
+                let _ = self.inbound.send(frame).await;
+            }
+            other => self.fail(id, other.to_string()).await,
+        }
+    }
+
     fn remember_session(&self, response: &reqwest::Response) {
         if let Some(id) = response
             .headers()
@@ -527,7 +544,7 @@ async fn send_request(conn: &Arc<Conn>, text: String) {
     loop {
         let response = match conn.post(&text).await {
             Ok(r) => r,
-            Err(e) => return conn.fail(&id, e.to_string()).await,
+            Err(e) => return conn.fail_send(&id, e).await,
         };
         let status = response.status();
         let had_session = lock(&conn.session_id).is_some();
@@ -615,7 +632,7 @@ async fn send_modern_once(
     let id = &request.id;
     let response = match conn.post_with(text, Some(headers)).await {
         Ok(r) => r,
-        Err(e) => return conn.fail(id, e.to_string()).await,
+        Err(e) => return conn.fail_send(id, e).await,
     };
     let status = response.status();
     if !status.is_success() {

@@ -177,13 +177,16 @@ pub(super) struct Accepts {
 
 impl Accepts {
     pub(super) fn of(headers: &HeaderMap) -> Self {
-        let accept = header(headers, ACCEPT.as_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let any = accept.contains("*/*");
+        let accept = header(headers, ACCEPT.as_str()).unwrap_or("").as_bytes();
+        let has = |needle: &str| {
+            accept
+                .windows(needle.len())
+                .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+        };
+        let any = has("*/*");
         Self {
-            json: any || accept.contains("application/json") || accept.contains("application/*"),
-            sse: any || accept.contains("text/event-stream"),
+            json: any || has("application/json") || has("application/*"),
+            sse: any || has("text/event-stream"),
         }
     }
 }
@@ -240,4 +243,28 @@ pub(super) fn claimed_version(
         let v = String::from_utf8_lossy(value.as_bytes());
         Rejection::BadRequest(format!("unsupported MCP-Protocol-Version `{v}`"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accepts(value: &str) -> Accepts {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, value.parse().unwrap());
+        Accepts::of(&headers)
+    }
+
+    #[test]
+    fn accept_is_read_without_regard_to_case() {
+        let both = accepts("Application/JSON, Text/Event-Stream");
+        assert!(both.json && both.sse);
+        let any = accepts("*/*");
+        assert!(any.json && any.sse);
+        let json = accepts("application/*;q=0.5");
+        assert!(json.json && !json.sse);
+        let neither = accepts("text/html");
+        assert!(!neither.json && !neither.sse);
+        assert!(!Accepts::of(&HeaderMap::new()).json);
+    }
 }

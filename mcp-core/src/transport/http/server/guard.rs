@@ -19,19 +19,13 @@ pub enum HostPolicy {
 }
 
 fn is_loopback(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
+    // Compared without allocating: this runs on every request.
+    let name = match host.strip_prefix('[') {
         // [::1]:port
-        rest.split(']')
-            .next()
-            .map(|h| format!("[{h}]"))
-            .unwrap_or_default()
-    } else {
-        host.split(':').next().unwrap_or_default().to_string()
+        Some(rest) => return rest.split(']').next() == Some("::1"),
+        None => host.split(':').next().unwrap_or_default(),
     };
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "localhost" | "127.0.0.1" | "[::1]"
-    )
+    name.eq_ignore_ascii_case("localhost") || name == "127.0.0.1"
 }
 
 impl HostPolicy {
@@ -100,6 +94,10 @@ mod tests {
                 .is_err()
         );
         assert!(p.check(&headers("localhost.evil.com:80", None)).is_err());
+        assert!(p.check(&headers("LocalHost", None)).is_ok());
+        assert!(p.check(&headers("[::1]", None)).is_ok());
+        assert!(p.check(&headers("[::2]:80", None)).is_err());
+        assert!(p.check(&headers("127.0.0.10", None)).is_err());
     }
 
     #[test]

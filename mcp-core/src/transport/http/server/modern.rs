@@ -220,17 +220,19 @@ pub(super) fn status_of(answer: &str) -> StatusCode {
     struct Code {
         code: i64,
     }
-    let code = serde_json::from_str::<Answer>(answer)
+    serde_json::from_str::<Answer>(answer)
         .ok()
         .and_then(|a| a.error)
-        .map(|e| ErrorCode(e.code));
+        .map_or(StatusCode::OK, |e| status_of_error(ErrorCode(e.code)))
+}
+
+/// The status of a stateless request's JSON answer that is the error `code`.
+pub(super) fn status_of_error(code: ErrorCode) -> StatusCode {
     match code {
-        Some(ErrorCode::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
-        Some(
-            ErrorCode::HEADER_MISMATCH
-            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
-            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-        ) => StatusCode::BAD_REQUEST,
+        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        ErrorCode::HEADER_MISMATCH
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
 }

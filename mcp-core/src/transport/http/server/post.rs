@@ -21,7 +21,7 @@ use super::session::{self, HttpSession, lock};
 use super::streams::LiveItem;
 use crate::ProtocolVersion;
 use crate::auth::AuthInfo;
-use crate::jsonrpc::{DecodeError, Inbound, RpcError, decode};
+use crate::jsonrpc::{DecodeError, ErrorCode, Inbound, RpcError, decode};
 use crate::request_meta::RequestMeta;
 use crate::schema::{RequestId, methods};
 use crate::session::{Attached, OutboundSink, Reply};
@@ -359,11 +359,10 @@ struct Lone {
 }
 
 impl Lone {
-    fn status(&self, text: &str) -> StatusCode {
-        if self.modern {
-            modern::status_of(text)
-        } else {
-            StatusCode::OK
+    fn status(&self, error: Option<ErrorCode>) -> StatusCode {
+        match error {
+            Some(code) if self.modern => modern::status_of_error(code),
+            _ => StatusCode::OK,
         }
     }
 
@@ -374,10 +373,10 @@ impl Lone {
     }
 
     async fn finish(self, reply: Option<Reply>, accepts: Accepts) -> Response {
-        if let Some(Reply { text, .. }) = reply {
+        if let Some(Reply { text, error, .. }) = reply {
             self.end();
             if accepts.json && self.sink.is_empty() {
-                return json_body(self.status(&text), text);
+                return json_body(self.status(error), text);
             }
             self.sink.answer(text);
         }

@@ -1,0 +1,128 @@
+/*
+ * mcp_group: two `mcp serve everything` servers and one that does not exist,
+ * from an mcpServers configuration. Merged tools named SERVER__TOOL, calls
+ * routed, the failed server reported and named by calls to it, one server
+ * killed (SIGKILL of the PID its wrapper recorded) and started again by the
+ * next call, invalid configurations refused naming the entry.
+ * Usage: test_group MCP_BINARY
+ */
+#include "harness.h"
+
+#include <signal.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static const char *mcp_binary;
+static char pid_file[256];
+
+/* The PIDs the wrapper wrote, one per start; returns how many. */
+static int read_pids(pid_t *pids, int max) {
+    FILE *f = fopen(pid_file, "r");
+    if (!f) return 0;
+    int n = 0;
+    long pid;
+    while (n < max && fscanf(f, "%ld", &pid) == 1) pids[n++] = (pid_t)pid;
+    fclose(f);
+    return n;
+}
+
+static mcp_group *connect_group(void) {
+    char config[2048];
+    snprintf(config, sizeof config,
+             "{\"mcpServers\": {"
+             "\"ours\": {\"command\": \"%s\", \"args\": [\"serve\", \"everything\"]},"
+             "\"again\": {\"command\": \"/bin/sh\", \"args\": [\"-c\", "
+             "\"echo $$ >> \\\"$0\\\"; exec \\\"$@\\\"\", \"%s\", \"%s\", \"serve\", "
+             "\"everything\"]},"
+             "\"down\": {\"command\": \"/nonexistent/mcp-server\"}}}",
+             mcp_binary, pid_file, mcp_binary);
+    mcp_group *group = NULL;
+    CHECK_OK(mcp_group_connect(config, "c-group-test", "1.0.0", &group));
+    return group;
+}
+
+static void test_group_of_servers(void) {
+    mcp_group *group = connect_group();
+    if (!group) return;
+    char *json = NULL;
+    CHECK_OK(mcp_group_status(group, &json));
+    CHECK_CONTAINS(json, "\"name\":\"ours\"");
+    CHECK_CONTAINS(json, "\"state\":\"failed\"");
+    CHECK_CONTAINS(json, "/nonexistent/mcp-server");
+    mcp_string_free(json);
+
+    CHECK_OK(mcp_group_list_tools(group, &json));
+    CHECK_CONTAINS(json, "\"name\":\"ours__add_numbers\"");
+    CHECK_CONTAINS(json, "\"name\":\"again__add_numbers\"");
+    mcp_string_free(json);
+
+    CHECK_OK(mcp_group_call_tool(group, "ours__add_numbers", "{\"a\":2,\"b\":40}", &json));
+    CHECK_CONTAINS(json, "\"text\":\"42\"");
+    mcp_string_free(json);
+
+    CHECK_RC(mcp_group_call_tool(group, "down__anything", NULL, &json), MCP_ERR_CLOSED);
+    CHECK(json == NULL);
+    CHECK_CONTAINS(mcp_last_error_message(), "server `down`");
+    CHECK_RC(mcp_group_call_tool(group, "nobody__x", NULL, &json), MCP_ERR_INVALID_ARGUMENT);
+
+    CHECK_OK(mcp_group_read_resource(group, "test://static-text", &json));
+    CHECK_CONTAINS(json, "\"contents\"");
+    mcp_string_free(json);
+
+    /* The second server dies; the next call to it starts it again. */
+    pid_t pids[4];
+    CHECK(read_pids(pids, 4) == 1);
+    if (read_pids(pids, 4) == 1) {
+        kill(pids[0], SIGKILL);
+        double deadline = now_ms() + 30000;
+        for (;;) {
+            CHECK_OK(mcp_group_status(group, &json));
+            int gone = json && strstr(json, "\"state\":\"disconnected\"") != NULL;
+            mcp_string_free(json);
+            json = NULL;
+            if (gone) break;
+            if (now_ms() > deadline) {
+                CHECK(!"the killed server was not reported disconnected");
+                break;
+            }
+            sleep_ms(20);
+        }
+        CHECK_OK(mcp_group_call_tool(group, "again__add_numbers", "{\"a\":1,\"b\":2}", &json));
+        CHECK_CONTAINS(json, "\"text\":\"3\"");
+        mcp_string_free(json);
+        CHECK(read_pids(pids, 4) == 2);
+        CHECK_OK(mcp_group_status(group, &json));
+        CHECK_CONTAINS(json, "\"connections\":2");
+        mcp_string_free(json);
+    }
+    mcp_group_free(group);
+}
+
+static void test_bad_configs_and_arguments(void) {
+    mcp_group *group = NULL;
+    CHECK_RC(mcp_group_connect("{\"mcpServers\": {\"x\": {\"args\": []}}}", "t", "1", &group),
+             MCP_ERR_INVALID_ARGUMENT);
+    CHECK(group == NULL);
+    CHECK_CONTAINS(mcp_last_error_message(), "mcpServers.x: needs `command`");
+    CHECK_RC(mcp_group_connect_file("/nonexistent/mcp.json", "t", "1", &group),
+             MCP_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(mcp_last_error_message(), "/nonexistent/mcp.json");
+    CHECK_RC(mcp_group_connect(NULL, "t", "1", &group), MCP_ERR_NULL_ARGUMENT);
+    char *json = NULL;
+    CHECK_RC(mcp_group_status(NULL, &json), MCP_ERR_NULL_ARGUMENT);
+    mcp_group_free(NULL);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_group MCP_BINARY\n");
+        return 2;
+    }
+    mcp_binary = argv[1];
+    snprintf(pid_file, sizeof pid_file, "/tmp/mcp-test-group-%ld.pids", (long)getpid());
+    remove(pid_file);
+    RUN(test_group_of_servers);
+    RUN(test_bad_configs_and_arguments);
+    remove(pid_file);
+    return finish();
+}
