@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Python binding's test command: into the venv target/pyvenv it
 # installs pytest, the official MCP Python SDK (pinned to the version
-# tests/interop/setup.sh uses, for the interop tests), maturin and
-# auditwheel; builds the release wheel with `maturin build --release` and
+# tests/interop/setup.sh uses, for the interop tests), pydantic, FastAPI and
+# uvicorn (the ASGI tests mount the app in FastAPI), maturin and auditwheel; builds the release wheel with `maturin build --release` and
 # checks that it is an abi3 wheel with a manylinux tag that `auditwheel show`
 # agrees with (maturin itself refuses to tag a wheel whose extension needs
 # newer glibc symbols); installs that wheel; builds the sdist and a wheel
@@ -46,16 +46,18 @@ maturin_spec=$(sed -n 's/^requires = \["\(maturin[^"]*\)"\]$/\1/p' "$here/pyproj
 installed=$("$py" - "$mcp_version" <<'PY' 2>/dev/null || true
 import importlib.metadata as m, sys
 try:
-    ok = m.version("mcp") == sys.argv[1] and all(m.version(p) for p in ("pytest", "maturin", "auditwheel", "pydantic"))
+    ok = m.version("mcp") == sys.argv[1] and all(
+        m.version(p) for p in ("pytest", "maturin", "auditwheel", "pydantic", "fastapi", "uvicorn")
+    )
 except m.PackageNotFoundError:
     ok = False
 print("yes" if ok else "no")
 PY
 )
 if [ "$installed" != "yes" ]; then
-    run "installing pytest, mcp==$mcp_version, pydantic, $maturin_spec and auditwheel" \
+    run "installing pytest, mcp==$mcp_version, pydantic, fastapi, uvicorn, $maturin_spec and auditwheel" \
         "$py" -m pip install --quiet --disable-pip-version-check pytest "mcp==$mcp_version" pydantic \
-        "$maturin_spec" auditwheel
+        fastapi uvicorn "$maturin_spec" auditwheel
 fi
 
 # The release wheel, as `maturin build --release` makes it for users.

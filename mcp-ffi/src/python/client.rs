@@ -20,7 +20,7 @@ use pyo3::types::PyDict;
 use serde_json::Value;
 
 use mcp_core::ProtocolVersion;
-use mcp_core::client::{Client, ClientBuilder};
+use mcp_core::client::{Client, ClientBuilder, ToolTaskStart};
 use mcp_core::schema::{
     CallToolRequestParams, CompleteRequestParams, CreateMessageResult, ElicitResult, LoggingLevel,
     Root,
@@ -31,6 +31,7 @@ use mcp_core::transport::http::StreamableHttpClient;
 
 use super::call::{self, Call, Deliverer, OwnedRuntime, json, none};
 use super::convert::{from_py, object_from_py, to_py};
+use super::errors::Failure;
 use super::server::{decode, invoke};
 
 /// Worker threads of a client's runtime.
@@ -349,6 +350,60 @@ impl ClientCore {
             ..CallToolRequestParams::new(name)
         };
         Ok(self.spawn(|c| async move { json(&c.call_tool_with(params, options).await?) }))
+    }
+
+    /// Starts `tools/call` as a task (`Client::start_tool_task`); finishes
+    /// with `{"task": Task}` or, when the server ran it at once (2026-07-28,
+    /// where the server decides), `{"result": CallToolResult}`. `ttl`
+    /// (seconds) asks how long a 2025-11-25 server keeps the task.
+    #[pyo3(signature = (name, arguments = None, *, ttl = None))]
+    fn start_tool_task(
+        &self,
+        name: String,
+        arguments: Option<&Bound<'_, PyAny>>,
+        ttl: Option<f64>,
+    ) -> PyResult<Call> {
+        let arguments = arguments
+            .filter(|a| !a.is_none())
+            .map(|a| object_from_py(a, "arguments"))
+            .transpose()?;
+        let ttl = ttl.map(seconds).transpose()?;
+        Ok(self.spawn(|c| async move {
+            let start = c.start_tool_task(&name, arguments, ttl).await?;
+            let answer = match start {
+                ToolTaskStart::Task(task) => serde_json::json!({ "task": task }),
+                ToolTaskStart::Done(result) => serde_json::json!({ "result": result }),
+                _ => {
+                    return Err(Failure::Core(mcp_core::Error::Protocol(
+                        "an answer to a task call libmcp does not know".into(),
+                    )));
+                }
+            };
+            json(&answer)
+        }))
+    }
+
+    /// `tasks/get` (a `GetTaskResult` dict; under the tasks extension its
+    /// inlined `result`, `error` or `inputRequests` too).
+    fn get_task(&self, task_id: String) -> Call {
+        self.spawn(|c| async move { json(&c.get_task(&task_id).await?) })
+    }
+
+    /// Waits for a tool-call task to end (answering its input requests
+    /// with the handlers) and finishes with its `CallToolResult` dict.
+    fn tool_task_result(&self, task_id: String) -> Call {
+        self.spawn(|c| async move { json(&c.tool_task_result(&task_id).await?) })
+    }
+
+    /// One page of `tasks/list` (2025-11-25 only).
+    #[pyo3(signature = (cursor = None))]
+    fn list_tasks(&self, cursor: Option<String>) -> Call {
+        self.spawn(|c| async move { json(&c.list_tasks(cursor).await?) })
+    }
+
+    /// `tasks/cancel`; finishes with the task as it is then.
+    fn cancel_task(&self, task_id: String) -> Call {
+        self.spawn(|c| async move { json(&c.cancel_task(&task_id).await?) })
     }
 
     /// One page of `resources/list`.

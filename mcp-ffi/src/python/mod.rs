@@ -29,6 +29,7 @@
 //! stalls the engine. Library threads stop entering Python when the
 //! interpreter exits ([`gil`]).
 
+mod asgi;
 mod auth;
 mod call;
 mod client;
@@ -36,6 +37,7 @@ mod convert;
 mod errors;
 mod gil;
 mod group;
+mod http_config;
 mod server;
 mod uri;
 
@@ -47,6 +49,8 @@ use pyo3::prelude::*;
 #[pyo3(name = "_libmcp")]
 fn libmcp_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    module.add_class::<asgi::AsgiCore>()?;
+    module.add_class::<asgi::ResponseBody>()?;
     module.add_class::<call::Call>()?;
     module.add_class::<server::Responder>()?;
     module.add_class::<server::ServerCore>()?;

@@ -32,19 +32,20 @@ use tokio_util::sync::CancellationToken;
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     CallToolResult, CompleteResultCompletion, CreateMessageRequestParams, ElicitRequestParams,
-    GetPromptResult, LoggingLevel, ReadResourceResult, ToolAnnotations,
+    GetPromptResult, LoggingLevel, ReadResourceResult, ToolAnnotations, ToolExecutionTaskSupport,
 };
 use mcp_core::server::{Context, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef};
 use mcp_core::session::SessionConfig;
 use mcp_core::transport::Stdio;
-use mcp_core::transport::http::{HostPolicy, HttpServerConfig, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpServer;
 
 use super::call::{self, Call, OwnedRuntime, json, none};
 use super::convert::{from_py, map_to_py, object_from_py, to_py};
 use super::errors::{Failure, rpc_error};
+use super::http_config::HttpOptions;
 
 /// Worker threads of a running transport's runtime.
-const SERVER_WORKERS: usize = 2;
+pub(crate) const SERVER_WORKERS: usize = 2;
 
 /// How long `Serving.stop()` lets a stdio session close before the runtime
 /// is shut down.
@@ -248,7 +249,7 @@ impl std::fmt::Debug for ServerCore {
 
 impl ServerCore {
     /// The `mcp_core` server.
-    fn server(&self) -> PyResult<Server> {
+    pub(crate) fn server(&self) -> PyResult<Server> {
         Ok(self.server.clone())
     }
 }
@@ -291,8 +292,9 @@ impl ServerCore {
 
     /// Registers (and, once serving, announces) a tool whose
     /// arguments are validated against `input_schema` before `invoker`
-    /// runs; `invoker` answers with a `CallToolResult` dict.
-    #[pyo3(signature = (name, input_schema, invoker, *, description = None, title = None, annotations = None, output_schema = None))]
+    /// runs; `invoker` answers with a `CallToolResult` dict. `task_support`
+    /// ("optional" or "required") lets it run as a task.
+    #[pyo3(signature = (name, input_schema, invoker, *, description = None, title = None, annotations = None, output_schema = None, task_support = None))]
     #[allow(
         clippy::too_many_arguments,
         reason = "mirrors the Python keyword arguments"
@@ -306,8 +308,20 @@ impl ServerCore {
         title: Option<String>,
         annotations: Option<&Bound<'_, PyAny>>,
         output_schema: Option<&Bound<'_, PyAny>>,
+        task_support: Option<String>,
     ) -> PyResult<()> {
         let mut def = tool_def(name, from_py(input_schema)?, invoker).map_err(core_err)?;
+        if let Some(support) = task_support {
+            let support: ToolExecutionTaskSupport = serde_json::from_value(Value::String(
+                support.clone(),
+            ))
+            .map_err(|_| {
+                PyValueError::new_err(format!(
+                    "task support is \"forbidden\", \"optional\" or \"required\", not {support:?}"
+                ))
+            })?;
+            def = def.task_support(support);
+        }
         if let Some(description) = description {
             def = def.description(description);
         }
@@ -575,40 +589,17 @@ impl ServerCore {
             .map_err(|e| PyOSError::new_err(format!("cannot resolve {host}:{port}: {e}")))?
             .next()
             .ok_or_else(|| PyOSError::new_err(format!("{host} has no address")))?;
-        let policy = match allowed_hosts {
-            None => HostPolicy::Loopback,
-            Some(hosts) if hosts.iter().any(|h| h == "*") => HostPolicy::Any,
-            Some(hosts) => HostPolicy::AllowList(hosts),
-        };
-        let mut config = HttpServerConfig::default()
-            .stateless(stateless)
-            .json_response(json_response)
-            .host_policy(policy)
-            .cancel_on_disconnect(cancel_on_disconnect);
-        let positive = |name: &str, value: Option<usize>| match value {
-            Some(0) => Err(PyValueError::new_err(format!("{name} must be at least 1"))),
-            other => Ok(other),
-        };
-        if let Some(bytes) = positive("max_body_size", max_body_size)? {
-            config = config.max_body_size(bytes);
+        let mut config = HttpOptions {
+            stateless,
+            json_response,
+            allowed_hosts,
+            max_body_size,
+            max_header_size,
+            max_sessions,
+            idle_timeout,
+            cancel_on_disconnect,
         }
-        if let Some(bytes) = positive("max_header_size", max_header_size)? {
-            config = config.max_header_size(bytes);
-        }
-        if let Some(sessions) = positive("max_sessions", max_sessions)? {
-            config = config.max_sessions(sessions);
-        }
-        if let Some(seconds) = idle_timeout {
-            let timeout = Duration::try_from_secs_f64(seconds)
-                .ok()
-                .filter(|t| !t.is_zero())
-                .ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "idle_timeout must be a positive number of seconds, not {seconds}"
-                    ))
-                })?;
-            config = config.idle_timeout(timeout);
-        }
+        .config()?;
         let runtime = OwnedRuntime::new(SERVER_WORKERS)?;
         let handle = runtime.handle().clone();
         let listener = py

@@ -1,10 +1,16 @@
-"""The libmcp Python wheel serving the benchmark's `echo` tool over stdio:
-the "ours" of the Python row of tests/bench (mcp-bench), measured against
+"""The libmcp Python wheel serving the benchmark's `echo` tool: the "ours"
+of the Python rows of tests/bench (mcp-bench), measured against
 sdk_echo_server.py (the official SDK) in the same run.
+
+    python libmcp_echo_server.py           # stdio
+    python libmcp_echo_server.py http      # Streamable HTTP on a free loopback
+                                           # port, `listening on ADDR` on stdout
 
 mcp-bench runs this only when `import libmcp` works in the interpreter it is
 given (LIBMCP_PYTHON, or --libmcp-python).
 """
+
+import sys
 
 import libmcp
 
@@ -18,4 +24,13 @@ def echo(text: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run_stdio()
+    if sys.argv[1:] == ["http"]:
+        # Bound before the address is printed: the driver connects at once.
+        with server.start_http("127.0.0.1", 0, json_response=True) as running:
+            print(f"listening on {running.host}:{running.port}", flush=True)
+            try:
+                running.wait()
+            except KeyboardInterrupt:
+                pass
+    else:
+        server.run_stdio()

@@ -49,7 +49,7 @@ from .errors import (
     ToolError,
     TransportError,
 )
-from .server import Context, RunningServer, Server
+from .server import Context, RunningServer, Server, StreamableHTTPApp
 from .types import (
     AudioContent,
     BlobResourceContents,
@@ -95,6 +95,7 @@ __all__ = [
     "Server",
     "Context",
     "RunningServer",
+    "StreamableHTTPApp",
     "Client",
     "SyncClient",
     "ClientGroup",

@@ -43,13 +43,16 @@ from .auth import OAuth
 from .errors import INTERNAL_ERROR, ConnectionClosed, McpError, ToolError
 from .types import (
     CallToolResult,
+    CancelTaskResult,
     Completion,
     CreateMessageParams,
     CreateMessageResult,
     ElicitParams,
     ElicitResult,
     GetPromptResult,
+    GetTaskResult,
     Implementation,
+    ListTasksResult,
     LoggingLevel,
     LogMessage,
     Model,
@@ -60,6 +63,7 @@ from .types import (
     Resource,
     ResourceTemplate,
     Root,
+    Task,
     Tool,
 )
 
@@ -328,6 +332,27 @@ class _ClientBase:
         call = self._c().call_tool(name, args, timeout=timeout, on_progress=progress)
         return Pending(call, convert)
 
+    def _call_tool_task(
+        self, name: str, arguments: Optional[Mapping[str, Any]], ttl: Optional[float]
+    ) -> "Pending[Union[Task, CallToolResult]]":
+        args = to_jsonable(arguments) if arguments is not None else None
+
+        def convert(wire: Dict[str, Any]) -> Union[Task, CallToolResult]:
+            if "task" in wire:
+                return Task.from_dict(wire["task"])
+            return CallToolResult.from_dict(wire["result"])
+
+        return Pending(self._c().start_tool_task(name, args, ttl=ttl), convert)
+
+    def _task_result(self, task_id: str, raise_on_error: bool) -> Pending[CallToolResult]:
+        def convert(wire: Dict[str, Any]) -> CallToolResult:
+            result = CallToolResult.from_dict(wire)
+            if raise_on_error and result.is_error:
+                raise ToolError(result.text or f"the task {task_id!r} failed", result=result)
+            return result
+
+        return Pending(self._c().tool_task_result(task_id), convert)
+
     def _list_resources(self) -> Pending[List[Resource]]:
         return Pending(self._c().list_all_resources(), _list_of(Resource))
 
@@ -551,6 +576,41 @@ class Client(_ClientBase):
         """
         return await self._call_tool(name, arguments, timeout, on_progress, raise_on_error)
 
+    async def call_tool_task(
+        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, ttl: Optional[float] = None
+    ) -> Union[Task, CallToolResult]:
+        """Calls a tool as a task, under either revision: in a 2025-11-25
+        session ``tools/call`` with ``task`` (the server must declare task
+        support and the tool allow it; ``ttl`` asks how many seconds the
+        server keeps the task); under 2026-07-28 declaring the tasks
+        extension, where the server decides. Returns the
+        :class:`~libmcp.types.Task` (poll it with :meth:`get_task`, wait
+        with :meth:`task_result`, stop it with :meth:`cancel_task`), or the
+        final :class:`~libmcp.types.CallToolResult` when the server ran
+        the call at once."""
+        return await self._call_tool_task(name, arguments, ttl)
+
+    async def get_task(self, task_id: str) -> GetTaskResult:
+        """The task's status (``tasks/get``)."""
+        return await Pending(self._c().get_task(task_id), GetTaskResult.from_dict)
+
+    async def task_result(self, task_id: str, *, raise_on_error: bool = True) -> CallToolResult:
+        """Waits for a tool-call task to end and returns the tool's result
+        (raising :class:`~libmcp.ToolError` for ``isError`` unless
+        ``raise_on_error=False``; :class:`~libmcp.Cancelled` if it was
+        cancelled). Questions the task asks meanwhile (elicitation,
+        sampling) go to the client's handlers."""
+        return await self._task_result(task_id, raise_on_error)
+
+    async def list_tasks(self, cursor: Optional[str] = None) -> ListTasksResult:
+        """One page of the server's tasks (``tasks/list``; 2025-11-25 only,
+        the 2026-07-28 tasks extension has no listing)."""
+        return await Pending(self._c().list_tasks(cursor), ListTasksResult.from_dict)
+
+    async def cancel_task(self, task_id: str) -> CancelTaskResult:
+        """Cancels a task (``tasks/cancel``); returns the task as it is then."""
+        return await Pending(self._c().cancel_task(task_id), CancelTaskResult.from_dict)
+
     async def list_resources(self) -> List[Resource]:
         """Every resource the server offers."""
         return await self._list_resources()
@@ -684,6 +744,28 @@ class SyncClient(_ClientBase):
     ) -> CallToolResult:
         """See :meth:`Client.call_tool`."""
         return self._call_tool(name, arguments, timeout, on_progress, raise_on_error).result()
+
+    def call_tool_task(
+        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, ttl: Optional[float] = None
+    ) -> Union[Task, CallToolResult]:
+        """See :meth:`Client.call_tool_task`."""
+        return self._call_tool_task(name, arguments, ttl).result()
+
+    def get_task(self, task_id: str) -> GetTaskResult:
+        """See :meth:`Client.get_task`."""
+        return Pending(self._c().get_task(task_id), GetTaskResult.from_dict).result()
+
+    def task_result(self, task_id: str, *, raise_on_error: bool = True) -> CallToolResult:
+        """See :meth:`Client.task_result`."""
+        return self._task_result(task_id, raise_on_error).result()
+
+    def list_tasks(self, cursor: Optional[str] = None) -> ListTasksResult:
+        """See :meth:`Client.list_tasks`."""
+        return Pending(self._c().list_tasks(cursor), ListTasksResult.from_dict).result()
+
+    def cancel_task(self, task_id: str) -> CancelTaskResult:
+        """See :meth:`Client.cancel_task`."""
+        return Pending(self._c().cancel_task(task_id), CancelTaskResult.from_dict).result()
 
     def list_resources(self) -> List[Resource]:
         """See :meth:`Client.list_resources`."""

@@ -10,6 +10,8 @@ import logging
 import typing
 from typing import (
     Any,
+    AsyncContextManager,
+    AsyncIterator,
     Callable,
     Dict,
     Iterator,
@@ -43,13 +45,14 @@ from ._functions import (
     string_binder,
 )
 from ._invoke import Invoker, LoopThread
+from ._asgi import StreamableHTTPApp
 from .auth import ProtectedResource
 from ._pending import Pending
 from ._schema import OutputSpec, SchemaError, output_spec
 from .errors import HandlerError, InternalError, McpError, ToolError
 from .types import CompletionArgument, CompletionRef, ToolAnnotations
 
-__all__ = ["Server", "Context", "RunningServer"]
+__all__ = ["Server", "Context", "RunningServer", "StreamableHTTPApp"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -132,7 +135,8 @@ class Server:
     Handlers may be plain functions (run on a worker thread of a pool, or
     inline on the event loop with ``sync_handlers="inline"``) or ``async
     def`` functions, which run on the caller's event loop when serving from
-    asyncio (:meth:`run_stdio_async`, :meth:`run_http_async`) and otherwise
+    asyncio (:meth:`run_stdio_async`, :meth:`run_http_async`, the ASGI app
+    of :meth:`streamable_http_app`) and otherwise
     on the server's own event loop thread. A handler parameter annotated
     :class:`Context` receives the request's context.
 
@@ -151,6 +155,12 @@ class Server:
             loop that runs the ``async def`` handlers, one at a time — for
             short handlers that must not block, or that use objects bound
             to that loop.
+        lifespan: ``lifespan(server)`` returns an async context manager
+            (e.g. an ``@contextlib.asynccontextmanager`` function) entered on
+            the serving event loop before the first handler runs and exited
+            when serving ends; what it yields is :attr:`lifespan_context`.
+            Used by :meth:`run_stdio`, :meth:`run_http`, their ``_async``
+            twins and :meth:`streamable_http_app` (not by ``start_*``).
     """
 
     def __init__(
@@ -164,6 +174,7 @@ class Server:
         request_timeout: Optional[float] = None,
         max_concurrent_requests: Optional[int] = None,
         sync_handlers: str = "thread",
+        lifespan: Optional[Callable[["Server"], AsyncContextManager[Any]]] = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -186,6 +197,13 @@ class Server:
         self._completions: Dict[Tuple[str, Optional[str], Optional[str]], Tuple[FunctionSpec, int]] = {}
         self._completion_fallback: Optional[Tuple[FunctionSpec, int]] = None
         self._completion_registered = False
+        self._lifespan = lifespan
+        #: Serving calls that share the entered lifespan, and how it exits.
+        self._lifespan_users = 0
+        self._lifespan_exit: Optional[contextlib.AsyncExitStack] = None
+        #: What the lifespan's context manager yielded (None without one, or
+        #: when not serving).
+        self.lifespan_context: Any = None
 
     # -- tools
 
@@ -202,6 +220,7 @@ class Server:
         title: Optional[str] = None,
         annotations: Union[ToolAnnotations, Mapping[str, Any], None] = None,
         structured_output: Optional[bool] = None,
+        task: Union[bool, str] = False,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -213,6 +232,7 @@ class Server:
         title: Optional[str] = None,
         annotations: Union[ToolAnnotations, Mapping[str, Any], None] = None,
         structured_output: Optional[bool] = None,
+        task: Union[bool, str] = False,
     ) -> Any:
         """Registers a function as a tool (use as ``@server.tool()`` or
         ``@server.tool``).
@@ -234,6 +254,12 @@ class Server:
         Raising an exception returns a result with ``isError: true`` and the
         message; raising :class:`~libmcp.McpError` with a ``code`` answers
         with that JSON-RPC error instead.
+
+        ``task=True`` (or ``"optional"``) lets a client run the call as a
+        task, ``task="required"`` only as one: the call then answers at
+        once with a task the client polls, and the function runs on (its
+        ``ctx.elicit``/``ctx.sample`` wait for the client to answer through
+        the task).
         """
 
         def register(f: F) -> F:
@@ -244,6 +270,7 @@ class Server:
                 title=title,
                 annotations=annotations,
                 structured_output=structured_output,
+                task=task,
             )
             return f
 
@@ -260,6 +287,7 @@ class Server:
         title: Optional[str] = None,
         annotations: Union[ToolAnnotations, Mapping[str, Any], None] = None,
         structured_output: Optional[bool] = None,
+        task: Union[bool, str] = False,
     ) -> None:
         """Registers ``fn`` as a tool (see :meth:`tool`). Once the server
         runs, clients are told the tool list changed. Raises
@@ -267,13 +295,14 @@ class Server:
         _check_function(fn, "tool")
         with _defining("tool", name, fn):
             tool_name = name or _name(fn)
+            task_support = _task_support(task)
             spec = inspect_function(fn, Context)
             try:
                 out = output_spec(spec.return_annotation, structured_output)
             except SchemaError as e:
                 raise SchemaError(f"return annotation: {e} (structured_output=False sends the value as text)") from None
             schema = spec.input_schema()
-            self._add_tool(tool_name, fn, spec, out, schema, description, title, annotations)
+            self._add_tool(tool_name, fn, spec, out, schema, description, title, annotations, task_support)
 
     def _add_tool(
         self,
@@ -285,6 +314,7 @@ class Server:
         description: Optional[str],
         title: Optional[str],
         annotations: Union[ToolAnnotations, Mapping[str, Any], None],
+        task_support: Optional[str] = None,
     ) -> None:
         call = spec.fn
         bind = spec.bind
@@ -316,6 +346,7 @@ class Server:
             title=title,
             annotations=dict(annotations) if annotations is not None else None,
             output_schema=out.schema,
+            task_support=task_support,
         )
 
     def remove_tool(self, name: str) -> bool:
@@ -665,7 +696,8 @@ class Server:
     def run_stdio(self) -> None:
         """Serves one client over stdin and stdout until it disconnects
         (or Ctrl-C)."""
-        self._run(self.start_stdio())
+        with self._lifespan_on_own_loop():
+            self._run(self.start_stdio())
 
     def run_http(
         self,
@@ -684,21 +716,22 @@ class Server:
     ) -> None:
         """Serves Streamable HTTP at ``http://host:port/mcp`` until Ctrl-C;
         the options are those of :meth:`start_http`."""
-        self._run(
-            self.start_http(
-                host,
-                port,
-                stateless=stateless,
-                json_response=json_response,
-                allowed_hosts=allowed_hosts,
-                max_body_size=max_body_size,
-                max_header_size=max_header_size,
-                max_sessions=max_sessions,
-                idle_timeout=idle_timeout,
-                cancel_on_disconnect=cancel_on_disconnect,
-                auth=auth,
+        with self._lifespan_on_own_loop():
+            self._run(
+                self.start_http(
+                    host,
+                    port,
+                    stateless=stateless,
+                    json_response=json_response,
+                    allowed_hosts=allowed_hosts,
+                    max_body_size=max_body_size,
+                    max_header_size=max_header_size,
+                    max_sessions=max_sessions,
+                    idle_timeout=idle_timeout,
+                    cancel_on_disconnect=cancel_on_disconnect,
+                    auth=auth,
+                )
             )
-        )
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Runs with ``transport`` ``"stdio"`` or ``"http"`` (options as for
@@ -715,7 +748,8 @@ class Server:
         awaiting task is cancelled. ``async def`` handlers run on the
         awaiting task's event loop."""
         with self._serving_from(asyncio.get_running_loop()):
-            await self._run_async(self.start_stdio())
+            async with self._lifespan_entered():
+                await self._run_async(self.start_stdio())
 
     async def run_http_async(
         self,
@@ -737,21 +771,22 @@ class Server:
         # The caller's loop is recorded before the port is bound: a request
         # arriving at once must not run on the server's own loop thread.
         with self._serving_from(asyncio.get_running_loop()):
-            await self._run_async(
-                self.start_http(
-                    host,
-                    port,
-                    stateless=stateless,
-                    json_response=json_response,
-                    allowed_hosts=allowed_hosts,
-                    max_body_size=max_body_size,
-                    max_header_size=max_header_size,
-                    max_sessions=max_sessions,
-                    idle_timeout=idle_timeout,
-                    cancel_on_disconnect=cancel_on_disconnect,
-                    auth=auth,
+            async with self._lifespan_entered():
+                await self._run_async(
+                    self.start_http(
+                        host,
+                        port,
+                        stateless=stateless,
+                        json_response=json_response,
+                        allowed_hosts=allowed_hosts,
+                        max_body_size=max_body_size,
+                        max_header_size=max_header_size,
+                        max_sessions=max_sessions,
+                        idle_timeout=idle_timeout,
+                        cancel_on_disconnect=cancel_on_disconnect,
+                        auth=auth,
+                    )
                 )
-            )
 
     @staticmethod
     def _run(running: RunningServer) -> None:
@@ -769,20 +804,125 @@ class Server:
             finally:
                 running.stop()
 
+    def streamable_http_app(
+        self,
+        *,
+        path: str = "/mcp",
+        stateless: bool = False,
+        json_response: bool = False,
+        allowed_hosts: Optional[Sequence[str]] = None,
+        max_body_size: Optional[int] = None,
+        max_header_size: Optional[int] = None,
+        max_sessions: Optional[int] = None,
+        idle_timeout: Optional[float] = None,
+        cancel_on_disconnect: bool = False,
+    ) -> StreamableHTTPApp:
+        """An ASGI app serving Streamable HTTP at ``path`` (default
+        ``/mcp``) inside it; mount it under any path of a Starlette or
+        FastAPI app (``app.mount("/srv", server.streamable_http_app())``
+        serves ``/srv/mcp``). It runs on the host's event loop: ``async
+        def`` handlers run there. It starts on its first request, or at the
+        ASGI lifespan startup when the host forwards it (see
+        :class:`StreamableHTTPApp`). The options are those of
+        :meth:`start_http` (``allowed_hosts`` defaults to loopback names:
+        list the host's public names when it serves them)."""
+        return StreamableHTTPApp(
+            self,
+            path,
+            stateless=stateless,
+            json_response=json_response,
+            allowed_hosts=list(allowed_hosts) if allowed_hosts is not None else None,
+            max_body_size=max_body_size,
+            max_header_size=max_header_size,
+            max_sessions=max_sessions,
+            idle_timeout=idle_timeout,
+            cancel_on_disconnect=cancel_on_disconnect,
+        )
+
     @contextlib.contextmanager
     def _serving_from(self, loop: asyncio.AbstractEventLoop) -> Iterator[None]:
         """While serving from ``loop``, handlers run on it."""
-        self._caller_loops.append(loop)
+        self._attach_loop(loop)
         try:
             yield
         finally:
+            self._detach_loop(loop)
+
+    def _attach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._caller_loops.append(loop)
+
+    def _detach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        with contextlib.suppress(ValueError):
             self._caller_loops.remove(loop)
 
     def _handler_loop(self) -> asyncio.AbstractEventLoop:
-        """The loop handlers run on: the latest `run_*_async` caller's, else
-        the server's own loop thread."""
-        loops = self._caller_loops
-        return loops[-1] if loops else self._loop.get()
+        """The loop handlers run on: the latest serving caller's (a
+        `run_*_async` call or the ASGI app) that is still open, else the
+        server's own loop thread."""
+        for loop in reversed(self._caller_loops):
+            if not loop.is_closed():
+                return loop
+        return self._loop.get()
+
+    # -- the lifespan
+
+    async def _enter_lifespan(self) -> None:
+        """Enters the lifespan on the running loop, unless another serving
+        call has it entered already."""
+        self._lifespan_users += 1
+        if self._lifespan is None or self._lifespan_users > 1:
+            return
+        stack = contextlib.AsyncExitStack()
+        try:
+            manager = self._lifespan(self)
+            self.lifespan_context = await stack.enter_async_context(manager)
+        except BaseException:
+            self._lifespan_users -= 1
+            await stack.aclose()
+            raise
+        self._lifespan_exit = stack
+
+    async def _exit_lifespan(self) -> None:
+        """Exits the lifespan once the last serving call that uses it ends."""
+        if self._lifespan_users == 0:
+            return
+        self._lifespan_users -= 1
+        stack = self._lifespan_exit
+        if self._lifespan_users == 0 and stack is not None:
+            self._lifespan_exit = None
+            try:
+                await stack.aclose()
+            finally:
+                self.lifespan_context = None
+
+    def _abandon_lifespan(self) -> None:
+        """Forgets a lifespan entered on a loop that is gone."""
+        self._lifespan_users = max(0, self._lifespan_users - 1)
+        if self._lifespan_users == 0:
+            self._lifespan_exit = None
+            self.lifespan_context = None
+
+    @contextlib.asynccontextmanager
+    async def _lifespan_entered(self) -> AsyncIterator[None]:
+        await self._enter_lifespan()
+        try:
+            yield
+        finally:
+            await self._exit_lifespan()
+
+    @contextlib.contextmanager
+    def _lifespan_on_own_loop(self) -> Iterator[None]:
+        """The lifespan around a blocking `run_*`, on the server's own loop
+        thread (where its handlers run)."""
+        if self._lifespan is None:
+            yield
+            return
+        loop = self._loop.get()
+        asyncio.run_coroutine_threadsafe(self._enter_lifespan(), loop).result()
+        try:
+            yield
+        finally:
+            asyncio.run_coroutine_threadsafe(self._exit_lifespan(), loop).result()
 
     def close(self) -> None:
         """Stops the event loop thread coroutine handlers run on (servers
@@ -798,6 +938,17 @@ def _name(fn: Any) -> str:
     if not isinstance(name, str) or name == "<lambda>":
         raise ValueError("it has no name of its own: give name=...")
     return name
+
+
+def _task_support(task: Union[bool, str]) -> Optional[str]:
+    """The tool's declared task support for ``task=``."""
+    if task is True:
+        return "optional"
+    if task is False:
+        return None
+    if task in ("forbidden", "optional", "required"):
+        return str(task)
+    raise ValueError(f"task= is True, False, 'optional', 'required' or 'forbidden', not {task!r}")
 
 
 def _check_function(fn: Any, kind: str) -> None:

@@ -76,6 +76,7 @@ const ROWS: &[Row] = &[
     row("stdio.spawn_ms", "stdio spawn → initialize result", "ms", Unit::Millis, Target::AtMost(5.0)),
     row("codec.per_s", "decode tools/call + encode result, 1 core", "decodes/s", Unit::PerSecond, Target::AtLeast(1_000_000.0)),
     row("python.stdio.seq.rps", "Python: libmcp server vs official SDK (mcp), stdio sequential", "req/s", Unit::PerSecond, Target::RatioAtLeast(10.0)),
+    row("python.http.c1.rps", "Python: libmcp server vs official SDK (mcp), HTTP, 1 session, c=1, JSON answers", "req/s", Unit::PerSecond, Target::RatioAtLeast(10.0)),
 ];
 
 /// Renders the passes (unpinned first) as one Markdown table, with the

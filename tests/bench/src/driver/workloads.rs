@@ -45,7 +45,7 @@ pub(crate) fn run_all(settings: &Settings, pass: &mut Pass) {
         ("spawn", &["stdio.spawn_ms"], spawn_workload),
         ("http", HTTP_KEYS, http_workload),
         ("memory", &["http.idle_session_kib"], memory_workload),
-        ("python", &["python.stdio.seq.rps"], python_workload),
+        ("python", PYTHON_KEYS, python_workload),
     ];
     for (group, keys, workload) in groups {
         if !settings.wants(group) {
@@ -60,6 +60,8 @@ pub(crate) fn run_all(settings: &Settings, pass: &mut Pass) {
 }
 
 type WorkloadFn = fn(&Settings, &mut Pass) -> Result<(), Error>;
+
+const PYTHON_KEYS: &[&str] = &["python.stdio.seq.rps", "python.http.c1.rps"];
 
 const HTTP_KEYS: &[&str] = &[
     "http.c1.json.rps",
@@ -343,6 +345,94 @@ async fn idle_sessions(server: &Listening) -> Result<f64, Error> {
 }
 
 fn python_workload(settings: &Settings, pass: &mut Pass) -> Result<(), Error> {
+    let stdio = python_stdio_workload(settings, pass);
+    let http = python_http_workload(settings, pass);
+    stdio.and(http)
+}
+
+/// The official SDK's and libmcp's Python servers over Streamable HTTP:
+/// one session each, c=1, JSON answers, repetitions alternating.
+fn python_http_workload(settings: &Settings, pass: &mut Pass) -> Result<(), Error> {
+    let key = "python.http.c1.rps";
+    let scripts = workspace_root().join("tests/bench/python");
+    let start = |python: &Path, script: &str| {
+        let script = scripts.join(script);
+        Listening::start(python, &[&script.to_string_lossy(), "http"])
+    };
+    let sdk = if imports(&settings.sdk_python, "mcp") {
+        match start(&settings.sdk_python, "sdk_echo_server.py") {
+            Ok(server) => Some(server),
+            Err(e) => {
+                pass.entry(key).floor_missing = Some(format!("failed: {e}"));
+                None
+            }
+        }
+    } else {
+        pass.entry(key).floor_missing = Some(format!(
+            "n/a (no `mcp` in {}; run tests/interop/setup.sh)",
+            settings.sdk_python.display()
+        ));
+        None
+    };
+    let libmcp = if imports(&settings.libmcp_python, "libmcp") {
+        match start(&settings.libmcp_python, "libmcp_echo_server.py") {
+            Ok(server) => Some(server),
+            Err(e) => {
+                pass.entry(key).ours_missing = Some(format!("failed: {e}"));
+                None
+            }
+        }
+    } else {
+        pass.entry(key).ours_missing = Some("n/a (wheel not built)".into());
+        None
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(async {
+        let mut sdk_driven = match &sdk {
+            Some(server) => Some(prepare(server.addr, Speak::Session, Answers::Json).await?),
+            None => None,
+        };
+        let mut libmcp_driven = match &libmcp {
+            Some(server) => Some(prepare(server.addr, Speak::Session, Answers::Json).await?),
+            None => None,
+        };
+        for driven in [sdk_driven.as_mut(), libmcp_driven.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            drive(driven, false, settings.warmup).await?;
+        }
+        for _ in 0..settings.reps {
+            if let Some(driven) = sdk_driven.as_mut() {
+                let run = drive(driven, false, settings.duration).await?;
+                pass.entry(key).floor.push(run.per_second());
+            }
+            if let Some(driven) = libmcp_driven.as_mut() {
+                let run = drive(driven, false, settings.duration).await?;
+                pass.entry(key).ours.push(run.per_second());
+            }
+        }
+        Ok::<(), Error>(())
+    });
+    drop(runtime);
+    for server in [sdk, libmcp].into_iter().flatten() {
+        server.stop();
+    }
+    if let Some(m) = pass.results.get(key) {
+        if !m.ours.is_empty() && !m.floor.is_empty() {
+            log(&format!(
+                "Python HTTP c=1: libmcp {:.0} req/s, official SDK {:.0} req/s",
+                median(&m.ours),
+                median(&m.floor)
+            ));
+        }
+    }
+    result
+}
+
+fn python_stdio_workload(settings: &Settings, pass: &mut Pass) -> Result<(), Error> {
     let key = "python.stdio.seq.rps";
     let scripts = workspace_root().join("tests/bench/python");
     let sdk = if imports(&settings.sdk_python, "mcp") {
