@@ -74,6 +74,9 @@ impl StreamableHttpServer {
         if let Some(bus) = &config.bus {
             super::replicas::bridge(&server, bus.clone());
         }
+        if let Some(store) = &config.task_store {
+            server.share_tasks(store.clone(), config.bus.clone());
+        }
         let handler: Arc<dyn ServerHandler> = Arc::new(server.clone());
         let acceptor = ServerAcceptor {
             profile: stateless::Profile::of(handler.as_ref()).ok(),

@@ -325,6 +325,19 @@ impl Server {
         &self.inner.config
     }
 
+    /// Keeps this server's tasks in `store`, shared with other replicas,
+    /// which `bus` links (cancellations, answers, changes). A server without
+    /// tasks has nothing to share.
+    pub(crate) fn share_tasks(
+        &self,
+        store: Arc<dyn crate::store::TaskStore>,
+        bus: Option<Arc<dyn crate::store::Bus>>,
+    ) {
+        if let Some(manager) = &self.inner.tasks {
+            manager.share(store, bus);
+        }
+    }
+
     /// Sessions are kept on the change bus, so that every server sharing it
     /// reaches them.
     fn register(&self, session: &ServerSession) {
@@ -607,7 +620,7 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<Map<String, Value>, RpcError> {
         let manager = self.task_manager(ClientRequestMethod::CallTool)?;
-        tasks::extension(manager, request, &cx)
+        tasks::extension(manager, request, &cx).await
     }
 
     async fn get_task(
@@ -620,6 +633,7 @@ impl ServerHandler for Server {
             &params.task_id,
             &cx,
         )
+        .await
     }
 
     async fn get_task_payload(
@@ -646,6 +660,7 @@ impl ServerHandler for Server {
             self.inner.page_size,
             &cx,
         )
+        .await
     }
 
     async fn cancel_task(

@@ -15,11 +15,16 @@
 //! - a [`Bus`] carries changes (resource updated, list changed) to the other
 //!   replicas, whose sessions hear of them;
 //! - [`SessionStore::shared_secret`] gives every replica the same
-//!   `requestState` key.
+//!   `requestState` key;
+//! - a [`TaskStore`] keeps tasks (status, outcome, open questions, expiry on
+//!   wall-clock time) where every replica reads them, and the bus carries
+//!   cancellations, answers and changes of tasks to the replica running
+//!   them (`tasks` topic).
 
 mod memory;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod tasks;
 
 use std::fmt;
 use std::sync::Arc;
@@ -29,6 +34,7 @@ use async_trait::async_trait;
 use tokio::sync::mpsc;
 
 pub use memory::{InMemoryBus, InMemorySessionStore};
+pub use tasks::{InMemoryTaskStore, TaskChange, TaskRecord, TaskStore};
 
 /// What went wrong talking to a store: which store, and why. Turned into
 /// [`crate::Error::Store`] at the API's edge, and into HTTP 503 by the
@@ -128,4 +134,7 @@ pub struct Stores {
     pub events: Arc<dyn crate::transport::http::EventStore>,
     /// Changes between replicas.
     pub bus: Arc<dyn Bus>,
+    /// Tasks (`None`: each server keeps its tasks where its
+    /// [`TaskConfig`](crate::tasks::TaskConfig) says).
+    pub tasks: Option<Arc<dyn TaskStore>>,
 }

@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::ProtectedResource;
 use crate::session::Acceptor;
-use crate::store::{Bus, SessionStore, Stores};
+use crate::store::{Bus, SessionStore, Stores, TaskStore};
 
 use axum::extract::FromRequestParts as _;
 pub use event_store::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
@@ -99,6 +99,12 @@ pub struct HttpServerConfig {
     /// How changes (resource updated, list changed) reach the sessions held
     /// by other replicas (default none); the server role uses it.
     pub bus: Option<Arc<dyn Bus>>,
+    /// Where the served [`Server`](crate::server::Server)'s tasks are kept
+    /// instead of its [`TaskConfig::store`](crate::tasks::TaskConfig), so
+    /// that every replica reads them (default none); with a
+    /// [`bus`](Self::bus), `tasks/cancel` on any replica stops the work on
+    /// the one running it.
+    pub task_store: Option<Arc<dyn TaskStore>>,
 }
 
 impl Default for HttpServerConfig {
@@ -117,6 +123,7 @@ impl Default for HttpServerConfig {
             cancel_on_disconnect: false,
             session_store: None,
             bus: None,
+            task_store: None,
         }
     }
 }
@@ -192,15 +199,24 @@ impl HttpServerConfig {
         self
     }
 
-    /// Shares sessions, stream events and changes with the other replicas
-    /// using `stores` (e.g. [`RedisStore::stores`](crate::store)): sets
-    /// [`session_store`](Self::session_store),
-    /// [`event_store`](Self::event_store) and [`bus`](Self::bus).
+    /// Shares sessions, stream events, changes and tasks with the other
+    /// replicas using `stores` (e.g. [`RedisStore::stores`](crate::store)):
+    /// sets [`session_store`](Self::session_store),
+    /// [`event_store`](Self::event_store), [`bus`](Self::bus) and
+    /// [`task_store`](Self::task_store).
     #[must_use]
     pub fn stores(mut self, stores: Stores) -> Self {
         self.session_store = Some(stores.sessions);
         self.event_store = stores.events;
         self.bus = Some(stores.bus);
+        self.task_store = stores.tasks;
+        self
+    }
+
+    /// Sets [`task_store`](Self::task_store).
+    #[must_use]
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.task_store = Some(store);
         self
     }
 
