@@ -42,6 +42,10 @@ use extract::{Guarded, PostBody, Rejection};
 pub use guard::HostPolicy;
 use session::{HttpSession, lock};
 
+/// Messages for GET streams held by other replicas waiting to go on the
+/// bus; more are dropped (they stay resumable here).
+const FORWARD_BACKLOG: usize = 4096;
+
 /// Default [`HttpServerConfig::max_header_size`]: 32 KiB, room for large
 /// bearer tokens and cookies.
 pub const DEFAULT_MAX_HEADER_SIZE: usize = 32 * 1024;
@@ -253,6 +257,8 @@ pub(crate) struct State {
     /// What the endpoint serves (the server role, seen only through this).
     pub(crate) acceptor: Arc<dyn Acceptor>,
     pub(crate) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// With replicas: messages for GET streams held by another replica.
+    pub(crate) forward: Option<tokio::sync::mpsc::Sender<session::Forwarded>>,
 }
 
 impl fmt::Debug for StreamableHttpServer {
@@ -268,15 +274,36 @@ impl StreamableHttpServer {
     /// Serves what `acceptor` accepts (the server role provides the public
     /// constructors, `new` and `with_handler`).
     pub(crate) fn with_acceptor(acceptor: Arc<dyn Acceptor>, config: HttpServerConfig) -> Self {
+        // Names this server's forwarded messages, so that it skips its own.
+        let origin = {
+            let mut bytes = [0u8; 8];
+            let _ = getrandom::fill(&mut bytes);
+            u64::from_le_bytes(bytes)
+        };
+        let replicated = config.session_store.is_some().then_some(config.bus.clone());
+        let forward = match replicated.flatten() {
+            Some(bus) => {
+                let (tx, rx) = tokio::sync::mpsc::channel(FORWARD_BACKLOG);
+                tokio::spawn(session::forward_to_bus(origin, rx, bus));
+                Some(tx)
+            }
+            None => None,
+        };
         let state = Arc::new(State {
             config,
             acceptor,
             sessions: Mutex::new(HashMap::new()),
+            forward,
         });
         tokio::spawn(reap_idle(Arc::downgrade(&state)));
         if let (Some(_), Some(bus)) = (&state.config.session_store, &state.config.bus) {
             tokio::spawn(session::follow_changes(Arc::downgrade(&state), bus.clone()));
             tokio::spawn(session::follow_answers(Arc::downgrade(&state), bus.clone()));
+            tokio::spawn(session::follow_forwarded(
+                origin,
+                Arc::downgrade(&state),
+                bus.clone(),
+            ));
         }
         Self { state }
     }
