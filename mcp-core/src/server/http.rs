@@ -77,6 +77,9 @@ impl StreamableHttpServer {
         if let Some(store) = &config.task_store {
             server.share_tasks(store.clone(), config.bus.clone());
         }
+        if let Some(key) = &config.request_state_key {
+            server.share_request_state_key(key.clone());
+        }
         let handler: Arc<dyn ServerHandler> = Arc::new(server.clone());
         let acceptor = ServerAcceptor {
             profile: stateless::Profile::of(handler.as_ref()).ok(),

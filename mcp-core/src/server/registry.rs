@@ -84,6 +84,9 @@ struct Inner {
     tasks: Option<Arc<TaskManager>>,
     bus: ChangeBus,
     request_state_key: Option<RequestStateKey>,
+    /// The key replicas share, from the HTTP server's stores; used when the
+    /// builder set none.
+    shared_request_state_key: std::sync::OnceLock<RequestStateKey>,
 }
 
 /// Which capabilities the server declares, fixed when it is built.
@@ -288,6 +291,7 @@ impl ServerBuilder {
                 tasks,
                 bus: self.bus.unwrap_or_default(),
                 request_state_key: self.request_state_key,
+                shared_request_state_key: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -336,6 +340,12 @@ impl Server {
         if let Some(manager) = &self.inner.tasks {
             manager.share(store, bus);
         }
+    }
+
+    /// Seals `requestState` with `key`, shared by the replicas, unless the
+    /// builder gave a key (the first shared key sticks).
+    pub(crate) fn share_request_state_key(&self, key: RequestStateKey) {
+        let _ = self.inner.shared_request_state_key.set(key);
     }
 
     /// Sessions are kept on the change bus, so that every server sharing it
@@ -511,7 +521,11 @@ impl ServerHandler for Server {
     }
 
     fn request_state_key(&self) -> Option<RequestStateKey> {
-        self.inner.request_state_key.clone()
+        self.inner
+            .request_state_key
+            .as_ref()
+            .or_else(|| self.inner.shared_request_state_key.get())
+            .cloned()
     }
 
     async fn subscriptions_listen(

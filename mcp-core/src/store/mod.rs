@@ -137,4 +137,10 @@ pub struct Stores {
     /// Tasks (`None`: each server keeps its tasks where its
     /// [`TaskConfig`](crate::tasks::TaskConfig) says).
     pub tasks: Option<Arc<dyn TaskStore>>,
+    /// The `requestState` key every replica uses (`None`: the server's own,
+    /// see [`ServerBuilder::request_state_key`](crate::server::ServerBuilder::request_state_key)).
+    pub request_state_key: Option<crate::server::RequestStateKey>,
 }
+
+/// The name of the shared secret that keys `requestState`.
+pub const REQUEST_STATE_SECRET: &str = "request-state-key";

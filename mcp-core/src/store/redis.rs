@@ -143,7 +143,19 @@ impl RedisStore {
             events: Arc::new(self.clone()),
             bus: Arc::new(self.clone()),
             tasks: Some(Arc::new(self.clone())),
+            request_state_key: None,
         }
+    }
+
+    /// Everything [`stores`](Self::stores) gives plus the `requestState`
+    /// key shared by every replica using this store: what a replica needs
+    /// (the faces' `store` option is this).
+    pub async fn replica_stores(&self) -> StoreResult<Stores> {
+        let key = self.shared_secret(super::REQUEST_STATE_SECRET).await?;
+        Ok(Stores {
+            request_state_key: Some(crate::server::RequestStateKey::from_bytes(key)),
+            ..self.stores()
+        })
     }
 
     fn error(&self, e: &redis::RedisError) -> StoreError {

@@ -126,6 +126,7 @@ class ServerCore:
         max_sessions: Optional[int] = None,
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
+        store: Optional[str] = None,
     ) -> Serving: ...
 
 class ClientCore:

@@ -613,6 +613,7 @@ class Server:
         max_sessions: Optional[int] = None,
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
+        store: Optional[str] = None,
     ) -> RunningServer:
         """Starts serving Streamable HTTP at ``http://host:port/mcp`` in the
         background (port 0 picks a free port; see
@@ -633,6 +634,11 @@ class Server:
                 30 minutes).
             cancel_on_disconnect: Cancel a request whose client goes away
                 before its answer, as if the client had cancelled it.
+            store: ``"redis://HOST:PORT/DB"`` to share sessions, stream
+                events, tasks, changes and the ``requestState`` key with
+                other replicas of this server behind a load balancer (default:
+                everything stays in this process). ``ConnectionError`` if the
+                store does not answer.
         """
         serving = self._core.serve_http(
             host,
@@ -645,6 +651,7 @@ class Server:
             max_sessions=max_sessions,
             idle_timeout=idle_timeout,
             cancel_on_disconnect=cancel_on_disconnect,
+            store=store,
         )
         return RunningServer(serving, "http")
 
@@ -666,6 +673,7 @@ class Server:
         max_sessions: Optional[int] = None,
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
+        store: Optional[str] = None,
     ) -> None:
         """Serves Streamable HTTP at ``http://host:port/mcp`` until Ctrl-C;
         the options are those of :meth:`start_http`."""
@@ -681,6 +689,7 @@ class Server:
                 max_sessions=max_sessions,
                 idle_timeout=idle_timeout,
                 cancel_on_disconnect=cancel_on_disconnect,
+                store=store,
             )
         )
 
@@ -714,6 +723,7 @@ class Server:
         max_sessions: Optional[int] = None,
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
+        store: Optional[str] = None,
     ) -> None:
         """Serves Streamable HTTP until the awaiting task is cancelled; the
         options are those of :meth:`start_http`."""
@@ -732,6 +742,7 @@ class Server:
                     max_sessions=max_sessions,
                     idle_timeout=idle_timeout,
                     cancel_on_disconnect=cancel_on_disconnect,
+                    store=store,
                 )
             )
 

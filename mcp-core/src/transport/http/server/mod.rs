@@ -109,6 +109,10 @@ pub struct HttpServerConfig {
     /// [`bus`](Self::bus), `tasks/cancel` on any replica stops the work on
     /// the one running it.
     pub task_store: Option<Arc<dyn TaskStore>>,
+    /// The `requestState` key replicas share, used by a served
+    /// [`Server`](crate::server::Server) built without one of its own
+    /// (default none).
+    pub request_state_key: Option<crate::server::RequestStateKey>,
 }
 
 impl Default for HttpServerConfig {
@@ -128,6 +132,7 @@ impl Default for HttpServerConfig {
             session_store: None,
             bus: None,
             task_store: None,
+            request_state_key: None,
         }
     }
 }
@@ -214,6 +219,7 @@ impl HttpServerConfig {
         self.event_store = stores.events;
         self.bus = Some(stores.bus);
         self.task_store = stores.tasks;
+        self.request_state_key = stores.request_state_key;
         self
     }
 
