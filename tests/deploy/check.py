@@ -9,9 +9,12 @@ import argparse
 import http.client
 import json
 import os
+import queue
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 
 LATEST = "2025-11-25"
@@ -385,8 +388,32 @@ def tasks_across_replicas(lb, replicas):
     stream a fourth holds, and stops within about a second of the cancel."""
     s = Session(lb)
     holder, runner, poller, canceller = replicas[1], replicas[0], replicas[1], replicas[2]
-    conn, stream = holder.request("GET", session=s.id, stream=True, timeout=1,
+    conn, stream = holder.request("GET", session=s.id, stream=True, timeout=30,
                                   headers={"Accept": "text/event-stream"})
+    events = queue.Queue()
+
+    def read_all():
+        try:
+            while (event := read_event(stream)) is not None:
+                events.put(event)
+        except (OSError, ValueError):
+            pass  # closed at the end of the check
+        events.put(None)
+
+    threading.Thread(target=read_all, daemon=True).start()
+
+    def progress_until(deadline):
+        seen = 0
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                event = events.get(timeout=left)
+            except queue.Empty:
+                break
+            expect(event is not None, "the GET stream ended")
+            if event.get("data") and "notifications/progress" in event["data"]:
+                seen += 1
+        return seen
+
     try:
         expect(stream.status == 200, f"GET: HTTP {stream.status}")
         reply = runner.request("POST", task_call(s, 60), session=s.id)
@@ -396,19 +423,6 @@ def tasks_across_replicas(lb, replicas):
         expect(got["status"] == "working", f"tasks/get on {poller.name}: {got}")
         listed, _ = s.result("tasks/list", via=canceller)
         expect(task["taskId"] in [t["taskId"] for t in listed["tasks"]], f"tasks/list: {listed}")
-
-        def progress_until(deadline):
-            seen = 0
-            while time.monotonic() < deadline:
-                try:
-                    event = read_event(stream)
-                except TimeoutError:
-                    continue
-                expect(event is not None, "the GET stream ended")
-                if event.get("data") and "notifications/progress" in event["data"]:
-                    seen += 1
-            return seen
-
         expect(progress_until(time.monotonic() + 2.5) >= 1,
                f"no progress of the task on {runner.name} reached the stream {holder.name} holds")
         cancelled, _ = s.result("tasks/cancel", {"taskId": task["taskId"]}, via=canceller)
@@ -419,6 +433,11 @@ def tasks_across_replicas(lb, replicas):
         got, _ = s.result("tasks/get", {"taskId": task["taskId"]}, via=poller)
         expect(got["status"] == "cancelled", f"tasks/get after cancel: {got}")
     finally:
+        # Wakes the reader blocked on the socket, which close() would wait for.
+        try:
+            conn.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         conn.close()
 
 
