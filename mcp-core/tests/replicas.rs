@@ -431,7 +431,10 @@ async fn task_replica(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
     let http = StreamableHttpServer::new(task_server(stopped), config);
-    (format!("http://{addr}/mcp"), tokio::spawn(http.serve(listener)))
+    (
+        format!("http://{addr}/mcp"),
+        tokio::spawn(http.serve(listener)),
+    )
 }
 
 /// Three replicas sharing sessions, the bus and tasks; the notify of each
@@ -487,7 +490,11 @@ async fn a_task_is_polled_cancelled_and_read_through_other_replicas() {
     let got = result_of(&call(b, &session, 2, "tasks/get", json!({"taskId": id})).await);
     assert_eq!(got["result"]["status"], "working", "{got}");
     let listed = result_of(&call(c, &session, 3, "tasks/list", json!({})).await);
-    assert_eq!(listed["result"]["tasks"][0]["taskId"], json!(id), "{listed}");
+    assert_eq!(
+        listed["result"]["tasks"][0]["taskId"],
+        json!(id),
+        "{listed}"
+    );
 
     // Cancelled through C: the work on A stops, B sees it cancelled.
     let cancelled = result_of(&call(c, &session, 4, "tasks/cancel", json!({"taskId": id})).await);
@@ -603,19 +610,13 @@ async fn extension_tasks_are_answered_and_cancelled_through_other_replicas() {
     // Runs on A, cancelled through C: the work on A stops.
     let created = post_2026(a, "tools/call", json!({"name": "wait"}), "wait").await;
     let id = created["result"]["taskId"].as_str().unwrap().to_string();
-    assert_eq!(
-        poll_2026(b, &id, |_| true).await["status"],
-        "working"
-    );
+    assert_eq!(poll_2026(b, &id, |_| true).await["status"], "working");
     let ack = post_2026(c, "tasks/cancel", json!({"taskId": id}), &id).await;
     assert!(ack.get("result").is_some(), "{ack}");
     tokio::time::timeout(Duration::from_secs(2), replicas[0].2.notified())
         .await
         .expect("the work on A stops within about a second");
-    assert_eq!(
-        poll_2026(b, &id, |_| true).await["status"],
-        "cancelled"
-    );
+    assert_eq!(poll_2026(b, &id, |_| true).await["status"], "cancelled");
 }
 
 #[tokio::test]

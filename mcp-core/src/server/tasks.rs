@@ -287,9 +287,7 @@ pub(crate) async fn list(
     page: usize,
     cx: &Context,
 ) -> Result<ListTasksResult, RpcError> {
-    let (tasks, next_cursor) = manager
-        .list(cx.session.task_owner(), cursor, page)
-        .await?;
+    let (tasks, next_cursor) = manager.list(cx.session.task_owner(), cursor, page).await?;
     Ok(ListTasksResult {
         next_cursor,
         ..ListTasksResult::new(tasks)

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::{StoreError, StoreResult};
 use crate::jsonrpc::RpcError;
-use crate::schema::{Task, TaskStatus};
+use crate::schema::Task;
 
 /// A task with what only the receiver knows about it.
 #[derive(Clone)]
@@ -188,13 +188,6 @@ impl Default for InMemoryTaskStore {
     }
 }
 
-fn is_terminal(status: TaskStatus) -> bool {
-    matches!(
-        status,
-        TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
-    )
-}
-
 #[async_trait]
 impl TaskStore for InMemoryTaskStore {
     async fn insert(&self, record: TaskRecord) -> StoreResult<()> {
@@ -206,7 +199,7 @@ impl TaskStore for InMemoryTaskStore {
         if tasks.len() >= self.capacity {
             let oldest_terminal = tasks
                 .iter()
-                .find(|(_, r)| is_terminal(r.task.status))
+                .find(|(_, r)| crate::tasks::is_terminal(r.task.status))
                 .map(|(id, _)| id.clone());
             match oldest_terminal {
                 Some(id) => {
@@ -267,6 +260,7 @@ impl TaskStore for InMemoryTaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::TaskStatus;
 
     fn record(id: &str, expires_at: Option<SystemTime>) -> TaskRecord {
         TaskRecord::new(
@@ -297,8 +291,13 @@ mod tests {
 
     #[test]
     fn records_round_trip_as_text() {
-        let mut done = record("t", Some(UNIX_EPOCH + Duration::from_millis(1_764_064_200_123)));
-        done.outcome = Some(Ok(RawValue::from_string(r#"{"content":[]}"#.into()).unwrap()));
+        let mut done = record(
+            "t",
+            Some(UNIX_EPOCH + Duration::from_millis(1_764_064_200_123)),
+        );
+        done.outcome = Some(Ok(
+            RawValue::from_string(r#"{"content":[]}"#.into()).unwrap()
+        ));
         done.input_requests
             .insert("k".into(), serde_json::json!({"method": "m"}));
         let back = TaskRecord::decode(&done.encode()).unwrap();

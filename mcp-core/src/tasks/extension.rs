@@ -145,10 +145,7 @@ impl TaskManager {
         let mut out = wire(&record.task);
         match (record.task.status, record.outcome) {
             (TaskStatus::InputRequired, _) => {
-                out.insert(
-                    "inputRequests".into(),
-                    Value::Object(record.input_requests),
-                );
+                out.insert("inputRequests".into(), Value::Object(record.input_requests));
             }
             (TaskStatus::Completed, Some(Ok(raw))) => {
                 let result: Value = serde_json::from_str(raw.get()).map_err(RpcError::internal)?;

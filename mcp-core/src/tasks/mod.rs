@@ -18,9 +18,9 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::store::{InMemoryTaskStore, TaskRecord, TaskStore};
 pub use extension::TasksRequest;
 pub(crate) use extension::{created, owner as extension_owner};
-pub use crate::store::{InMemoryTaskStore, TaskRecord, TaskStore};
 
 use crate::jsonrpc::{ErrorCode, RpcError};
 use crate::schema::{Task, TaskStatus};

@@ -344,7 +344,9 @@ pub(super) async fn forward_to_bus(
             continue;
         };
         if let Err(e) = bus.publish(STREAMS_TOPIC, payload).await {
-            tracing::warn!("a message for a session's stream did not reach the other replicas: {e}");
+            tracing::warn!(
+                "a message for a session's stream did not reach the other replicas: {e}"
+            );
         }
     }
 }
