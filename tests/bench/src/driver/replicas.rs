@@ -93,12 +93,24 @@ pub(crate) fn workload(settings: &Settings, pass: &mut Pass) -> Result<(), Error
     wait_port(redis_port)?;
     let store = format!("redis://127.0.0.1:{redis_port}/0");
     let program = sibling("bench-server")?;
-    let memory = Listening::start(&program, &["http", "--json"])?;
+    // Room for every session the session-open rows open.
+    let sessions = "1000000";
+    let memory = Listening::start(&program, &["http", "--json", "--max-sessions", sessions])?;
     let memory_addr = memory.addr;
     started.servers.push(memory);
     let mut replicas = Vec::new();
     for _ in 0..3 {
-        let replica = Listening::start(&program, &["http", "--json", "--store", &store])?;
+        let replica = Listening::start(
+            &program,
+            &[
+                "http",
+                "--json",
+                "--max-sessions",
+                sessions,
+                "--store",
+                &store,
+            ],
+        )?;
         replicas.push(replica.addr);
         started.servers.push(replica);
     }
