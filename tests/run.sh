@@ -68,6 +68,9 @@ step cbindgen bash -c '[ "$(cbindgen --version 2>/dev/null)" = "cbindgen 0.29.4"
 # The C tests build the examples with CMake against an installed libmcp.
 step cmake bash -c 'command -v cmake >/dev/null ||
     { apt-get update -qq && apt-get install -y -qq cmake >/dev/null; }'
+# redis-server (and haproxy) for the C and Python `store` tests and the
+# deployment test.
+step redis bash tests/deploy/install.sh
 step c-bindings bash bindings/c/run-tests.sh
 count_plain "c tests" "$logs/c-bindings.log"
 step python bash bindings/python/run-tests.sh

@@ -240,8 +240,8 @@ pub mod server;
 #[cfg(any(feature = "server", feature = "client"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
 pub mod session;
-#[cfg(feature = "http-server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
+#[cfg(any(feature = "server", feature = "client"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
 pub mod store;
 #[cfg(any(feature = "server", feature = "client"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]

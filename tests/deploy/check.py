@@ -9,9 +9,12 @@ import argparse
 import http.client
 import json
 import os
+import queue
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 
 LATEST = "2025-11-25"
@@ -372,6 +375,121 @@ def modern_rounds(lb, replicas):
     raise AssertionError("no final answer after 4 rounds")
 
 
+def task_call(s, seconds, ttl=60000):
+    s.next_id += 1
+    return {"jsonrpc": "2.0", "id": s.next_id, "method": "tools/call",
+            "params": {"name": "test_slow_task", "arguments": {"seconds": seconds},
+                       "task": {"ttl": ttl}, "_meta": {"progressToken": "task-progress"}}}
+
+
+def tasks_across_replicas(lb, replicas):
+    """A 2025-11-25 task created through one replica is polled through
+    another and cancelled through a third; its progress reaches the GET
+    stream a fourth holds, and stops within about a second of the cancel."""
+    s = Session(lb)
+    holder, runner, poller, canceller = replicas[1], replicas[0], replicas[1], replicas[2]
+    conn, stream = holder.request("GET", session=s.id, stream=True, timeout=30,
+                                  headers={"Accept": "text/event-stream"})
+    events = queue.Queue()
+
+    def read_all():
+        try:
+            while (event := read_event(stream)) is not None:
+                events.put(event)
+        except (OSError, ValueError):
+            pass  # closed at the end of the check
+        events.put(None)
+
+    threading.Thread(target=read_all, daemon=True).start()
+
+    def progress_until(deadline):
+        seen = 0
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                event = events.get(timeout=left)
+            except queue.Empty:
+                break
+            expect(event is not None, "the GET stream ended")
+            if event.get("data") and "notifications/progress" in event["data"]:
+                seen += 1
+        return seen
+
+    try:
+        expect(stream.status == 200, f"GET: HTTP {stream.status}")
+        reply = runner.request("POST", task_call(s, 60), session=s.id)
+        expect(reply.status == 200, f"tools/call with task: HTTP {reply.status} {reply.body}")
+        task = reply.answer()["result"]["task"]
+        got, _ = s.result("tasks/get", {"taskId": task["taskId"]}, via=poller)
+        expect(got["status"] == "working", f"tasks/get on {poller.name}: {got}")
+        listed, _ = s.result("tasks/list", via=canceller)
+        expect(task["taskId"] in [t["taskId"] for t in listed["tasks"]], f"tasks/list: {listed}")
+        expect(progress_until(time.monotonic() + 2.5) >= 1,
+               f"no progress of the task on {runner.name} reached the stream {holder.name} holds")
+        cancelled, _ = s.result("tasks/cancel", {"taskId": task["taskId"]}, via=canceller)
+        expect(cancelled["status"] == "cancelled", f"tasks/cancel: {cancelled}")
+        progress_until(time.monotonic() + 1.2)  # what was under way
+        late = progress_until(time.monotonic() + 2.5)
+        expect(late == 0, f"{late} progress notifications over 2.5 s after the cancel: the work goes on")
+        got, _ = s.result("tasks/get", {"taskId": task["taskId"]}, via=poller)
+        expect(got["status"] == "cancelled", f"tasks/get after cancel: {got}")
+    finally:
+        # Wakes the reader blocked on the socket, which close() would wait for.
+        try:
+            conn.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        conn.close()
+
+
+def modern_tasks_across_replicas(lb, replicas):
+    """The same with the 2026-07-28 tasks extension: created through one
+    replica, polled through another, cancelled through a third."""
+    meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {
+                "extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "deploy-check", "version": "1"}}
+
+    def call(replica, method, params, name):
+        reply = replica.request("POST", {"jsonrpc": "2.0", "id": 1, "method": method,
+                                         "params": {**params, "_meta": meta}},
+                                version=MODERN, headers={"Mcp-Method": method, "Mcp-Name": name})
+        expect(reply.status == 200, f"{method} on {replica.name}: HTTP {reply.status} {reply.body}")
+        answer = reply.answer()
+        expect("result" in answer, f"{method} on {replica.name}: {answer}")
+        return answer["result"]
+
+    created = call(replicas[0], "tools/call",
+                   {"name": "slow_compute", "arguments": {"seconds": 60}}, "slow_compute")
+    expect(created.get("resultType") == "task", f"not a task: {created}")
+    task_id = created["taskId"]
+    got = call(replicas[1], "tasks/get", {"taskId": task_id}, task_id)
+    expect(got["status"] == "working", f"tasks/get: {got}")
+    call(replicas[2], "tasks/cancel", {"taskId": task_id}, task_id)
+    got = call(replicas[1], "tasks/get", {"taskId": task_id}, task_id)
+    expect(got["status"] == "cancelled", f"tasks/get after cancel: {got}")
+
+
+def task_result_outlives_its_replica(lb, replicas, pids):
+    """A finished task's result is read through the balancer after the
+    replica that ran it was killed (SIGKILL)."""
+    s = Session(lb)
+    runner = replicas[0]
+    reply = runner.request("POST", task_call(s, 1), session=s.id)
+    expect(reply.status == 200, f"tools/call with task: HTTP {reply.status} {reply.body}")
+    task_id = reply.answer()["result"]["task"]["taskId"]
+    result, _ = s.result("tasks/result", {"taskId": task_id}, via=replicas[1])
+    expect("worked for 1 s" in text_of(result), f"tasks/result: {result}")
+    os.kill(pids[runner.name], signal.SIGKILL)
+    for _ in range(6):
+        reply = s.call("tasks/result", {"taskId": task_id})
+        if reply.status < 500:  # not the balancer's answer for the dead replica
+            break
+    expect(reply.status == 200, f"tasks/result after SIGKILL: HTTP {reply.status} {reply.body}")
+    answer = reply.answer()
+    expect("worked for 1 s" in text_of(answer.get("result", {})),
+           f"tasks/result after SIGKILL: {answer}")
+
+
 def store_faults(lb, replicas, redis):
     s = Session(lb)
     redis.stop()
@@ -464,10 +582,16 @@ def main():
           lambda: answer_on_another_replica(lb, replicas))
     check("a stream resumed with Last-Event-ID on another replica",
           lambda: resume_on_another_replica(lb, replicas))
+    check("a task created on one replica, polled on another, cancelled on a third",
+          lambda: tasks_across_replicas(lb, replicas))
+    check("a 2026-07-28 extension task across three replicas",
+          lambda: modern_tasks_across_replicas(lb, replicas))
     check("Redis lost: 503 within 5 s; Redis back: new sessions within 10 s",
           lambda: store_faults(lb, replicas, redis))
     check("the replica running a call is killed: resumption ends with an error",
           lambda: resume_after_sigkill(lb, replicas, pids))
+    check("a finished task's result is readable after its replica was killed",
+          lambda: task_result_outlives_its_replica(lb, replicas, pids))
     print(f"deploy: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

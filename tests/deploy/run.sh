@@ -2,19 +2,14 @@
 # The deployment test: three `mcp serve everything --http` replicas sharing
 # state through Redis, behind HAProxy balancing round-robin without
 # stickiness; tests/deploy/check.py checks sessions, deletion, resource
-# updates, 2026-07-28 input-required rounds, resumption and Redis faults
-# across them. Installs redis-server and haproxy from the Debian packages if
+# updates, 2026-07-28 input-required rounds, tasks, resumption and Redis
+# faults across them. Installs redis-server and haproxy from the Debian packages if
 # missing; everything runs on loopback with throw-away configuration (no
 # persistence) and is stopped by PID at the end, also on failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if ! command -v redis-server >/dev/null || ! command -v haproxy >/dev/null; then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server haproxy >/dev/null
-fi
+bash tests/deploy/install.sh
 # Started by hand below, never as the system's services.
 
 cargo build -q --locked -p mcp-cli --bin mcp

@@ -1385,6 +1385,20 @@ mcp_result mcp_http_options_set_idle_timeout_ms(struct mcp_http_options *options
                                                 uint64_t milliseconds);
 
 /**
+ * Shares sessions, stream events, tasks, changes and the `requestState`
+ * key with the other replicas of this server through the store at `url`
+ * (`"redis://HOST:PORT/DB"`, `"rediss://…"`, with `user:password@` if
+ * needed), so that a load balancer may send any request to any replica.
+ * NULL or `""` goes back to the default: everything in this process only.
+ * `mcp_server_start_http` connects and fails with `MCP_ERR_TRANSPORT`,
+ * naming the store, if it does not answer within a few seconds.
+ *
+ * # Safety
+ * `options` is NULL or live options; `url` is NULL or NUL-terminated.
+ */
+mcp_result mcp_http_options_set_store(struct mcp_http_options *options, const char *url);
+
+/**
  * The message of the most recent call on the calling thread that failed
  * (an empty string if none has). Never NULL.
  *

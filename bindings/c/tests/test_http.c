@@ -2,8 +2,10 @@
  * The fixture server served in-process over Streamable HTTP, with clients in
  * the same process: calls, server-to-client requests and notifications over
  * HTTP, callbacks running in parallel, cancellation reaching the server,
- * headers, concurrent clients, stopping from another thread, and freeing the
- * server under a connected client.
+ * headers, concurrent clients, stopping from another thread, freeing the
+ * server under a connected client, and two servers sharing a session
+ * through a Redis store (MCP_TEST_REDIS_URL, set by run-tests.sh when
+ * redis-server is installed; skipped, saying so, otherwise).
  * Usage: test_http
  */
 #include "harness.h"
@@ -381,8 +383,9 @@ static void test_server_freed_inside_its_callback(void) {
 /* POSTs `body` to http://127.0.0.1:port/mcp with the given Host header (and
  * Origin, unless NULL); returns the status (0 on failure) and copies the
  * response, lower-cased, into `response`. */
-static int raw_post(uint16_t port, const char *host, const char *origin, const char *body,
-                    char *response, size_t size) {
+static int raw_post_with(uint16_t port, const char *host, const char *origin,
+                         const char *extra_headers, const char *body, char *response,
+                         size_t size) {
     response[0] = '\0';
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return 0;
@@ -403,10 +406,10 @@ static int raw_post(uint16_t port, const char *host, const char *origin, const c
     size_t length = strlen(body);
     char head[1024];
     int n = snprintf(head, sizeof head,
-                     "POST /mcp HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\n"
+                     "POST /mcp HTTP/1.1\r\nHost: %s\r\n%s%sContent-Type: application/json\r\n"
                      "Accept: application/json, text/event-stream\r\nContent-Length: %zu\r\n"
                      "Connection: close\r\n\r\n",
-                     host, origin_line, length);
+                     host, origin_line, extra_headers ? extra_headers : "", length);
     int ok = write(fd, head, (size_t)n) == n && write(fd, body, length) == (ssize_t)length;
     size_t got = 0;
     while (ok && got + 1 < size) {
@@ -419,6 +422,11 @@ static int raw_post(uint16_t port, const char *host, const char *origin, const c
     for (size_t i = 0; i < got; i++) response[i] = (char)tolower((unsigned char)response[i]);
     int status = 0;
     return sscanf(response, "http/1.1 %d", &status) == 1 ? status : 0;
+}
+
+static int raw_post(uint16_t port, const char *host, const char *origin, const char *body,
+                    char *response, size_t size) {
+    return raw_post_with(port, host, origin, NULL, body, response, size);
 }
 
 #define INIT                                                                            \
@@ -522,6 +530,81 @@ static void test_http_options(void) {
     mcp_server_free(s);
 }
 
+/* Starts the fixture server over HTTP sharing `store`; its port, or 0. */
+static uint16_t start_with_store(mcp_server *s, const char *store) {
+    mcp_http_options *options = NULL;
+    uint16_t port = 0;
+    if (mcp_http_options_new(&options) != MCP_OK) return 0;
+    if (mcp_http_options_set_store(options, store) != MCP_OK ||
+        mcp_server_start_http(s, options, &port) != MCP_OK) {
+        printf("  (start with store %s: %s)\n", store, mcp_last_error_message());
+        port = 0;
+    }
+    mcp_http_options_free(options);
+    return port;
+}
+
+static void test_store_shared_by_two_servers(void) {
+    mcp_http_options *options = NULL;
+    CHECK_OK(mcp_http_options_new(&options));
+    CHECK_RC(mcp_http_options_set_store(NULL, "redis://127.0.0.1:6379/0"), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_http_options_set_store(options, "http://127.0.0.1:6379/"),
+             MCP_ERR_INVALID_ARGUMENT);
+    CHECK_OK(mcp_http_options_set_store(options, "")); /* back to no store */
+    CHECK_OK(mcp_http_options_set_store(options, NULL));
+    /* A store nobody answers at: serving fails, naming it. */
+    CHECK_OK(mcp_http_options_set_store(options, "redis://127.0.0.1:1/0"));
+    mcp_server *lonely = fixture_server_new();
+    uint16_t port = 0;
+    CHECK_RC(mcp_server_start_http(lonely, options, &port), MCP_ERR_TRANSPORT);
+    CHECK_CONTAINS(mcp_last_error_message(), "redis://127.0.0.1:1/0");
+    mcp_server_free(lonely);
+    mcp_http_options_free(options);
+
+    const char *store = getenv("MCP_TEST_REDIS_URL");
+    if (!store || !*store) {
+        printf("skip test_store_shared_by_two_servers: redis-server is not installed "
+               "(tests/run.sh installs it through tests/deploy)\n");
+        return;
+    }
+    mcp_server *a = fixture_server_new(), *b = fixture_server_new();
+    CHECK(a != NULL && b != NULL);
+    uint16_t port_a = a ? start_with_store(a, store) : 0;
+    uint16_t port_b = b ? start_with_store(b, store) : 0;
+    CHECK(port_a != 0 && port_b != 0);
+    if (port_a && port_b) {
+        static char response[65536];
+        char host_a[64], host_b[64];
+        snprintf(host_a, sizeof host_a, "127.0.0.1:%u", (unsigned)port_a);
+        snprintf(host_b, sizeof host_b, "127.0.0.1:%u", (unsigned)port_b);
+        CHECK(raw_post(port_a, host_a, NULL, INIT, response, sizeof response) == 200);
+        char session[64] = "";
+        const char *found = strstr(response, "mcp-session-id: ");
+        CHECK(found != NULL);
+        if (found) sscanf(found + strlen("mcp-session-id: "), "%63[0-9a-f]", session);
+        CHECK(strlen(session) == 32);
+        char headers[256];
+        snprintf(headers, sizeof headers,
+                 "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n", session);
+        CHECK(raw_post_with(port_b, host_b, NULL, headers,
+                            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                            response, sizeof response) == 202);
+        CHECK(raw_post_with(port_b, host_b, NULL, headers,
+                            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                            "\"params\":{\"name\":\"add\",\"arguments\":{\"a\":20,\"b\":22}}}",
+                            response, sizeof response) == 200);
+        CHECK_CONTAINS(response, "42");
+        /* A session B made up is unknown to both. */
+        CHECK(raw_post_with(port_a, host_a, NULL,
+                            "Mcp-Session-Id: 0123456789abcdef0123456789abcdef\r\n"
+                            "MCP-Protocol-Version: 2025-11-25\r\n",
+                            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
+                            response, sizeof response) == 404);
+    }
+    mcp_server_free(a);
+    mcp_server_free(b);
+}
+
 int main(void) {
     server = fixture_server_new();
     if (!server) return 1;
@@ -549,5 +632,6 @@ int main(void) {
     RUN(test_server_freed_under_a_client);
     RUN(test_server_freed_inside_its_callback);
     RUN(test_http_options);
+    RUN(test_store_shared_by_two_servers);
     return finish();
 }

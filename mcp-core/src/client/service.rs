@@ -106,18 +106,17 @@ impl ClientService {
             return Ok(work);
         };
         let cancel = peer.shared.closed.child_token();
-        let task = manager.create(OWNER, ttl, cancel.clone())?;
-        let task_id = task.task_id.clone();
-        crate::tasks::run_in_background(
-            manager.clone(),
-            OWNER.into(),
-            task_id,
-            cancel,
-            peer.clone(),
-            work,
-        );
         let peer = peer.clone();
         Ok(Box::pin(async move {
+            let task = manager.create(OWNER, ttl, cancel.clone()).await?;
+            crate::tasks::run_in_background(
+                manager.clone(),
+                OWNER.into(),
+                task.task_id.clone(),
+                cancel,
+                peer.clone(),
+                work,
+            );
             crate::tasks::notify(&manager, &peer, task.clone()).await;
             encode(Ok(crate::schema::CreateTaskResult::new(task)))
         }))
@@ -185,7 +184,7 @@ impl Service for ClientService {
             ServerRequest::GetTask(r) => {
                 let manager = self.tasks.clone().ok_or_else(not_offered)?;
                 Box::pin(async move {
-                    let task = manager.get(OWNER, &r.params.task_id)?;
+                    let task = manager.get(OWNER, &r.params.task_id).await?;
                     encode(Ok(crate::schema::GetTaskResult::from(task)))
                 })
             }
@@ -197,7 +196,7 @@ impl Service for ClientService {
             ServerRequest::CancelTask(r) => {
                 let manager = self.tasks.clone().ok_or_else(not_offered)?;
                 Box::pin(async move {
-                    let task = manager.cancel(OWNER, &r.params.task_id)?;
+                    let task = manager.cancel(OWNER, &r.params.task_id).await?;
                     crate::tasks::notify(&manager, &peer, task.clone()).await;
                     encode(Ok(crate::schema::CancelTaskResult::from(task)))
                 })
@@ -206,7 +205,7 @@ impl Service for ClientService {
                 let manager = self.tasks.clone().ok_or_else(not_offered)?;
                 let cursor = r.params.and_then(|p| p.cursor);
                 Box::pin(async move {
-                    let (tasks, next_cursor) = manager.list(OWNER, cursor.as_deref(), 100)?;
+                    let (tasks, next_cursor) = manager.list(OWNER, cursor.as_deref(), 100).await?;
                     encode(Ok(crate::schema::ListTasksResult {
                         next_cursor,
                         ..crate::schema::ListTasksResult::new(tasks)

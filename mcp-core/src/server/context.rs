@@ -675,9 +675,10 @@ impl RequestForTask for Peer {
             crate::tasks::insert_related_task(object, &task.id);
         }
         let owner = &task.owner;
-        if let Some(moved) =
-            task.manager
-                .transition(owner, &task.id, TaskStatus::InputRequired, None)
+        if let Some(moved) = task
+            .manager
+            .transition(owner, &task.id, TaskStatus::InputRequired, None)
+            .await
         {
             super::tasks::notify(&task.manager, self, moved).await;
         }
@@ -687,6 +688,7 @@ impl RequestForTask for Peer {
         if let Some(moved) = task
             .manager
             .transition(owner, &task.id, TaskStatus::Working, None)
+            .await
         {
             super::tasks::notify(&task.manager, self, moved).await;
         }

@@ -77,6 +77,14 @@ impl StreamableHttpServer {
             let server = server.clone();
             deferred.push(Box::new(move || super::replicas::bridge(&server, bus)));
         }
+        if let Some(store) = config.task_store.clone() {
+            // Following the bus spawns: started inside a runtime.
+            let (server, bus) = (server.clone(), config.bus.clone());
+            deferred.push(Box::new(move || server.share_tasks(store, bus)));
+        }
+        if let Some(key) = &config.request_state_key {
+            server.share_request_state_key(key.clone());
+        }
         server.mark_served();
         let handler: Arc<dyn ServerHandler> = Arc::new(server.clone());
         let acceptor = ServerAcceptor {

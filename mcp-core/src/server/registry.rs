@@ -78,6 +78,12 @@ pub struct Server {
     inner: Arc<Inner>,
 }
 
+/// A task store shared by replicas, and the bus linking them.
+type SharedTasks = (
+    Arc<dyn crate::store::TaskStore>,
+    Option<Arc<dyn crate::store::Bus>>,
+);
+
 struct Inner {
     page_size: usize,
     config: SessionConfig,
@@ -90,6 +96,12 @@ struct Inner {
     /// The runtime the server was last served on: announcements of changes
     /// made outside any runtime are sent from there.
     runtime: Mutex<Option<Handle>>,
+    /// The key replicas share, from the HTTP server's stores; used when the
+    /// builder set none.
+    shared_request_state_key: std::sync::OnceLock<RequestStateKey>,
+    /// The task store replicas share (and the bus linking them), from the
+    /// HTTP server's stores; every task manager of this server uses it.
+    shared_tasks: std::sync::OnceLock<SharedTasks>,
 }
 
 /// What [`ServerBuilder::build`] hands over.
@@ -125,6 +137,8 @@ impl Server {
                 catalog: ArcSwap::from_pointee(parts.catalog),
                 changing: Mutex::new(()),
                 runtime: Mutex::new(None),
+                shared_request_state_key: std::sync::OnceLock::new(),
+                shared_tasks: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -164,6 +178,44 @@ impl Server {
     #[cfg(feature = "http-server")]
     pub(super) fn profile(&self) -> Option<Arc<super::stateless::Profile>> {
         self.catalog().profile.clone()
+    }
+
+    /// Keeps this server's tasks in `store`, shared with other replicas,
+    /// which `bus` links (cancellations, answers, changes); a task manager
+    /// the server gets later (a task tool registered while serving) too.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn share_tasks(
+        &self,
+        store: Arc<dyn crate::store::TaskStore>,
+        bus: Option<Arc<dyn crate::store::Bus>>,
+    ) {
+        let _ = self.inner.shared_tasks.set((store, bus));
+        self.share_new_tasks();
+    }
+
+    /// Hands the shared task store to the current task manager, if both
+    /// exist (from inside a runtime: following the bus spawns a task).
+    pub(super) fn share_new_tasks(&self) {
+        let Some((store, bus)) = self.inner.shared_tasks.get() else {
+            return;
+        };
+        let Some(manager) = self.catalog().tasks.clone() else {
+            return;
+        };
+        let handle = Handle::try_current()
+            .ok()
+            .or_else(|| lock(&self.inner.runtime).clone());
+        if let Some(handle) = handle {
+            let _entered = handle.enter();
+            manager.share(store.clone(), bus.clone());
+        }
+    }
+
+    /// Seals `requestState` with `key`, shared by the replicas, unless the
+    /// builder gave a key (the first shared key sticks).
+    #[cfg(feature = "http-server")]
+    pub(crate) fn share_request_state_key(&self, key: RequestStateKey) {
+        let _ = self.inner.shared_request_state_key.set(key);
     }
 
     /// Sessions are kept on the change bus, so that every server sharing it
@@ -212,7 +264,11 @@ impl ServerHandler for Server {
     }
 
     fn request_state_key(&self) -> Option<RequestStateKey> {
-        self.inner.request_state_key.clone()
+        self.inner
+            .request_state_key
+            .as_ref()
+            .or_else(|| self.inner.shared_request_state_key.get())
+            .cloned()
     }
 
     async fn subscriptions_listen(
@@ -328,7 +384,7 @@ impl ServerHandler for Server {
         cx: Context,
     ) -> Result<Map<String, Value>, RpcError> {
         let manager = self.task_manager(ClientRequestMethod::CallTool)?;
-        tasks::extension(&manager, request, &cx)
+        tasks::extension(&manager, request, &cx).await
     }
 
     async fn get_task(
@@ -341,6 +397,7 @@ impl ServerHandler for Server {
             &params.task_id,
             &cx,
         )
+        .await
     }
 
     async fn get_task_payload(
@@ -367,6 +424,7 @@ impl ServerHandler for Server {
             self.inner.page_size,
             &cx,
         )
+        .await
     }
 
     async fn cancel_task(

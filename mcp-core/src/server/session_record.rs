@@ -28,6 +28,9 @@ struct SessionRecord {
     /// HTTP): another subject is refused on every replica.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     subject: Option<String>,
+    /// Who owns the session's tasks (the same on every replica).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    task_owner: String,
 }
 
 /// The record of `state`, once the client has initialized.
@@ -43,6 +46,7 @@ pub(super) fn record(state: &SessionState) -> Option<String> {
         log_level: state.log_level(),
         subscriptions,
         subject: state.auth().map(|info| info.subject.clone()),
+        task_owner: state.task_owner().to_string(),
     };
     serde_json::to_string(&record).ok()
 }
@@ -59,6 +63,9 @@ pub(super) fn restore(
         serde_json::from_str(record).map_err(|e| format!("unreadable session record: {e}"))?;
     let version = ProtocolVersion::parse(&record.protocol_version)
         .ok_or_else(|| format!("unknown revision {}", record.protocol_version))?;
+    if !record.task_owner.is_empty() {
+        state.adopt_task_owner(record.task_owner);
+    }
     if state.client.get().is_none() {
         let _ = state.client.set(ClientHello {
             info: record.client_info,

@@ -12,6 +12,9 @@ use crate::session::Peer;
 pub(crate) struct SessionState {
     /// Random and unguessable: owns this session's tasks.
     pub(crate) id: String,
+    /// The id that owns this session's tasks when another replica opened
+    /// the session (from its record), so every replica sees the same tasks.
+    task_owner: OnceLock<String>,
     pub(crate) peer: Peer,
     pub(crate) client: OnceLock<ClientHello>,
     pub(crate) initialized: AtomicBool,
@@ -72,6 +75,7 @@ impl SessionState {
         }
         Self {
             id: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            task_owner: OnceLock::new(),
             peer,
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
@@ -95,6 +99,7 @@ impl SessionState {
     ) -> Self {
         let state = Self {
             id: String::new(),
+            task_owner: OnceLock::new(),
             peer,
             client: OnceLock::new(),
             initialized: AtomicBool::new(true),
@@ -115,6 +120,7 @@ impl SessionState {
     pub(crate) fn for_task(&self) -> Self {
         let state = Self {
             id: String::new(),
+            task_owner: OnceLock::new(),
             peer: self.peer.clone(),
             client: OnceLock::new(),
             initialized: AtomicBool::new(true),
@@ -129,6 +135,19 @@ impl SessionState {
             let _ = state.client.set(hello.clone());
         }
         state
+    }
+
+    /// Who owns this session's tasks: its own id, or the one of the
+    /// replica that opened it (see [`adopt_task_owner`](Self::adopt_task_owner)).
+    pub(crate) fn task_owner(&self) -> &str {
+        self.task_owner.get().map_or(&self.id, String::as_str)
+    }
+
+    /// Takes the task owner another replica recorded for this session
+    /// (before it serves any request here; the first one sticks).
+    #[cfg(feature = "http-server")]
+    pub(crate) fn adopt_task_owner(&self, owner: String) {
+        let _ = self.task_owner.set(owner);
     }
 
     pub(crate) fn is_ready(&self) -> bool {

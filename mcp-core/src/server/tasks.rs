@@ -39,10 +39,10 @@ pub(crate) async fn start(
     {
         return start_extension_task(manager, tool, params, &cx).await;
     }
-    let owner = cx.session.id.clone();
+    let owner = cx.session.task_owner().to_string();
     let cancel = cx.session.peer.shared.closed.child_token();
     let ttl = params.task.as_ref().and_then(|t| t.ttl);
-    let task = manager.create(&owner, ttl, cancel.clone())?;
+    let task = manager.create(&owner, ttl, cancel.clone()).await?;
     let link = TaskLink {
         id: task.task_id.clone(),
         owner: owner.clone(),
@@ -71,7 +71,9 @@ pub(crate) async fn start(
         let result = match result {
             Ok(result) => result,
             Err(error) => {
-                if let Some(task) = runner.finish(&owner, &task_id, TaskStatus::Failed, Err(error))
+                if let Some(task) = runner
+                    .finish(&owner, &task_id, TaskStatus::Failed, Err(error))
+                    .await
                 {
                     notify(&runner, &peer, task).await;
                 }
@@ -86,7 +88,7 @@ pub(crate) async fn start(
             TaskStatus::Completed
         };
         let encoded = serde_json::value::to_raw_value(&result).map_err(RpcError::internal);
-        if let Some(task) = runner.finish(&owner, &task_id, status, encoded) {
+        if let Some(task) = runner.finish(&owner, &task_id, status, encoded).await {
             notify(&runner, &peer, task).await;
         }
     });
@@ -114,7 +116,7 @@ async fn start_extension_task(
     }
     let owner = extension_owner(cx);
     let cancel = CancellationToken::new();
-    let task = manager.create(&owner, None, cancel.clone())?;
+    let task = manager.create(&owner, None, cancel.clone()).await?;
     let link = TaskLink {
         id: task.task_id.clone(),
         owner: owner.clone(),
@@ -142,7 +144,7 @@ async fn start_extension_task(
             }
         };
         let (status, outcome) = extension_outcome(outcome);
-        runner.finish(&owner, &task_id, status, outcome);
+        runner.finish(&owner, &task_id, status, outcome).await;
     });
     Ok(CreateTaskResult::new(task))
 }
@@ -173,7 +175,7 @@ async fn questions_then_task(
     .await;
     let owner = extension_owner(cx);
     let cancel = CancellationToken::new();
-    let task = manager.create(&owner, None, cancel.clone())?;
+    let task = manager.create(&owner, None, cancel.clone()).await?;
     let link = TaskLink {
         id: task.task_id.clone(),
         owner: owner.clone(),
@@ -184,8 +186,10 @@ async fn questions_then_task(
     };
     if let Some(outcome) = finished {
         let (status, outcome) = extension_outcome(outcome);
-        manager.finish(&owner, &task.task_id, status, outcome);
-        return Ok(CreateTaskResult::new(manager.get(&owner, &task.task_id)?));
+        manager.finish(&owner, &task.task_id, status, outcome).await;
+        return Ok(CreateTaskResult::new(
+            manager.get(&owner, &task.task_id).await?,
+        ));
     }
     round.became(link);
     let (runner, task_id) = (manager.clone(), task.task_id.clone());
@@ -199,7 +203,7 @@ async fn questions_then_task(
             }
         };
         let (status, outcome) = extension_outcome(outcome);
-        runner.finish(&owner, &task_id, status, outcome);
+        runner.finish(&owner, &task_id, status, outcome).await;
     });
     Ok(CreateTaskResult::new(task))
 }
@@ -231,34 +235,34 @@ fn extension_owner(cx: &Context) -> String {
 }
 
 /// A request of the tasks extension.
-pub(crate) fn extension(
+pub(crate) async fn extension(
     manager: &TaskManager,
     request: TasksRequest,
     cx: &Context,
 ) -> Result<Map<String, Value>, RpcError> {
     let owner = extension_owner(cx);
     match request {
-        TasksRequest::Get { task_id } => manager.detailed(&owner, &task_id),
+        TasksRequest::Get { task_id } => manager.detailed(&owner, &task_id).await,
         TasksRequest::Update {
             task_id,
             input_responses,
         } => {
-            manager.answer(&owner, &task_id, &input_responses)?;
+            manager.answer(&owner, &task_id, &input_responses).await?;
             Ok(Map::new())
         }
         TasksRequest::Cancel { task_id } => {
-            manager.request_cancel(&owner, &task_id)?;
+            manager.request_cancel(&owner, &task_id).await?;
             Ok(Map::new())
         }
     }
 }
 
-pub(crate) fn get(
+pub(crate) async fn get(
     manager: &TaskManager,
     task_id: &str,
     cx: &Context,
 ) -> Result<GetTaskResult, RpcError> {
-    let task = manager.get(&cx.session.id, task_id)?;
+    let task = manager.get(cx.session.task_owner(), task_id).await?;
     Ok(task.into())
 }
 
@@ -268,7 +272,7 @@ pub(crate) async fn result(
     cx: &Context,
 ) -> Result<Box<RawValue>, RpcError> {
     manager
-        .result(&cx.session.id, task_id, cx.cancellation())
+        .result(cx.session.task_owner(), task_id, cx.cancellation())
         .await
 }
 
@@ -277,18 +281,18 @@ pub(crate) async fn cancel(
     task_id: &str,
     cx: &Context,
 ) -> Result<CancelTaskResult, RpcError> {
-    let task = manager.cancel(&cx.session.id, task_id)?;
+    let task = manager.cancel(cx.session.task_owner(), task_id).await?;
     notify(manager, &cx.session.peer, task.clone()).await;
     Ok(task.into())
 }
 
-pub(crate) fn list(
+pub(crate) async fn list(
     manager: &TaskManager,
     cursor: Option<&str>,
     page: usize,
     cx: &Context,
 ) -> Result<ListTasksResult, RpcError> {
-    let (tasks, next_cursor) = manager.list(&cx.session.id, cursor, page)?;
+    let (tasks, next_cursor) = manager.list(cx.session.task_owner(), cursor, page).await?;
     Ok(ListTasksResult {
         next_cursor,
         ..ListTasksResult::new(tasks)

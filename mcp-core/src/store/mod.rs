@@ -15,13 +15,19 @@
 //! - a [`Bus`] carries changes (resource updated, list changed) to the other
 //!   replicas, whose sessions hear of them;
 //! - [`SessionStore::shared_secret`] gives every replica the same
-//!   `requestState` key.
+//!   `requestState` key;
+//! - a [`TaskStore`] keeps tasks (status, outcome, open questions, expiry on
+//!   wall-clock time) where every replica reads them, and the bus carries
+//!   cancellations, answers and changes of tasks to the replica running
+//!   them (`tasks` topic).
 
 mod memory;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod tasks;
 
 use std::fmt;
+#[cfg(feature = "http-server")]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,6 +35,7 @@ use async_trait::async_trait;
 use tokio::sync::mpsc;
 
 pub use memory::{InMemoryBus, InMemorySessionStore};
+pub use tasks::{InMemoryTaskStore, TaskChange, TaskRecord, TaskStore};
 
 /// What went wrong talking to a store: which store, and why. Turned into
 /// [`crate::Error::Store`] at the API's edge, and into HTTP 503 by the
@@ -109,6 +116,7 @@ pub(crate) fn random_secret(store: &str) -> StoreResult<[u8; 32]> {
 
 /// A random id naming this process among the replicas (in event ids and
 /// bus messages), 32 bits, never 0 (0 is "no store": today's ids).
+#[cfg(feature = "http-server")]
 pub(crate) fn replica_id() -> u32 {
     static ID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *ID.get_or_init(|| {
@@ -120,6 +128,8 @@ pub(crate) fn replica_id() -> u32 {
 
 /// Every shared part of one store, as the HTTP server and the server role
 /// take them.
+#[cfg(feature = "http-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
 #[derive(Clone, Debug)]
 pub struct Stores {
     /// Sessions.
@@ -128,4 +138,13 @@ pub struct Stores {
     pub events: Arc<dyn crate::transport::http::EventStore>,
     /// Changes between replicas.
     pub bus: Arc<dyn Bus>,
+    /// Tasks (`None`: each server keeps its tasks where its
+    /// [`TaskConfig`](crate::tasks::TaskConfig) says).
+    pub tasks: Option<Arc<dyn TaskStore>>,
+    /// The `requestState` key every replica uses (`None`: the server's own,
+    /// see [`ServerBuilder::request_state_key`](crate::server::ServerBuilder::request_state_key)).
+    pub request_state_key: Option<crate::server::RequestStateKey>,
 }
+
+/// The name of the shared secret that keys `requestState`.
+pub const REQUEST_STATE_SECRET: &str = "request-state-key";

@@ -7,9 +7,12 @@
 //! with the idle timeout as its expiry), `events:<session>:<stream>` (a list
 //! of `<seq>\n<message>`, the last 256, expiring), `stream:<session>:<stream>`
 //! (the request a stream answers), `replica:<id>` (a heartbeat: present
-//! while that replica runs), `secret:<name>`. Nothing here needs Redis's
+//! while that replica runs), `secret:<name>`, and tasks (`task:<id>`,
+//! `tasks:<owner>`; see `tasks.rs`). Nothing here needs Redis's
 //! persistence; whether sessions survive a Redis restart is a matter of its
 //! own settings (`save`, `appendonly`).
+
+mod tasks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -139,7 +142,20 @@ impl RedisStore {
             sessions: Arc::new(self.clone()),
             events: Arc::new(self.clone()),
             bus: Arc::new(self.clone()),
+            tasks: Some(Arc::new(self.clone())),
+            request_state_key: None,
         }
+    }
+
+    /// Everything [`stores`](Self::stores) gives plus the `requestState`
+    /// key shared by every replica using this store: what a replica needs
+    /// (the faces' `store` option is this).
+    pub async fn replica_stores(&self) -> StoreResult<Stores> {
+        let key = self.shared_secret(super::REQUEST_STATE_SECRET).await?;
+        Ok(Stores {
+            request_state_key: Some(crate::server::RequestStateKey::from_bytes(key)),
+            ..self.stores()
+        })
     }
 
     fn error(&self, e: &redis::RedisError) -> StoreError {

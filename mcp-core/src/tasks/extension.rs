@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::{TaskManager, is_terminal, not_found};
+use super::{TaskManager, TaskRecord, is_terminal};
 use crate::jsonrpc::RpcError;
 use crate::schema::{Task, TaskStatus};
 
@@ -95,12 +95,11 @@ impl TasksRequest {
     }
 }
 
-/// An input request a running task waits on.
+/// An input request a running task waits on here (the question itself is
+/// in the task's record).
 #[derive(Debug)]
 pub(crate) struct PendingInput {
     key: String,
-    /// `{method, params}`, as shown in `inputRequests`.
-    request: Value,
     answer: oneshot::Sender<Value>,
 }
 
@@ -141,27 +140,16 @@ impl TaskManager {
     /// The task as `tasks/get` of the extension answers it: its open input
     /// requests while `input_required`, its result once `completed`, its
     /// error once `failed`.
-    pub(crate) fn detailed(
+    pub(crate) async fn detailed(
         &self,
         owner: &str,
         task_id: &str,
     ) -> Result<Map<String, Value>, RpcError> {
-        let record = self
-            .config
-            .store
-            .get(owner, task_id)
-            .ok_or_else(|| not_found(task_id))?;
+        let record = self.record(owner, task_id).await?;
         let mut out = wire(&record.task);
         match (record.task.status, record.outcome) {
             (TaskStatus::InputRequired, _) => {
-                let requests: Map<String, Value> = self
-                    .inputs()
-                    .get(task_id)
-                    .into_iter()
-                    .flatten()
-                    .map(|p| (p.key.clone(), p.request.clone()))
-                    .collect();
-                out.insert("inputRequests".into(), Value::Object(requests));
+                out.insert("inputRequests".into(), Value::Object(record.input_requests));
             }
             (TaskStatus::Completed, Some(Ok(raw))) => {
                 let result: Value = serde_json::from_str(raw.get()).map_err(RpcError::internal)?;
@@ -193,11 +181,28 @@ impl TaskManager {
             .entry(task_id.to_string())
             .or_default()
             .push(PendingInput {
-                key,
-                request,
+                key: key.clone(),
                 answer: tx,
             });
-        self.transition(owner, task_id, TaskStatus::InputRequired, None);
+        // The question goes into the record, so `tasks/get` shows it on
+        // every replica, and the task is `input_required` with it.
+        let change = move |r: &mut TaskRecord| {
+            if is_terminal(r.task.status) {
+                return false;
+            }
+            r.input_requests.insert(key.clone(), request.clone());
+            if r.task.status != TaskStatus::InputRequired {
+                r.task.status = TaskStatus::InputRequired;
+                r.task.status_message = None;
+                r.task.last_updated_at = super::time::rfc3339(std::time::SystemTime::now());
+            }
+            true
+        };
+        match self.store().update(owner, task_id, &change).await {
+            Ok(Some((_, true))) => self.announce(task_id).await,
+            Ok(_) => {}
+            Err(e) => return Err(super::store_failed(e)),
+        }
         tokio::select! {
             answer = rx => answer.map_err(|_| RpcError::internal("the task ended while waiting for input")),
             () = cancel.cancelled() => Err(RpcError::internal("the task was cancelled while waiting for input")),
@@ -206,20 +211,42 @@ impl TaskManager {
 
     /// `tasks/update`: hands each answer to the request open under its key;
     /// keys not open (never asked, already answered) are ignored. Once none
-    /// is open, the task is `working` again.
-    pub(crate) fn answer(
+    /// is open, the task is `working` again. A task running on another
+    /// replica gets the answers there (bus).
+    pub(crate) async fn answer(
         &self,
         owner: &str,
         task_id: &str,
         responses: &Map<String, Value>,
     ) -> Result<(), RpcError> {
-        self.get(owner, task_id)?;
+        self.get(owner, task_id).await?;
+        if self.inputs().contains_key(task_id) {
+            return self.answer_here(owner, task_id, responses).await;
+        }
+        if let Some(bus) = self.bus() {
+            let message = super::replicas::Message::Answer {
+                task: task_id.to_string(),
+                owner: owner.to_string(),
+                responses: responses.clone(),
+            };
+            super::replicas::publish(bus.as_ref(), &message).await;
+        }
+        Ok(())
+    }
+
+    /// [`answer`](Self::answer) for a task whose questions wait here.
+    pub(crate) async fn answer_here(
+        &self,
+        owner: &str,
+        task_id: &str,
+        responses: &Map<String, Value>,
+    ) -> Result<(), RpcError> {
         let (answered, open) = {
             let mut inputs = self.inputs();
             let Some(pending) = inputs.get_mut(task_id) else {
                 return Ok(());
             };
-            let mut answered = 0;
+            let mut answered = Vec::new();
             let mut kept = Vec::with_capacity(pending.len());
             for input in pending.drain(..) {
                 match responses.get(&input.key) {
@@ -228,7 +255,7 @@ impl TaskManager {
                     Some(answer) if answer.is_object() => {
                         // The task may have stopped waiting meanwhile.
                         let _ = input.answer.send(answer.clone());
-                        answered += 1;
+                        answered.push(input.key);
                     }
                     _ => kept.push(input),
                 }
@@ -240,17 +267,33 @@ impl TaskManager {
             }
             (answered, open)
         };
-        if answered > 0 && open == 0 {
-            self.transition(owner, task_id, TaskStatus::Working, None);
+        if answered.is_empty() {
+            return Ok(());
         }
+        let change = move |r: &mut TaskRecord| {
+            for key in &answered {
+                r.input_requests.remove(key);
+            }
+            if open == 0 && r.task.status == TaskStatus::InputRequired {
+                r.task.status = TaskStatus::Working;
+                r.task.status_message = None;
+                r.task.last_updated_at = super::time::rfc3339(std::time::SystemTime::now());
+            }
+            true
+        };
+        self.store()
+            .update(owner, task_id, &change)
+            .await
+            .map_err(super::store_failed)?;
+        self.announce(task_id).await;
         Ok(())
     }
 
     /// `tasks/cancel` of the extension: an acknowledgement for any known
     /// task (a terminal one stays as it is); the work of a running one is
-    /// told to stop and the task becomes `cancelled`.
-    pub(crate) fn request_cancel(&self, owner: &str, task_id: &str) -> Result<(), RpcError> {
-        let task = self.get(owner, task_id)?;
+    /// told to stop, wherever it runs, and the task becomes `cancelled`.
+    pub(crate) async fn request_cancel(&self, owner: &str, task_id: &str) -> Result<(), RpcError> {
+        let task = self.get(owner, task_id).await?;
         if is_terminal(task.status) {
             return Ok(());
         }
@@ -259,11 +302,9 @@ impl TaskManager {
             task_id,
             TaskStatus::Cancelled,
             Some("The task was cancelled by request.".into()),
-        );
-        if let Some(token) = self.running().remove(task_id) {
-            token.cancel();
-        }
-        self.inputs().remove(task_id);
+        )
+        .await;
+        self.stop(task_id).await;
         Ok(())
     }
 }
@@ -279,6 +320,7 @@ mod tests {
         let owner = owner(None);
         let task = manager
             .create(&owner, None, CancellationToken::new())
+            .await
             .unwrap();
         let id = task.task_id.clone();
         let cancel = CancellationToken::new();
@@ -291,40 +333,44 @@ mod tests {
                 tokio::join!(a, b)
             })
         };
-        let open = |m: &TaskManager| {
+        let open = async |m: &TaskManager| {
             m.detailed(&owner, &id)
+                .await
                 .unwrap()
                 .get("inputRequests")
                 .and_then(Value::as_object)
                 .map(|o| o.keys().cloned().collect::<Vec<_>>())
         };
         for _ in 0..100 {
-            if open(&manager).is_some_and(|k| k.len() == 2) {
+            if open(&manager).await.is_some_and(|k| k.len() == 2) {
                 break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
-        assert_eq!(open(&manager), Some(vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(
+            open(&manager).await,
+            Some(vec!["a".to_string(), "b".to_string()])
+        );
         let mut answers = Map::new();
         answers.insert("a".into(), json!({"action": "accept"}));
         answers.insert("zzz".into(), json!({"ignored": true}));
-        manager.answer(&owner, &id, &answers).unwrap();
+        manager.answer(&owner, &id, &answers).await.unwrap();
         assert_eq!(
-            open(&manager),
+            open(&manager).await,
             Some(vec!["b".to_string()]),
             "only b is open"
         );
         let mut answers = Map::new();
         answers.insert("b".into(), json!({"action": "decline"}));
-        manager.answer(&owner, &id, &answers).unwrap();
+        manager.answer(&owner, &id, &answers).await.unwrap();
         let (a, b) = asking.await.unwrap();
         assert_eq!(a.unwrap()["action"], "accept");
         assert_eq!(b.unwrap()["action"], "decline");
         assert_eq!(
-            manager.get(&owner, &id).unwrap().status,
+            manager.get(&owner, &id).await.unwrap().status,
             TaskStatus::Working
         );
-        assert!(manager.answer("other", &id, &Map::new()).is_err());
+        assert!(manager.answer("other", &id, &Map::new()).await.is_err());
     }
 
     #[test]

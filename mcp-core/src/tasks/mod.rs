@@ -6,25 +6,26 @@
 //! 2026-07-28 (`extension.rs`) keeps its tasks in the same manager.
 
 mod extension;
-mod store;
+mod replicas;
 mod time;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant, SystemTime};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, SystemTime};
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::store::{InMemoryTaskStore, TaskRecord, TaskStore};
 pub use extension::TasksRequest;
 #[cfg(feature = "server")]
 pub(crate) use extension::{created, owner as extension_owner};
-pub use store::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreFull};
 
 use crate::jsonrpc::{ErrorCode, RpcError};
 use crate::schema::{Task, TaskStatus};
+use crate::store::{Bus, StoreError};
 
 /// The `_meta` key that ties a message to a task.
 pub const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
@@ -59,7 +60,9 @@ pub struct TaskConfig {
     pub poll_interval: Duration,
     /// Send `notifications/tasks/status` on every change (default true).
     pub status_notifications: bool,
-    /// Where tasks are kept (default: in memory, 10,000 tasks).
+    /// Where tasks are kept (default: in memory, 10,000 tasks). A store
+    /// given to the HTTP server ([`Stores::tasks`](crate::store::Stores))
+    /// replaces it.
     pub store: Arc<dyn TaskStore>,
 }
 
@@ -127,10 +130,24 @@ fn not_found(task_id: &str) -> RpcError {
     ))
 }
 
+/// A store that failed is the server's problem, not the request's.
+fn store_failed(e: StoreError) -> RpcError {
+    RpcError::internal(e.to_string())
+}
+
+/// What replicas share: the store every one reads, and the bus that
+/// carries cancellations, answers and changes to the one running a task.
+struct Shared {
+    store: Arc<dyn TaskStore>,
+    bus: Option<Arc<dyn Bus>>,
+}
+
 /// The receiver's live view of tasks: the store plus what cannot be stored
 /// (running work to cancel, waiters to wake).
 pub(crate) struct TaskManager {
     pub(crate) config: TaskConfig,
+    /// Set once when the server is served with a shared store.
+    shared: OnceLock<Shared>,
     running: Mutex<HashMap<String, CancellationToken>>,
     /// Input requests running extension tasks wait on, by task id.
     inputs: Mutex<HashMap<String, Vec<extension::PendingInput>>>,
@@ -141,10 +158,41 @@ impl TaskManager {
     pub(crate) fn new(config: TaskConfig) -> Self {
         Self {
             config,
+            shared: OnceLock::new(),
             running: Mutex::new(HashMap::new()),
             inputs: Mutex::new(HashMap::new()),
             changed: Notify::new(),
         }
+    }
+
+    /// Keeps tasks in `store` from now on, shared with other replicas, and
+    /// follows `bus` for what they ask of the tasks running here. The first
+    /// call wins (a server served by several HTTP servers shares one store).
+    #[cfg(feature = "server")]
+    pub(crate) fn share(self: &Arc<Self>, store: Arc<dyn TaskStore>, bus: Option<Arc<dyn Bus>>) {
+        if self
+            .shared
+            .set(Shared {
+                store,
+                bus: bus.clone(),
+            })
+            .is_ok()
+        {
+            if let Some(bus) = bus {
+                replicas::follow(Arc::downgrade(self), bus.as_ref());
+            }
+        }
+    }
+
+    fn store(&self) -> &dyn TaskStore {
+        match self.shared.get() {
+            Some(shared) => shared.store.as_ref(),
+            None => self.config.store.as_ref(),
+        }
+    }
+
+    fn bus(&self) -> Option<&Arc<dyn Bus>> {
+        self.shared.get().and_then(|s| s.bus.as_ref())
     }
 
     fn running(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
@@ -159,15 +207,24 @@ impl TaskManager {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Wakes the waiters here, and on other replicas.
+    async fn announce(&self, task_id: &str) {
+        self.changed.notify_waiters();
+        if let Some(bus) = self.bus() {
+            replicas::publish(bus.as_ref(), &replicas::Message::changed(task_id)).await;
+        }
+    }
+
     /// Creates a `working` task for `owner`; `cancel` stops its work.
-    pub(crate) fn create(
+    pub(crate) async fn create(
         &self,
         owner: &str,
         requested_ttl: Option<i64>,
         cancel: CancellationToken,
     ) -> Result<Task, RpcError> {
-        let store = &self.config.store;
-        store.remove_expired(Instant::now());
+        let store = self.store();
+        let now = SystemTime::now();
+        store.remove_expired(now).await.map_err(store_failed)?;
         let ttl = match requested_ttl {
             Some(ms) if ms > 0 => Duration::from_millis(u64::try_from(ms).unwrap_or(u64::MAX))
                 .min(self.config.max_ttl),
@@ -177,50 +234,59 @@ impl TaskManager {
         getrandom::fill(&mut id)
             .map_err(|e| RpcError::internal(format!("no randomness for a task id: {e}")))?;
         let task_id: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        let now = time::rfc3339(SystemTime::now());
+        let stamp = time::rfc3339(now);
         let task = Task {
             ttl: Some(millis(ttl)),
             poll_interval: Some(millis(self.config.poll_interval)),
-            ..Task::new(now.clone(), now, TaskStatus::Working, task_id.clone())
+            ..Task::new(stamp.clone(), stamp, TaskStatus::Working, task_id.clone())
         };
         store
-            .insert(TaskRecord {
-                task: task.clone(),
-                owner: owner.to_string(),
-                outcome: None,
-                expires_at: Some(Instant::now() + ttl),
-            })
+            .insert(TaskRecord::new(task.clone(), owner, Some(now + ttl)))
+            .await
             .map_err(|e| RpcError::new(ErrorCode::SERVER_ERROR, e.to_string()))?;
         self.running().insert(task_id, cancel);
         Ok(task)
     }
 
     /// Moves a task to `status` if the spec allows it; `None` when it may
-    /// not move (e.g. it was cancelled meanwhile) or does not exist.
-    pub(crate) fn transition(
+    /// not move (e.g. it was cancelled meanwhile), does not exist, or the
+    /// store failed.
+    pub(crate) async fn transition(
         &self,
         owner: &str,
         task_id: &str,
         status: TaskStatus,
         message: Option<String>,
     ) -> Option<Task> {
-        let mut moved = false;
-        let record = self.config.store.update(owner, task_id, &mut |r| {
-            if can_move(r.task.status, status) {
-                r.task.status = status;
-                r.task.status_message = message.clone();
-                r.task.last_updated_at = time::rfc3339(SystemTime::now());
-                moved = true;
+        let change = move |r: &mut TaskRecord| {
+            if !can_move(r.task.status, status) {
+                return false;
             }
-        })?;
-        if moved {
-            self.changed.notify_waiters();
+            r.task.status = status;
+            r.task.status_message.clone_from(&message);
+            r.task.last_updated_at = time::rfc3339(SystemTime::now());
+            if status != TaskStatus::InputRequired {
+                r.input_requests.clear();
+            }
+            true
+        };
+        match self.store().update(owner, task_id, &change).await {
+            Ok(Some((record, true))) => {
+                self.announce(task_id).await;
+                Some(record.task)
+            }
+            Ok(_) => None,
+            Err(e) => {
+                tracing::warn!("task {task_id} did not move to {status}: {e}");
+                None
+            }
         }
-        moved.then_some(record.task)
     }
 
-    /// Records the outcome and the terminal status of a finished task.
-    pub(crate) fn finish(
+    /// Records the outcome and the terminal status of a finished task. The
+    /// outcome is kept once the store acknowledges it (an error otherwise,
+    /// logged: the store was away).
+    pub(crate) async fn finish(
         &self,
         owner: &str,
         task_id: &str,
@@ -229,25 +295,38 @@ impl TaskManager {
     ) -> Option<Task> {
         self.running().remove(task_id);
         self.inputs().remove(task_id);
-        let mut moved = false;
-        let record = self.config.store.update(owner, task_id, &mut |r| {
-            if can_move(r.task.status, status) {
-                r.task.status = status;
-                r.task.last_updated_at = time::rfc3339(SystemTime::now());
-                r.outcome = Some(outcome.clone());
-                moved = true;
+        let change = move |r: &mut TaskRecord| {
+            if !can_move(r.task.status, status) {
+                return false;
             }
-        });
-        self.changed.notify_waiters();
-        record.filter(|_| moved).map(|r| r.task)
+            r.task.status = status;
+            r.task.last_updated_at = time::rfc3339(SystemTime::now());
+            r.outcome = Some(outcome.clone());
+            r.input_requests.clear();
+            true
+        };
+        let written = self.store().update(owner, task_id, &change).await;
+        self.announce(task_id).await;
+        match written {
+            Ok(Some((record, true))) => Some(record.task),
+            Ok(_) => None,
+            Err(e) => {
+                tracing::error!("the outcome of task {task_id} was not stored: {e}");
+                None
+            }
+        }
     }
 
-    pub(crate) fn get(&self, owner: &str, task_id: &str) -> Result<Task, RpcError> {
-        self.config
-            .store
+    async fn record(&self, owner: &str, task_id: &str) -> Result<TaskRecord, RpcError> {
+        self.store()
             .get(owner, task_id)
-            .map(|r| r.task)
+            .await
+            .map_err(store_failed)?
             .ok_or_else(|| not_found(task_id))
+    }
+
+    pub(crate) async fn get(&self, owner: &str, task_id: &str) -> Result<Task, RpcError> {
+        Ok(self.record(owner, task_id).await?.task)
     }
 
     /// Waits until the task is terminal and returns what the underlying
@@ -258,14 +337,17 @@ impl TaskManager {
         task_id: &str,
         cancel: &CancellationToken,
     ) -> Result<Box<RawValue>, RpcError> {
+        // Another replica's change arrives on the bus, which may lose it:
+        // the store is read again now and then.
+        let recheck = if self.shared.get().is_some() {
+            Duration::from_secs(1)
+        } else {
+            Duration::from_secs(5)
+        };
         loop {
             // Register interest before checking, so no change is missed.
             let changed = self.changed.notified();
-            let record = self
-                .config
-                .store
-                .get(owner, task_id)
-                .ok_or_else(|| not_found(task_id))?;
+            let record = self.record(owner, task_id).await?;
             if is_terminal(record.task.status) {
                 return match record.outcome {
                     Some(Ok(raw)) => with_related_task(&raw, task_id),
@@ -282,14 +364,29 @@ impl TaskManager {
                     return Err(RpcError::new(ErrorCode::SERVER_ERROR, "tasks/result was cancelled"));
                 }
                 // Expiry is noticed by polling now and then.
-                () = tokio::time::sleep(Duration::from_secs(5)) => {}
+                () = tokio::time::sleep(recheck) => {}
+            }
+        }
+    }
+
+    /// Stops the work of `task_id`: here if it runs here, else on the
+    /// replica that runs it (through the bus).
+    async fn stop(&self, task_id: &str) {
+        self.inputs().remove(task_id);
+        let local = self.running().remove(task_id);
+        match local {
+            Some(token) => token.cancel(),
+            None => {
+                if let Some(bus) = self.bus() {
+                    replicas::publish(bus.as_ref(), &replicas::Message::cancel(task_id)).await;
+                }
             }
         }
     }
 
     /// Cancels a task: its work stops and it becomes `cancelled`.
-    pub(crate) fn cancel(&self, owner: &str, task_id: &str) -> Result<Task, RpcError> {
-        let current = self.get(owner, task_id)?;
+    pub(crate) async fn cancel(&self, owner: &str, task_id: &str) -> Result<Task, RpcError> {
+        let current = self.get(owner, task_id).await?;
         if is_terminal(current.status) {
             return Err(RpcError::invalid_params(format!(
                 "task `{task_id}` is already {} and cannot be cancelled",
@@ -303,23 +400,22 @@ impl TaskManager {
                 TaskStatus::Cancelled,
                 Some("The task was cancelled by request.".into()),
             )
+            .await
             .ok_or_else(|| {
                 RpcError::invalid_params(format!("task `{task_id}` cannot be cancelled now"))
             })?;
-        if let Some(token) = self.running().remove(task_id) {
-            token.cancel();
-        }
+        self.stop(task_id).await;
         Ok(task)
     }
 
     /// One page of `owner`'s tasks after `cursor` (a task id).
-    pub(crate) fn list(
+    pub(crate) async fn list(
         &self,
         owner: &str,
         cursor: Option<&str>,
         page: usize,
     ) -> Result<(Vec<Task>, Option<String>), RpcError> {
-        let tasks = self.config.store.list(owner);
+        let tasks = self.store().list(owner).await.map_err(store_failed)?;
         let start = match cursor {
             None => 0,
             Some(c) => tasks
@@ -373,7 +469,7 @@ pub(crate) fn run_in_background(
         } else {
             TaskStatus::Failed
         };
-        if let Some(task) = manager.finish(&owner, &task_id, status, outcome) {
+        if let Some(task) = manager.finish(&owner, &task_id, status, outcome).await {
             notify(&manager, &peer, task).await;
         }
     });
@@ -422,26 +518,29 @@ mod tests {
         );
         let task = manager
             .create("a", Some(1_000_000_000), CancellationToken::new())
+            .await
             .unwrap();
         assert_eq!(task.ttl, Some(60_000), "the ttl is capped");
         assert!(
-            manager.get("b", &task.task_id).is_err(),
+            manager.get("b", &task.task_id).await.is_err(),
             "other owners do not see it"
         );
         let raw = serde_json::value::to_raw_value(&json!({"content": []})).unwrap();
-        manager.finish("a", &task.task_id, TaskStatus::Completed, Ok(raw));
+        manager
+            .finish("a", &task.task_id, TaskStatus::Completed, Ok(raw))
+            .await;
         let result = manager
             .result("a", &task.task_id, &CancellationToken::new())
             .await
             .unwrap();
         assert!(result.get().contains(RELATED_TASK_META));
-        let err = manager.cancel("a", &task.task_id).unwrap_err();
+        let err = manager.cancel("a", &task.task_id).await.unwrap_err();
         assert_eq!(err.code, ErrorCode::INVALID_PARAMS);
 
         let token = CancellationToken::new();
-        let other = manager.create("a", None, token.clone()).unwrap();
+        let other = manager.create("a", None, token.clone()).await.unwrap();
         assert_eq!(
-            manager.cancel("a", &other.task_id).unwrap().status,
+            manager.cancel("a", &other.task_id).await.unwrap().status,
             TaskStatus::Cancelled
         );
         assert!(token.is_cancelled());
@@ -450,43 +549,12 @@ mod tests {
         assert!(
             manager
                 .finish("a", &other.task_id, TaskStatus::Completed, Ok(raw))
+                .await
                 .is_none()
         );
         assert_eq!(
-            manager.get("a", &other.task_id).unwrap().status,
+            manager.get("a", &other.task_id).await.unwrap().status,
             TaskStatus::Cancelled
         );
-    }
-
-    #[test]
-    fn expired_tasks_are_gone() {
-        let store = InMemoryTaskStore::new(2);
-        let task = Task {
-            ttl: Some(0),
-            ..Task::new(String::new(), String::new(), TaskStatus::Working, "t")
-        };
-        store
-            .insert(TaskRecord {
-                task,
-                owner: "o".into(),
-                outcome: None,
-                expires_at: Some(Instant::now()),
-            })
-            .unwrap();
-        assert!(store.get("o", "t").is_none());
-        assert_eq!(store.remove_expired(Instant::now()), 1);
-    }
-
-    #[test]
-    fn a_full_store_refuses_when_nothing_is_terminal() {
-        let store = InMemoryTaskStore::new(1);
-        let record = |id: &str| TaskRecord {
-            task: Task::new(String::new(), String::new(), TaskStatus::Working, id),
-            owner: "o".into(),
-            outcome: None,
-            expires_at: None,
-        };
-        store.insert(record("a")).unwrap();
-        assert_eq!(store.insert(record("b")), Err(TaskStoreFull(1)));
     }
 }

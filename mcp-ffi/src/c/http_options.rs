@@ -1,5 +1,6 @@
 //! `mcp_http_options`: how `mcp_server_start_http` serves Streamable HTTP —
-//! the bind address, accepted hosts, stateless and JSON modes, limits. A
+//! the bind address, accepted hosts, stateless and JSON modes, limits, the
+//! store shared with other replicas. A
 //! builder object, so that options can be added without breaking the ABI.
 
 use std::ffi::c_char;
@@ -25,6 +26,8 @@ use super::ffi::{arg, boundary, boundary_or, take_handle};
 pub struct HttpOptions {
     pub(crate) address: SocketAddr,
     pub(crate) config: HttpServerConfig,
+    /// `redis://…`: connected to when serving starts.
+    pub(crate) store: Option<String>,
 }
 
 /// The body of an `mcp_http_options_*` setter, in the panic boundary:
@@ -60,6 +63,7 @@ pub unsafe extern "C" fn mcp_http_options_new(options_out: *mut *mut HttpOptions
         arg!(out_handle options_out).give(HttpOptions {
             address: SocketAddr::from(([127, 0, 0, 1], 0)),
             config: HttpServerConfig::default(),
+            store: None,
         });
         Ok(())
     })
@@ -248,5 +252,35 @@ pub unsafe extern "C" fn mcp_http_options_set_idle_timeout_ms(
             return Err(Failure::invalid("`milliseconds` must be at least 1"));
         }
         o.config.idle_timeout = Duration::from_millis(milliseconds);
+    })
+}
+
+/// Shares sessions, stream events, tasks, changes and the `requestState`
+/// key with the other replicas of this server through the store at `url`
+/// (`"redis://HOST:PORT/DB"`, `"rediss://…"`, with `user:password@` if
+/// needed), so that a load balancer may send any request to any replica.
+/// NULL or `""` goes back to the default: everything in this process only.
+/// `mcp_server_start_http` connects and fails with `MCP_ERR_TRANSPORT`,
+/// naming the store, if it does not answer within a few seconds.
+///
+/// # Safety
+/// `options` is NULL or live options; `url` is NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_http_options_set_store(
+    options: *mut HttpOptions,
+    url: *const c_char,
+) -> McpResult {
+    set!(options, |o| {
+        o.store = match arg!(opt_str url).unwrap_or("") {
+            "" => None,
+            url if url.starts_with("redis://") || url.starts_with("rediss://") => {
+                Some(url.to_string())
+            }
+            other => {
+                return Err(Failure::invalid(format!(
+                    "`{other}` is not a store address such as redis://127.0.0.1:6379/0"
+                )));
+            }
+        };
     })
 }

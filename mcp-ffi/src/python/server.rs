@@ -558,11 +558,12 @@ impl ServerCore {
     /// Serves Streamable HTTP at `http://host:port/mcp` (port 0 picks a free
     /// port). `allowed_hosts` lists the accepted `Host` headers (default:
     /// loopback names only; `["*"]` accepts any). The limits left `None`
-    /// keep mcp-core's defaults.
+    /// keep mcp-core's defaults. `store` (`redis://…`) shares sessions,
+    /// events, tasks, changes and the `requestState` key with other replicas.
     #[pyo3(signature = (
         host, port, *, stateless = false, json_response = false, allowed_hosts = None,
         max_body_size = None, max_header_size = None, max_sessions = None, idle_timeout = None,
-        cancel_on_disconnect = false, auth = None
+        cancel_on_disconnect = false, auth = None, store = None
     ))]
     #[allow(
         clippy::too_many_arguments,
@@ -582,6 +583,7 @@ impl ServerCore {
         idle_timeout: Option<f64>,
         cancel_on_disconnect: bool,
         auth: Option<PyRef<'_, super::auth::resource::ResourceSettings>>,
+        store: Option<String>,
     ) -> PyResult<Serving> {
         let server = self.server()?;
         let address: SocketAddr = (host.as_str(), port)
@@ -602,6 +604,9 @@ impl ServerCore {
         .config()?;
         let runtime = OwnedRuntime::new(SERVER_WORKERS)?;
         let handle = runtime.handle().clone();
+        if let Some(url) = store.filter(|url| !url.is_empty()) {
+            config = config.stores(py.detach(|| handle.block_on(replica_stores(&url)))?);
+        }
         let listener = py
             .detach(|| handle.block_on(tokio::net::TcpListener::bind(address)))
             .map_err(|e| PyOSError::new_err(format!("cannot listen on {address}: {e}")))?;
@@ -632,6 +637,25 @@ impl ServerCore {
             address: Some(bound),
         })
     }
+}
+
+/// Connects to the store at `url` shared by the replicas; a `ValueError`
+/// for an address that is not one, a `ConnectionError` naming the store if
+/// it does not answer.
+async fn replica_stores(url: &str) -> PyResult<mcp_core::store::Stores> {
+    use pyo3::exceptions::PyConnectionError;
+    if !url.starts_with("redis://") && !url.starts_with("rediss://") {
+        return Err(PyValueError::new_err(format!(
+            "store {url:?} is not an address such as redis://127.0.0.1:6379/0"
+        )));
+    }
+    let unusable = |e: mcp_core::store::StoreError| {
+        PyConnectionError::new_err(format!("cannot use the store: {e}"))
+    };
+    let store = mcp_core::store::redis::RedisStore::connect(url)
+        .await
+        .map_err(unusable)?;
+    store.replica_stores().await.map_err(unusable)
 }
 
 fn seconds(value: f64) -> PyResult<Duration> {

@@ -9,7 +9,7 @@
 //!
 //! It runs two passes, each in a child process: unpinned, and with driver and
 //! servers pinned to one CPU (`taskset -c 0`). Groups: codec, stdio, spawn,
-//! http, memory, python. `tests/bench/run.sh` builds in release mode and runs
+//! http, memory, python, redis. `tests/bench/run.sh` builds in release mode and runs
 //! it.
 
 #![allow(
@@ -42,7 +42,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: mcp-bench [--quick] [--reps N] [--secs S] [--only GROUP,…] \
          [--unpinned-only | --pinned-only] [--libmcp-python PYTHON] [--sdk-python PYTHON]\n\
-         groups: codec, stdio, spawn, http, memory, python"
+         groups: codec, stdio, spawn, http, memory, python, redis"
     );
     std::process::exit(2)
 }

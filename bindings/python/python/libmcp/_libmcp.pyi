@@ -131,6 +131,7 @@ class ServerCore:
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
         auth: Optional["ResourceSettings"] = None,
+        store: Optional[str] = None,
     ) -> Serving: ...
 
 class ResponseBody:

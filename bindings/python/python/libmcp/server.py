@@ -652,6 +652,7 @@ class Server:
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
         auth: Optional[ProtectedResource] = None,
+        store: Optional[str] = None,
     ) -> RunningServer:
         """Starts serving Streamable HTTP at ``http://host:port/mcp`` in the
         background (port 0 picks a free port; see
@@ -677,6 +678,11 @@ class Server:
                 ``WWW-Authenticate`` challenge), and the Protected Resource
                 Metadata is served at
                 ``/.well-known/oauth-protected-resource/mcp``.
+            store: ``"redis://HOST:PORT/DB"`` to share sessions, stream
+                events, tasks, changes and the ``requestState`` key with
+                other replicas of this server behind a load balancer (default:
+                everything stays in this process). ``ConnectionError`` if the
+                store does not answer.
         """
         serving = self._core.serve_http(
             host,
@@ -690,6 +696,7 @@ class Server:
             idle_timeout=idle_timeout,
             cancel_on_disconnect=cancel_on_disconnect,
             auth=auth._native(self._handler_loop) if auth is not None else None,
+            store=store,
         )
         return RunningServer(serving, "http")
 
@@ -713,6 +720,7 @@ class Server:
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
         auth: Optional[ProtectedResource] = None,
+        store: Optional[str] = None,
     ) -> None:
         """Serves Streamable HTTP at ``http://host:port/mcp`` until Ctrl-C;
         the options are those of :meth:`start_http`."""
@@ -730,6 +738,7 @@ class Server:
                     idle_timeout=idle_timeout,
                     cancel_on_disconnect=cancel_on_disconnect,
                     auth=auth,
+                    store=store,
                 )
             )
 
@@ -765,6 +774,7 @@ class Server:
         idle_timeout: Optional[float] = None,
         cancel_on_disconnect: bool = False,
         auth: Optional[ProtectedResource] = None,
+        store: Optional[str] = None,
     ) -> None:
         """Serves Streamable HTTP until the awaiting task is cancelled; the
         options are those of :meth:`start_http`."""
@@ -785,6 +795,7 @@ class Server:
                         idle_timeout=idle_timeout,
                         cancel_on_disconnect=cancel_on_disconnect,
                         auth=auth,
+                        store=store,
                     )
                 )
 

@@ -163,10 +163,14 @@ impl Server {
     }
 
     fn insert_tool(&self, tool: ToolDef) -> Result<bool> {
-        self.insert(Kind::Tools, |catalog| {
+        let needed = self.insert(Kind::Tools, |catalog| {
             catalog.ensure_tasks_for(&tool);
             Arc::make_mut(&mut catalog.tools).insert(tool.tool.name.clone(), tool);
-        })
+        })?;
+        // A task manager the tool brought keeps its tasks where the
+        // replicas share them.
+        self.share_new_tasks();
+        Ok(needed)
     }
 
     /// As [`register_tool`](Self::register_tool), returning once every

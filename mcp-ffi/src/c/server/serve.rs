@@ -54,7 +54,12 @@ pub unsafe extern "C" fn mcp_server_serve_http(
         let server = arg!(handle server);
         // SAFETY: as the caller guarantees.
         let address = parse_address(unsafe { arg_str(address, "address") }?)?;
-        out.set(start_http(server, address, HttpServerConfig::default())?);
+        out.set(start_http(
+            server,
+            address,
+            HttpServerConfig::default(),
+            None,
+        )?);
         Ok(())
     })
 }
@@ -79,14 +84,19 @@ pub unsafe extern "C" fn mcp_server_start_http(
         let out = arg!(out_value port_out);
         let server = arg!(handle server);
         // SAFETY: as the caller guarantees.
-        let (address, config) = match unsafe { options.as_ref() } {
-            Some(options) => (options.address, options.config.clone()),
+        let (address, config, store) = match unsafe { options.as_ref() } {
+            Some(options) => (
+                options.address,
+                options.config.clone(),
+                options.store.clone(),
+            ),
             None => (
                 SocketAddr::from(([127, 0, 0, 1], 0)),
                 HttpServerConfig::default(),
+                None,
             ),
         };
-        out.set(start_http(server, address, config)?);
+        out.set(start_http(server, address, config, store)?);
         Ok(())
     })
 }
@@ -97,12 +107,26 @@ fn start_http(
     server: &ServerInner,
     address: SocketAddr,
     config: HttpServerConfig,
+    store: Option<String>,
 ) -> Result<u16, Failure> {
     server.not_stopped()?;
     let core = server.core.clone();
     let stop = server.stop.clone();
     let serving = server.serving.enter();
     run(&server.handle, None, |_| async move {
+        let config = match store {
+            // Shared with the other replicas: connected (or refused) first.
+            Some(url) => {
+                let unusable = |e: mcp_core::store::StoreError| {
+                    Failure::new(MCP_ERR_TRANSPORT, format!("cannot use the store: {e}"))
+                };
+                let store = mcp_core::store::redis::RedisStore::connect(&url)
+                    .await
+                    .map_err(unusable)?;
+                config.stores(store.replica_stores().await.map_err(unusable)?)
+            }
+            None => config,
+        };
         let listener = tokio::net::TcpListener::bind(address)
             .await
             .map_err(|e| Failure::new(MCP_ERR_TRANSPORT, format!("cannot bind {address}: {e}")))?;

@@ -5,9 +5,12 @@
 //! ```text
 //! bench-server stdio          serve on stdin/stdout
 //! bench-server http [--json] [--idle-timeout SECS] [--max-sessions N]
+//!                    [--store redis://HOST:PORT/DB]
 //!                             Streamable HTTP on 127.0.0.1 (a free port), SSE
 //!                             answers, or JSON answers with --json; prints
-//!                             `listening on ADDR` and exits when stdin closes
+//!                             `listening on ADDR` and exits when stdin closes;
+//!                             with --store, state is shared with every
+//!                             replica using that Redis store
 //! ```
 //!
 //! `--idle-timeout` and `--max-sessions` set the `HttpServerConfig` fields
@@ -51,6 +54,7 @@ struct Args {
     json: bool,
     idle_timeout: Option<Duration>,
     max_sessions: Option<usize>,
+    store: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -59,6 +63,7 @@ fn parse_args() -> Result<Args, String> {
         json: false,
         idle_timeout: None,
         max_sessions: None,
+        store: None,
     };
     let mut it = std::env::args().skip(1);
     let mut first = true;
@@ -79,6 +84,9 @@ fn parse_args() -> Result<Args, String> {
                     .and_then(|v| v.parse().ok())
                     .ok_or("--max-sessions needs a count")?;
                 args.max_sessions = Some(n);
+            }
+            "--store" => {
+                args.store = Some(it.next().ok_or("--store needs a redis:// address")?);
             }
             mode if first && !mode.starts_with('-') => args.mode = mode.to_string(),
             other => return Err(format!("unknown argument `{other}`")),
@@ -110,6 +118,12 @@ async fn run(args: Args) -> Result<(), String> {
             }
             if let Some(max) = args.max_sessions {
                 config = config.max_sessions(max);
+            }
+            if let Some(url) = &args.store {
+                let store = mcp_core::store::redis::RedisStore::connect(url)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                config = config.stores(store.replica_stores().await.map_err(|e| e.to_string())?);
             }
             StreamableHttpServer::new(server, config)
                 .serve(listener)

@@ -2,6 +2,7 @@
 //! and renders passes as the table.
 
 pub(crate) mod codec;
+pub(crate) mod replicas;
 pub(crate) mod table;
 pub(crate) mod workloads;
 

@@ -24,6 +24,8 @@ enum Target {
     AtMost(f64),
     /// ours ≥ x in the row's unit.
     AtLeast(f64),
+    /// None: the row informs (where the time goes).
+    Informs,
 }
 
 struct Row {
@@ -75,6 +77,11 @@ const ROWS: &[Row] = &[
     row("http.idle_session_kib", "memory per idle HTTP session (1,000 open)", "KiB/session", Unit::KiB, Target::AtMost(8.0)),
     row("stdio.spawn_ms", "stdio spawn → initialize result", "ms", Unit::Millis, Target::AtMost(5.0)),
     row("codec.per_s", "decode tools/call + encode result, 1 core", "decodes/s", Unit::PerSecond, Target::AtLeast(1_000_000.0)),
+    row("redis.c1.rps", "HTTP, Redis store vs in-memory (floor), tools/call on an existing session, c=1, JSON", "req/s", Unit::PerSecond, Target::RatioAtLeast(0.5)),
+    row("redis.c1.p50", "HTTP, Redis store vs in-memory (floor), tools/call on an existing session, c=1, JSON", "p50 µs", Unit::Micros, Target::Informs),
+    row("redis.c32.rps", "HTTP, Redis store vs in-memory (floor), tools/call on an existing session, c=32, JSON", "req/s", Unit::PerSecond, Target::RatioAtLeast(0.5)),
+    row("redis.open.rps", "HTTP, Redis store vs in-memory (floor), session open (initialize + initialized), c=1", "sessions/s", Unit::PerSecond, Target::Informs),
+    row("replicas.c32.rps", "HTTP via HAProxy, Redis store: 3 replicas vs 1 replica (floor), tools/call, c=32, JSON", "req/s", Unit::PerSecond, Target::Informs),
     row("python.stdio.seq.rps", "Python: libmcp server vs official SDK (mcp), stdio sequential", "req/s", Unit::PerSecond, Target::RatioAtLeast(10.0)),
     row("python.http.c1.rps", "Python: libmcp server vs official SDK (mcp), HTTP, 1 session, c=1, JSON answers", "req/s", Unit::PerSecond, Target::RatioAtLeast(10.0)),
 ];
@@ -139,6 +146,7 @@ fn holds(row: &Row, ours: &[f64], ratios: &[f64]) -> &'static str {
         Target::RatioAtMost(x) => (!ratios.is_empty()).then(|| median(ratios) <= x),
         Target::AtMost(x) => (!ours.is_empty()).then(|| median(ours) <= x),
         Target::AtLeast(x) => (!ours.is_empty()).then(|| median(ours) >= x),
+        Target::Informs => return "—",
     };
     match verdict {
         Some(true) => "yes",
@@ -153,6 +161,7 @@ fn target_text(row: &Row) -> String {
         Target::RatioAtMost(x) => format!("ratio ≤ {x} (speed ≥ {:.1})", 1.0 / x),
         Target::AtMost(x) => format!("≤ {} {}", number(x, row.unit), unit_text(row.unit)),
         Target::AtLeast(x) => format!("≥ {} {}", number(x, row.unit), unit_text(row.unit)),
+        Target::Informs => "—".into(),
     }
 }
 

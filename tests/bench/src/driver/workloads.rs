@@ -30,7 +30,7 @@ fn log(what: &str) {
 
 /// Runs every wanted workload into `pass`.
 pub(crate) fn run_all(settings: &Settings, pass: &mut Pass) {
-    let groups: [(&str, &[&str], WorkloadFn); 6] = [
+    let groups: [(&str, &[&str], WorkloadFn); 7] = [
         ("codec", &["codec.per_s"], codec_workload),
         (
             "stdio",
@@ -46,6 +46,7 @@ pub(crate) fn run_all(settings: &Settings, pass: &mut Pass) {
         ("http", HTTP_KEYS, http_workload),
         ("memory", &["http.idle_session_kib"], memory_workload),
         ("python", PYTHON_KEYS, python_workload),
+        ("redis", super::replicas::KEYS, super::replicas::workload),
     ];
     for (group, keys, workload) in groups {
         if !settings.wants(group) {
@@ -123,7 +124,7 @@ fn stdio_workload(settings: &Settings, pass: &mut Pass) -> Result<(), Error> {
 }
 
 /// Records req/s, p50 and p99 of a pair of runs under `prefix`.
-fn record_latency_run(pass: &mut Pass, prefix: &str, ours: &mut Run, floor: &mut Run) {
+pub(crate) fn record_latency_run(pass: &mut Pass, prefix: &str, ours: &mut Run, floor: &mut Run) {
     for (suffix, pick) in [("rps", None), ("p50", Some(50.0)), ("p99", Some(99.0))] {
         let m = pass.entry(&format!("{prefix}.{suffix}"));
         match pick {
@@ -209,7 +210,7 @@ fn http_workload(settings: &Settings, pass: &mut Pass) -> Result<(), Error> {
 }
 
 /// A target with its connections, reused across repetitions.
-struct Driven {
+pub(crate) struct Driven {
     target: Arc<Target>,
     one: Vec<Conn>,
     many: Vec<Conn>,
@@ -217,7 +218,7 @@ struct Driven {
 
 /// How a target is spoken to.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Speak {
+pub(crate) enum Speak {
     /// Plain JSON-RPC (the floor).
     Floor,
     /// A 2025-11-25 session (`initialize` first).
@@ -226,7 +227,7 @@ enum Speak {
     Stateless,
 }
 
-async fn prepare(
+pub(crate) async fn prepare(
     addr: std::net::SocketAddr,
     speak: Speak,
     answers: Answers,
@@ -250,7 +251,11 @@ async fn prepare(
 }
 
 /// Runs `driven` with its one or many connections for `duration`.
-async fn drive(driven: &mut Driven, many: bool, duration: Duration) -> Result<Run, Error> {
+pub(crate) async fn drive(
+    driven: &mut Driven,
+    many: bool,
+    duration: Duration,
+) -> Result<Run, Error> {
     let conns = std::mem::take(if many {
         &mut driven.many
     } else {

@@ -48,7 +48,7 @@ use tokio_util::sync::CancellationToken;
 #[cfg(feature = "auth")]
 use crate::auth::ProtectedResource;
 use crate::session::Acceptor;
-use crate::store::{Bus, SessionStore, Stores};
+use crate::store::{Bus, SessionStore, Stores, TaskStore};
 
 use axum::extract::FromRequestParts as _;
 pub use event_store::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
@@ -56,6 +56,10 @@ use extract::{Guarded, PostBody, Rejection};
 pub use guard::HostPolicy;
 pub use service::{BoxError, ResponseBody, peer_addr};
 use session::{HttpSession, lock};
+
+/// Messages for GET streams held by other replicas waiting to go on the
+/// bus; more are dropped (they stay resumable here).
+const FORWARD_BACKLOG: usize = 4096;
 
 /// Default [`HttpServerConfig::max_header_size`]: 32 KiB, room for large
 /// bearer tokens and cookies.
@@ -116,6 +120,16 @@ pub struct HttpServerConfig {
     /// How changes (resource updated, list changed) reach the sessions held
     /// by other replicas (default none); the server role uses it.
     pub bus: Option<Arc<dyn Bus>>,
+    /// Where the served [`Server`](crate::server::Server)'s tasks are kept
+    /// instead of its [`TaskConfig::store`](crate::tasks::TaskConfig), so
+    /// that every replica reads them (default none); with a
+    /// [`bus`](Self::bus), `tasks/cancel` on any replica stops the work on
+    /// the one running it.
+    pub task_store: Option<Arc<dyn TaskStore>>,
+    /// The `requestState` key replicas share, used by a served
+    /// [`Server`](crate::server::Server) built without one of its own
+    /// (default none).
+    pub request_state_key: Option<crate::server::RequestStateKey>,
 }
 
 impl Default for HttpServerConfig {
@@ -135,6 +149,8 @@ impl Default for HttpServerConfig {
             cancel_on_disconnect: false,
             session_store: None,
             bus: None,
+            task_store: None,
+            request_state_key: None,
         }
     }
 }
@@ -210,15 +226,25 @@ impl HttpServerConfig {
         self
     }
 
-    /// Shares sessions, stream events and changes with the other replicas
-    /// using `stores` (e.g. [`RedisStore::stores`](crate::store)): sets
-    /// [`session_store`](Self::session_store),
-    /// [`event_store`](Self::event_store) and [`bus`](Self::bus).
+    /// Shares sessions, stream events, changes and tasks with the other
+    /// replicas using `stores` (e.g. [`RedisStore::stores`](crate::store)):
+    /// sets [`session_store`](Self::session_store),
+    /// [`event_store`](Self::event_store), [`bus`](Self::bus) and
+    /// [`task_store`](Self::task_store).
     #[must_use]
     pub fn stores(mut self, stores: Stores) -> Self {
         self.session_store = Some(stores.sessions);
         self.event_store = stores.events;
         self.bus = Some(stores.bus);
+        self.task_store = stores.tasks;
+        self.request_state_key = stores.request_state_key;
+        self
+    }
+
+    /// Sets [`task_store`](Self::task_store).
+    #[must_use]
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.task_store = Some(store);
         self
     }
 
@@ -261,6 +287,10 @@ pub(crate) struct State {
     started: AtomicBool,
     /// More background work to start with them (the server role's).
     deferred: Mutex<Vec<Deferred>>,
+    /// With replicas: messages for GET streams held by another replica.
+    pub(crate) forward: Option<tokio::sync::mpsc::Sender<session::Forwarded>>,
+    /// Names this server's forwarded messages, so that it skips its own.
+    origin: u64,
 }
 
 /// Background work that needs a Tokio runtime to start.
@@ -276,6 +306,11 @@ impl State {
         if let (Some(_), Some(bus)) = (&self.config.session_store, &self.config.bus) {
             tokio::spawn(session::follow_changes(Arc::downgrade(self), bus.clone()));
             tokio::spawn(session::follow_answers(Arc::downgrade(self), bus.clone()));
+            tokio::spawn(session::follow_forwarded(
+                self.origin,
+                Arc::downgrade(self),
+                bus.clone(),
+            ));
         }
         let deferred = std::mem::take(&mut *lock(&self.deferred));
         for work in deferred {
@@ -301,14 +336,32 @@ impl StreamableHttpServer {
     pub(crate) fn with_acceptor(
         acceptor: Arc<dyn Acceptor>,
         config: HttpServerConfig,
-        deferred: Vec<Deferred>,
+        mut deferred: Vec<Deferred>,
     ) -> Self {
+        let origin = {
+            let mut bytes = [0u8; 8];
+            let _ = getrandom::fill(&mut bytes);
+            u64::from_le_bytes(bytes)
+        };
+        let replicated = config.session_store.is_some().then_some(config.bus.clone());
+        let forward = match replicated.flatten() {
+            Some(bus) => {
+                let (tx, rx) = tokio::sync::mpsc::channel(FORWARD_BACKLOG);
+                deferred.push(Box::new(move || {
+                    tokio::spawn(session::forward_to_bus(origin, rx, bus));
+                }));
+                Some(tx)
+            }
+            None => None,
+        };
         let state = Arc::new(State {
             config,
             acceptor,
             sessions: Mutex::new(HashMap::new()),
             started: AtomicBool::new(false),
             deferred: Mutex::new(deferred),
+            forward,
+            origin,
         });
         if tokio::runtime::Handle::try_current().is_ok() {
             state.start();

@@ -46,11 +46,14 @@ impl HttpSession {
         acceptor: &dyn Acceptor,
         store: Arc<dyn super::EventStore>,
         json_mode: bool,
+        forward: Option<mpsc::Sender<Forwarded>>,
     ) -> crate::Result<Arc<Self>> {
         let shared = store.shared().is_some();
         let outlet = Arc::new(Outlet {
+            session: id.clone(),
             streams: Mutex::new(Streams::new(id.clone(), store, json_mode)),
             closed: CancellationToken::new(),
+            forward,
         });
         let engine = acceptor.open(outlet.clone(), None)?;
         crate::session::trace::record(engine.span(), "mcp.session.id", &id);
@@ -117,9 +120,33 @@ impl HttpSession {
 /// the task that sends it.
 #[derive(Debug)]
 pub(crate) struct Outlet {
+    session: String,
     streams: Mutex<Streams>,
     /// Cancelled when the session ends.
     closed: CancellationToken,
+    /// With replicas: where a message for the session's GET stream goes
+    /// when that stream is not held here (to the replica holding it).
+    forward: Option<mpsc::Sender<Forwarded>>,
+}
+
+/// A message for a session's GET stream, on its way to the replica that
+/// holds that stream: `(session, message)`.
+pub(crate) type Forwarded = (String, Arc<str>);
+
+impl Outlet {
+    /// Delivers `text`, which another replica forwarded, if the session's
+    /// GET stream is held here (stored with it, so it resumes from here).
+    pub(crate) fn deliver_forwarded(&self, text: Arc<str>) {
+        let mut streams = lock(&self.streams);
+        if self.closed.is_cancelled() || !streams.standalone_is_live() {
+            return;
+        }
+        if let Some((live, item)) = streams.push(None, text, false) {
+            if let Err(mpsc::error::TrySendError::Full(_)) = live.try_send(item) {
+                streams.detach(&live);
+            }
+        }
+    }
 }
 
 impl OutboundSink for Outlet {
@@ -139,11 +166,20 @@ impl OutboundSink for Outlet {
                 .as_ref()
                 .and_then(|id| streams.end_request_stream(id))
                 .map(|live| (live, LiveItem::Close)),
-            kind => streams.push(
-                message.related.as_ref(),
-                Arc::from(message.text),
-                kind == OutboundKind::Response,
-            ),
+            kind => {
+                let is_response = kind == OutboundKind::Response;
+                let text: Arc<str> = Arc::from(message.text);
+                if let Some(forward) = &self.forward {
+                    if !is_response
+                        && streams.goes_to_idle_standalone(message.related.as_ref(), false)
+                    {
+                        // Kept here too: nobody may hold the stream, and
+                        // a GET here later resumes it.
+                        let _ = forward.try_send((self.session.clone(), text.clone()));
+                    }
+                }
+                streams.push(message.related.as_ref(), text, is_response)
+            }
         };
         if let Some((live, item)) = delivery {
             // The event is stored either way. A response that went away is
@@ -225,6 +261,7 @@ fn restore(state: &State, id: &str, record: String) -> Result<Arc<HttpSession>, 
         &*state.acceptor,
         state.config.event_store.clone(),
         state.config.json_response,
+        state.forward.clone(),
     )
     .map_err(|e| Rejection::Internal(e.to_string()))?;
     session.refresh(record).map_err(Rejection::Internal)?;
@@ -280,6 +317,64 @@ pub(super) async fn persist(
 pub(super) const SESSIONS_TOPIC: &str = "sessions";
 /// The bus topic of answers to requests another replica sent the client.
 pub(super) const ANSWERS_TOPIC: &str = "answers";
+/// The bus topic of messages for a session's GET stream held elsewhere.
+pub(super) const STREAMS_TOPIC: &str = "streams";
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ForwardedMessage {
+    /// The HTTP server that forwarded it (several may share a process).
+    origin: u64,
+    session: String,
+    message: String,
+}
+
+/// Publishes what this replica's sessions forward (see [`Forwarded`]), in
+/// order, until the server is gone.
+pub(super) async fn forward_to_bus(
+    origin: u64,
+    mut queue: mpsc::Receiver<Forwarded>,
+    bus: Arc<dyn crate::store::Bus>,
+) {
+    while let Some((session, message)) = queue.recv().await {
+        let payload = ForwardedMessage {
+            origin,
+            session,
+            message: message.to_string(),
+        };
+        let Ok(payload) = serde_json::to_string(&payload) else {
+            continue;
+        };
+        if let Err(e) = bus.publish(STREAMS_TOPIC, payload).await {
+            tracing::warn!(
+                "a message for a session's stream did not reach the other replicas: {e}"
+            );
+        }
+    }
+}
+
+/// Delivers what other replicas forward to the GET streams held here.
+pub(super) async fn follow_forwarded(
+    origin: u64,
+    state: std::sync::Weak<State>,
+    bus: Arc<dyn crate::store::Bus>,
+) {
+    let mut messages = bus.subscribe(STREAMS_TOPIC);
+    while let Some(payload) = messages.recv().await {
+        let Some(state) = state.upgrade() else { return };
+        let Ok(forwarded) = serde_json::from_str::<ForwardedMessage>(&payload) else {
+            continue;
+        };
+        if forwarded.origin == origin {
+            continue;
+        }
+        let session = lock(&state.sessions).get(&forwarded.session).cloned();
+        if let Some(session) = session {
+            session
+                .outlet
+                .deliver_forwarded(Arc::from(forwarded.message));
+        }
+    }
+}
 
 /// Hands the client's answer `text` (to request `id` of `session`) to the
 /// replica that waits for it, if not this one.
@@ -370,6 +465,7 @@ pub(super) fn create(state: &State) -> Result<Arc<HttpSession>, Rejection> {
         &*state.acceptor,
         state.config.event_store.clone(),
         state.config.json_response,
+        state.forward.clone(),
     )
     .map_err(|e| Rejection::Internal(e.to_string()))?;
     session.touch();

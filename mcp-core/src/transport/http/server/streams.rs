@@ -143,6 +143,35 @@ impl Streams {
         Some(stream_id)
     }
 
+    /// The stream a message for `related` goes to: its request's while
+    /// that is open, else the standalone one.
+    fn target(&self, related: Option<&RequestId>, is_response: bool) -> u64 {
+        related
+            .filter(|_| is_response || !self.json_mode)
+            .and_then(|id| self.by_request.get(id).copied())
+            .filter(|id| self.streams.get(id).is_some_and(|s| !s.done))
+            .unwrap_or(self.standalone)
+    }
+
+    /// Whether a message for `related` goes to the standalone stream while
+    /// no GET response is attached to it here (another replica may hold
+    /// the session's GET stream).
+    pub(crate) fn goes_to_idle_standalone(
+        &self,
+        related: Option<&RequestId>,
+        is_response: bool,
+    ) -> bool {
+        self.target(related, is_response) == self.standalone && !self.standalone_is_live()
+    }
+
+    /// Whether a GET response is attached to the standalone stream here.
+    pub(crate) fn standalone_is_live(&self) -> bool {
+        self.streams
+            .get(&self.standalone)
+            .and_then(|s| s.live.as_ref())
+            .is_some_and(|l| !l.is_closed())
+    }
+
     /// Records a message for `related` (or the standalone stream) and
     /// returns where to deliver it now, if an HTTP response is attached.
     pub(crate) fn push(
@@ -151,11 +180,7 @@ impl Streams {
         text: Arc<str>,
         is_response: bool,
     ) -> Option<(mpsc::Sender<LiveItem>, LiveItem)> {
-        let stream_id = related
-            .filter(|_| is_response || !self.json_mode)
-            .and_then(|id| self.by_request.get(id).copied())
-            .filter(|id| self.streams.get(id).is_some_and(|s| !s.done))
-            .unwrap_or(self.standalone);
+        let stream_id = self.target(related, is_response);
         let last = is_response && stream_id != self.standalone;
         let stream = stream_mut(&mut self.streams, stream_id, self.standalone)?;
         let seq = stream.next_seq;
