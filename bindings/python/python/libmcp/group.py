@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union, cast
 
 from . import _libmcp
 from ._pending import Pending
@@ -59,7 +59,16 @@ class ServerStatus:
 
     @classmethod
     def from_dict(cls, wire: Mapping[str, Any]) -> "ServerStatus":
-        return cls(**{name: wire.get(name) for name in cls.__dataclass_fields__})
+        return cls(
+            name=str(wire.get("name")),
+            type=str(wire.get("type")),
+            state=str(wire.get("state")),
+            error=wire.get("error"),
+            protocol_version=wire.get("protocol_version"),
+            server_info=wire.get("server_info"),
+            tools=int(wire.get("tools") or 0),
+            connections=int(wire.get("connections") or 0),
+        )
 
 
 class ClientGroup(_ClientBase):
@@ -151,36 +160,40 @@ class ClientGroup(_ClientBase):
     # The group has no single server: these name the servers instead.
 
     @property
-    def server_info(self) -> Any:  # type: ignore[override]
+    def server_info(self) -> Any:
         raise AttributeError("a ClientGroup has several servers: see status()")
 
     @property
-    def server_capabilities(self) -> Any:  # type: ignore[override]
+    def server_capabilities(self) -> Any:
         raise AttributeError("a ClientGroup has several servers: see status()")
 
     @property
-    def instructions(self) -> Any:  # type: ignore[override]
+    def instructions(self) -> Any:
         raise AttributeError("a ClientGroup has several servers: see status()")
 
     @property
-    def protocol_version(self) -> Any:  # type: ignore[override]
+    def protocol_version(self) -> Any:
         raise AttributeError("a ClientGroup has several servers: see status()")
+
+    def _g(self) -> "_libmcp.GroupCore":
+        # The core of a group is a GroupCore (see connect()).
+        return cast("_libmcp.GroupCore", self._c())
 
     def status(self) -> List[ServerStatus]:
         """Every server's state, in configuration order."""
-        return [ServerStatus.from_dict(s) for s in self._c().status()]
+        return [ServerStatus.from_dict(s) for s in self._g().status()]
 
     def tools(self) -> List[Tool]:
         """The merged tool list, names ``server__tool``."""
-        return [Tool.from_dict(t) for t in self._c().tools()]
+        return [Tool.from_dict(t) for t in self._g().tools()]
 
     def prompts(self) -> List[Prompt]:
         """The merged prompt list, names ``server__prompt``."""
-        return [Prompt.from_dict(p) for p in self._c().prompts()]
+        return [Prompt.from_dict(p) for p in self._g().prompts()]
 
     def route_tool(self, name: str) -> Optional[Tuple[str, str]]:
         """``(server, tool)`` of merged tool ``name``, or ``None``."""
-        return self._c().route_tool(name)
+        return self._g().route_tool(name)
 
     async def list_tools(self) -> List[Tool]:
         """The merged tool list (no request: see :meth:`tools`)."""
@@ -190,7 +203,7 @@ class ClientGroup(_ClientBase):
         """The merged prompt list (no request: see :meth:`prompts`)."""
         return self.prompts()
 
-    async def call_tool(  # type: ignore[override]
+    async def call_tool(
         self,
         name: str,
         arguments: Optional[Mapping[str, Any]] = None,
@@ -213,7 +226,7 @@ class ClientGroup(_ClientBase):
                 raise ToolError(result.text or f"the tool {name!r} failed", result=result)
             return result
 
-        return await Pending(self._c().call_tool(name, args), convert)
+        return await Pending(self._g().call_tool(name, args), convert)
 
     async def get_prompt(self, name: str, arguments: Optional[Mapping[str, Any]] = None) -> GetPromptResult:
         """Gets merged prompt ``name`` from its server."""
@@ -221,7 +234,7 @@ class ClientGroup(_ClientBase):
 
     async def list_resources_by_server(self) -> List[Tuple[str, Resource]]:
         """Every resource of every server, as ``(server, resource)``."""
-        listed = await Pending(self._c().list_resources())
+        listed: List[Dict[str, Any]] = await Pending(self._g().list_resources())
         return [(r["server"], Resource.from_dict(r["resource"])) for r in listed]
 
     async def list_resources(self) -> List[Resource]:
@@ -231,11 +244,11 @@ class ClientGroup(_ClientBase):
     async def read_resource(self, uri: str) -> ReadResourceResult:
         """Reads ``uri`` from the server that lists it (or has a matching
         template)."""
-        return await Pending(self._c().read_resource(str(uri)), ReadResourceResult.from_dict)
+        return await Pending(self._g().read_resource(str(uri)), ReadResourceResult.from_dict)
 
     async def refresh(self) -> None:
         """Connects every server that is not connected and lists again."""
-        await Pending(self._c().refresh())
+        await Pending(self._g().refresh())
 
     def __repr__(self) -> str:
         if self._core is None:
