@@ -81,17 +81,17 @@ pub unsafe extern "C" fn mcp_client_get_task(
     options: *const CallOptions,
     result_json: *mut *mut c_char,
 ) -> McpResult {
-    boundary(|| {
-        let out = arg!(out_string result_json);
-        let client = arg!(handle client);
-        let task_id = arg!(str task_id).to_string();
-        let options = arg!(call_options options);
-        out.set(
-            &client.call_json(&options, methods::TASKS_GET, |core| async move {
-                core.get_task(&task_id).await
-            })?,
+    // SAFETY: as this function's caller guarantees.
+    unsafe {
+        on_task(
+            client,
+            task_id,
+            options,
+            result_json,
+            methods::TASKS_GET,
+            |core, id| async move { core.get_task(&id).await },
         )
-    })
+    }
 }
 
 /// Waits for a tool task to end and writes its `CallToolResult` to
@@ -109,17 +109,17 @@ pub unsafe extern "C" fn mcp_client_tool_task_result(
     options: *const CallOptions,
     result_json: *mut *mut c_char,
 ) -> McpResult {
-    boundary(|| {
-        let out = arg!(out_string result_json);
-        let client = arg!(handle client);
-        let task_id = arg!(str task_id).to_string();
-        let options = arg!(call_options options);
-        out.set(
-            &client.call_json(&options, methods::TASKS_RESULT, |core| async move {
-                core.tool_task_result(&task_id).await
-            })?,
+    // SAFETY: as this function's caller guarantees.
+    unsafe {
+        on_task(
+            client,
+            task_id,
+            options,
+            result_json,
+            methods::TASKS_RESULT,
+            |core, id| async move { core.tool_task_result(&id).await },
         )
-    })
+    }
 }
 
 /// Cancels a task (`tasks/cancel`): `*result_json` receives the task as it
@@ -137,17 +137,17 @@ pub unsafe extern "C" fn mcp_client_cancel_task(
     options: *const CallOptions,
     result_json: *mut *mut c_char,
 ) -> McpResult {
-    boundary(|| {
-        let out = arg!(out_string result_json);
-        let client = arg!(handle client);
-        let task_id = arg!(str task_id).to_string();
-        let options = arg!(call_options options);
-        out.set(
-            &client.call_json(&options, methods::TASKS_CANCEL, |core| async move {
-                core.cancel_task(&task_id).await
-            })?,
+    // SAFETY: as this function's caller guarantees.
+    unsafe {
+        on_task(
+            client,
+            task_id,
+            options,
+            result_json,
+            methods::TASKS_CANCEL,
+            |core, id| async move { core.cancel_task(&id).await },
         )
-    })
+    }
 }
 
 /// Lists the tasks this client may see (`tasks/list`, one page from
@@ -176,5 +176,31 @@ pub unsafe extern "C" fn mcp_client_list_tasks(
                 core.list_tasks(cursor).await
             })?,
         )
+    })
+}
+
+/// The shape of the exports that name one task: `task_id` in, the JSON of
+/// what `call` answers out (see `mcp_client_get_task` for the arguments).
+///
+/// # Safety
+/// As for `mcp_client_get_task`.
+unsafe fn on_task<T, Fut>(
+    client: *const Client,
+    task_id: *const c_char,
+    options: *const CallOptions,
+    result_json: *mut *mut c_char,
+    method: &'static str,
+    call: impl FnOnce(Arc<CoreClient>, String) -> Fut,
+) -> McpResult
+where
+    T: serde::Serialize,
+    Fut: Future<Output = mcp_core::Result<T>> + Send + 'static,
+{
+    boundary(|| {
+        let out = arg!(out_string result_json);
+        let client = arg!(handle client);
+        let task_id = arg!(str task_id).to_string();
+        let options = arg!(call_options options);
+        out.set(&client.call_json(&options, method, |core| call(core, task_id))?)
     })
 }
