@@ -13,73 +13,19 @@
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+mod common;
+
+use common::{MCP, Run, mcp_within};
 /// Longest any one invocation may take.
 const LIMIT: Duration = Duration::from_secs(40);
 
-struct Run {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
-    }
-
-    fn expect(&self, status: i32) -> &Self {
-        assert_eq!(
-            self.status, status,
-            "stdout:\n{}\nstderr:\n{}",
-            self.stdout, self.stderr
-        );
-        self
-    }
-}
-
 /// Runs `mcp ARGS…`, killing it if it takes longer than [`LIMIT`].
 fn mcp(args: &[&str]) -> Run {
-    let mut child = Command::new(MCP)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot start the mcp binary");
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        stdout.read_to_string(&mut s).map(|_| s)
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        stderr.read_to_string(&mut s).map(|_| s)
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("`mcp {}` did not finish within {LIMIT:?}", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Run {
-        status: status.code().expect("killed by a signal"),
-        stdout: out.join().unwrap().unwrap(),
-        stderr: err.join().unwrap().unwrap(),
-    }
+    mcp_within(LIMIT, args)
 }
 
 /// `mcp ARGS… -- mcp serve everything`.
