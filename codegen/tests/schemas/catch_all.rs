@@ -1036,6 +1036,15 @@ impl ObjectSchema {
             None => Err("a tool schema must have \"type\": \"object\"".into()),
         }
     }
+    /// Wraps a JSON object, setting its `type` to `"object"` (a schema
+    /// derived from a type whose values are all objects, such as an
+    /// enum of structs, may not say so).
+    pub fn with_object_type(
+        mut map: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ) -> Self {
+        map.insert("type".into(), ::serde_json::Value::String("object".into()));
+        Self(map)
+    }
     /// The schema's keywords.
     pub fn as_map(
         &self,
