@@ -61,7 +61,7 @@ step codegen-drift cargo run -q --locked -p codegen -- --check
 step interop-setup bash tests/interop/setup.sh
 step build cargo build --workspace --locked --bins
 step features bash tests/features.sh
-step rust-tests cargo test --workspace --locked
+step rust-tests cargo test --workspace --locked --no-fail-fast
 count_tests "$logs/rust-tests.log"
 step cbindgen bash -c '[ "$(cbindgen --version 2>/dev/null)" = "cbindgen 0.29.4" ] ||
     cargo install cbindgen --version 0.29.4 --locked --quiet'
