@@ -215,16 +215,24 @@ async fn serve_in_session(
         if session.streams().answer_as_json(&id, stream_id) {
             return Ok((json_body(StatusCode::OK, text), failed));
         }
+        let answer: Arc<str> = Arc::from(text.as_str());
         let _ = session.outlet.deliver(OutboundMessage {
             text,
             kind: OutboundKind::Response,
             related: Some(id),
         });
-        let replay = session
+        let mut replay = session
             .streams()
             .attach_post(stream_id, None)
             .map(|(replay, _)| replay)
             .unwrap_or_default();
+        // Other requests finishing between the two locks may have pruned
+        // this finished stream (only so many are kept for resumption): the
+        // answer in hand is sent all the same.
+        if replay.last().is_none_or(|(_, t)| *t != answer) {
+            let seq = replay.last().map_or(1, |(seq, _)| seq + 1);
+            replay.push((seq, answer));
+        }
         return Ok((complete_sse(stream_id, priming(), &replay), failed));
     }
     let (live_tx, mut live_rx) = mpsc::channel(LIVE_CAPACITY);
