@@ -87,8 +87,10 @@ run "installing the wheel" \
 
 # The sdist, and a wheel built from it alone.
 run "building the sdist (maturin sdist)" env -C "$here" "$venv/bin/maturin" sdist --out "$wheels/sdist"
+# CARGO_TARGET_DIR: the sdist's build shares target/ (cargo hashes path
+# crates relative to their workspace), so only what changed is compiled.
 run "building a wheel from the sdist" \
-    env PATH="$venv/bin:$PATH" "$py" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+    env CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" PATH="$venv/bin:$PATH" "$py" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
     --wheel-dir "$wheels/from-sdist" "$wheels"/sdist/libmcp-*.tar.gz
 
 # The `mcp` binary, whose `mcp serve everything` some tests talk to.
