@@ -2,8 +2,8 @@
 # mcp-core's cargo features: every combination that matters compiles with
 # no warning (clippy, -D warnings), a server crate with only `server,stdio,
 # macros` builds and answers a tool call, the examples build and the client
-# example talks to the stdio server example, and the parts that are not
-# Unix-only compile for Windows. `tests/features.rs` checks the dependency
+# example talks to both stdio server examples, the docs build with no
+# warning, and the parts that are not Unix-only compile for Windows. `tests/features.rs` checks the dependency
 # trees.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -113,12 +113,21 @@ cargo build --locked -q -p mcp-core --examples
 out=$(timeout 60 "$target/debug/examples/client" "$target/debug/examples/stdio_echo")
 echo "$out"
 grep -qx 'echo: hello' <<<"$out"
+out=$(timeout 60 "$target/debug/examples/client" --tool add --args '{"a": 2, "b": 3}' -- \
+    "$target/debug/examples/stdio_macros")
+echo "$out"
+grep -qx 'add: {"sum":5}' <<<"$out"
 
-# Windows: everything but the HTTP client (whose TLS needs a C compiler for
-# the target to build `ring`); ChildProcess there has no process group.
+echo "== docs (rustdoc, -D warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc --locked -q --no-deps -p mcp-core
+
+# Windows: every default feature but the HTTP client (whose TLS needs a C
+# compiler for the target to build `ring`), with no warning; ChildProcess
+# there has no process group. mcp-core/src/lib.rs ("Platforms") names this
+# list: keep the two the same.
 echo "== windows (x86_64-pc-windows-gnu)"
 rustup target list --installed | grep -qx x86_64-pc-windows-gnu ||
     rustup target add x86_64-pc-windows-gnu
-cargo check --locked -q -p mcp-core --target x86_64-pc-windows-gnu --no-default-features \
-    --features server,client,stdio,http-server,auth
+RUSTFLAGS="-D warnings" cargo check --locked -q -p mcp-core --target x86_64-pc-windows-gnu \
+    --no-default-features --features server,client,stdio,http-server,auth,macros
 echo "features: ok"

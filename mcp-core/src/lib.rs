@@ -368,9 +368,10 @@
 //!
 //! Linux is where libmcp is built and tested; other Unix systems should
 //! work (the stdio transport falls back to Tokio's stdin/stdout off Linux).
-//! Windows compiles (the test suite checks every feature but
-//! `http-client`, whose TLS crate `ring` needs a C cross compiler) but is
-//! not tested: a [`ChildProcess`](transport::ChildProcess) there is killed
+//! Windows compiles (the test suite checks `server`, `client`, `stdio`,
+//! `http-server`, `auth` and `macros` together, with warnings denied; not
+//! `http-client`, whose TLS crate `ring` needs a C cross compiler, nor
+//! `redis`) but is not tested: a [`ChildProcess`](transport::ChildProcess) there is killed
 //! on shutdown without a SIGTERM first and without its process group. The
 //! runtime is whatever Tokio runtime calls the crate.
 
