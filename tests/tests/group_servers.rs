@@ -418,7 +418,7 @@ async fn config_env_and_headers_reach_the_servers() {
 /// one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_group_connects_its_servers_in_parallel() {
-    const DELAY: Duration = Duration::from_secs(3);
+    const DELAY: Duration = Duration::from_secs(4);
     let slow = || {
         json!({
             "command": "/bin/sh",
@@ -446,7 +446,7 @@ async fn a_group_connects_its_servers_in_parallel() {
     assert!(group.all_connected(), "{:?}", group.status());
     // Serially, at least 3 × DELAY; in parallel, DELAY and the start-ups.
     assert!(took >= DELAY, "{took:?}");
-    assert!(took < DELAY * 2 + DELAY / 3, "connecting took {took:?}");
+    assert!(took < DELAY * 2 + DELAY / 2, "connecting took {took:?}");
     for name in ["fast", "slow1", "slow2", "slow3"] {
         let sum = group
             .call_tool(
