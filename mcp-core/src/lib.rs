@@ -8,17 +8,60 @@
 //!
 //! # A server
 //!
-//! Register tools, resources and prompts on a [`Server`](server::Server);
-//! what is registered decides the capabilities it declares. A typed tool
-//! takes arguments that derive `Deserialize` and
-//! [`JsonSchema`](https://docs.rs/schemars): the input schema is derived
-//! from them and every call is validated against it before the handler
-//! runs. Returning [`Json<T>`](server::Json) adds an `outputSchema` and
-//! `structuredContent`; an `Err` becomes a result with `isError: true`.
+//! A server is a struct whose methods are its tools, prompts and resources,
+//! marked in an `impl` block under
+//! [`#[mcp_core::handlers]`](handlers) (the `macros` feature): the struct
+//! is the state the methods share. Each parameter of a tool is an argument
+//! of its input schema, derived through
+//! [`JsonSchema`](https://docs.rs/schemars) (`Option<T>` is optional), and
+//! every call is validated against it before the method runs; doc comments
+//! become descriptions. Returning [`Json<T>`](server::Json) adds an
+//! `outputSchema` and `structuredContent`, a `String` is text, and an `Err`
+//! becomes a result with `isError: true`.
+//!
+//! ```no_run
+//! use mcp_core::server::{Json, Server};
+//! use mcp_core::transport::Stdio;
+//! use schemars::JsonSchema;
+//! use serde::Serialize;
+//!
+//! struct Calculator;
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Sum { sum: i64 }
+//!
+//! #[mcp_core::handlers]
+//! impl Calculator {
+//!     /// Adds two integers.
+//!     #[tool(read_only)]
+//!     async fn add(&self, a: i64, b: i64) -> Json<Sum> {
+//!         Json(Sum { sum: a + b })
+//!     }
+//!
+//!     /// Asks for a summary of a text.
+//!     #[prompt]
+//!     fn summarize(&self, text: String) -> String {
+//!         format!("Summarize this: {text}")
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> mcp_core::Result<()> {
+//!     let server = Server::builder("calculator", "1.0.0")
+//!         .handlers(Calculator)
+//!         .build();
+//!     server.serve(Stdio::new())?.closed().await;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! What is registered decides the capabilities the server declares. Tools
+//! known only at run time are registered one by one on the builder, each a
+//! [`ToolDef`](server::ToolDef) whose arguments are a type that derives
+//! `Deserialize` and `JsonSchema`:
 //!
 //! ```no_run
 //! use mcp_core::server::{Json, Server, ToolDef};
-//! use mcp_core::transport::Stdio;
 //! use schemars::JsonSchema;
 //! use serde::{Deserialize, Serialize};
 //!
@@ -28,16 +71,12 @@
 //! #[derive(Serialize, JsonSchema)]
 //! struct Sum { sum: i64 }
 //!
-//! #[tokio::main]
-//! async fn main() -> mcp_core::Result<()> {
-//!     let server = Server::builder("calculator", "1.0.0")
-//!         .tool(ToolDef::new("add", "Adds two integers", |args: Add, _cx| async move {
-//!             Ok::<_, String>(Json(Sum { sum: args.a + args.b }))
-//!         })?)
-//!         .build();
-//!     server.serve(Stdio::new())?.closed().await;
-//!     Ok(())
-//! }
+//! # fn f() -> mcp_core::Result<Server> {
+//! let add = ToolDef::new("add", "Adds two integers", |args: Add, _cx| async move {
+//!     Ok::<_, String>(Json(Sum { sum: args.a + args.b }))
+//! })?;
+//! let server = Server::builder("calculator", "1.0.0").tool(add).build();
+//! # Ok(server) }
 //! ```
 //!
 //! A handler gets a [`Context`](server::Context): progress
@@ -85,6 +124,49 @@
 //! (`on_sampling`, `on_elicitation`, roots) answer the server's questions in
 //! both revisions and decide the capabilities the client declares.
 //!
+//! # Several servers
+//!
+//! A [`ClientGroup`](client::ClientGroup) is one client of many servers
+//! (features `client`, `stdio` and `http-client`): it reads the
+//! `mcpServers` configuration that Claude Desktop, Cursor and VS Code use
+//! ([`GroupConfig`](client::GroupConfig): stdio entries with `command`,
+//! `args`, `env`, `cwd`; HTTP entries with `url`, `headers`; `${env:NAME}`
+//! expanded), connects to every server in parallel, and offers their tools
+//! and prompts as one list in which tool `t` of server `s` is `s__t`. A call
+//! goes to its server; a server that fails or goes away is reported in
+//! [`status`](client::ClientGroup::status) and started again by the next
+//! call that needs it, while the others go on. The
+//! [`group`](client::group) module has the naming and reconnection rules.
+//!
+//! ```no_run
+//! # async fn f() -> mcp_core::Result<()> {
+//! use mcp_core::client::{Client, ClientGroup, GroupConfig};
+//! use serde_json::json;
+//!
+//! let config = GroupConfig::parse(r#"{"mcpServers": {
+//!     "files": {"command": "mcp-files", "args": ["--root", "."], "env": {"LOG": "1"}},
+//!     "search": {"url": "https://search.example.com/mcp",
+//!                "headers": {"Authorization": "Bearer ${env:SEARCH_TOKEN}"}}
+//! }}"#)?;
+//! let group = ClientGroup::builder(Client::builder("my-app", "1.0.0"))
+//!     .connect(&config)
+//!     .await;
+//! for status in group.status() {
+//!     println!("{}: {}", status.name, status.state);
+//! }
+//! for tool in group.tools() {
+//!     println!("{}", tool.name); // "files__read", "search__query", …
+//! }
+//! let arguments = json!({"path": "README.md"}).as_object().cloned();
+//! let result = group.call_tool("files__read", arguments).await?;
+//! # let _ = result;
+//! group.close().await;
+//! # Ok(()) }
+//! ```
+//!
+//! The `mcp` command reads the same file: `mcp tools list --config mcp.json
+//! --all-servers` lists the merged tools, `--server NAME` picks one server.
+//!
 //! # The two protocol revisions
 //!
 //! **2026-07-28** has no handshake: each request carries its revision and
@@ -112,6 +194,63 @@
 //!
 //! let http = StreamableHttpServer::new(server, HttpServerConfig::default());
 //! http.bind("127.0.0.1:3000".parse().expect("an address")).await
+//! # }
+//! ```
+//!
+//! The endpoint is also a plain tower `Service<http::Request<B>>` (the
+//! [`StreamableHttpServer`](transport::http::StreamableHttpServer) itself)
+//! with a response body of its own, for hyper or any tower-based framework,
+//! behind the host's own layers. What those layers put into a request's
+//! extensions reaches handlers through
+//! [`Context::http_parts`](server::Context::http_parts) (the request's
+//! method, URI, headers and extensions), and
+//! [`Context::peer_addr`](server::Context::peer_addr) gives the client's
+//! address: an authentication layer of the host application hands the
+//! caller's identity to tools this way, with no OAuth configuration in
+//! libmcp (`mcp-core/examples/axum_auth.rs` is a whole program).
+//!
+//! ```no_run
+//! use axum::extract::Request;
+//! use axum::middleware::{self, Next};
+//! use axum::response::Response;
+//! use mcp_core::server::{Context, Server};
+//! use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+//!
+//! /// Who the caller is, as the host's authentication layer found out.
+//! #[derive(Clone)]
+//! struct User(String);
+//!
+//! async fn authenticate(mut request: Request, next: Next) -> Response {
+//!     // Check the request's credentials here (and answer 401 without them).
+//!     request.extensions_mut().insert(User("alice".to_string()));
+//!     next.run(request).await
+//! }
+//!
+//! struct Api;
+//!
+//! #[mcp_core::handlers]
+//! impl Api {
+//!     /// Says who is calling, and from where.
+//!     #[tool]
+//!     fn whoami(&self, cx: Context) -> String {
+//!         let user = cx.http_parts().and_then(|parts| parts.extensions.get::<User>());
+//!         let from = cx.peer_addr().map_or("?".to_string(), |addr| addr.to_string());
+//!         match user {
+//!             Some(User(name)) => format!("{name} from {from}"),
+//!             None => format!("anonymous from {from}"),
+//!         }
+//!     }
+//! }
+//!
+//! # async fn f() -> std::io::Result<()> {
+//! let server = Server::builder("api", "1.0.0").handlers(Api).build();
+//! let endpoint = StreamableHttpServer::new(server, HttpServerConfig::default());
+//! let app = axum::Router::new()
+//!     .route_service("/mcp", endpoint)
+//!     .layer(middleware::from_fn(authenticate));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+//! let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+//! axum::serve(listener, app).await
 //! # }
 //! ```
 //!
@@ -174,6 +313,22 @@
 //! [`call_tool_as_task`](client::Client::call_tool_as_task), the same calls
 //! for the core tasks of 2025-11-25 and the tasks extension of 2026-07-28.
 //!
+//! # Tracing
+//!
+//! The engine opens a [`tracing`](https://docs.rs/tracing) span, at level
+//! INFO, per session (`mcp.session`: `mcp.session.id`,
+//! `mcp.protocol.version`, `mcp.client.name`) and per inbound request
+//! (`mcp.request`: `mcp.method.name`, `jsonrpc.request.id`,
+//! `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`, `outcome`
+//! (`ok`, `error` or `cancelled`), `rpc.jsonrpc.error_code`,
+//! `duration_us`), on every transport, in both roles. A handler runs inside
+//! its request's span, so its own events nest under it; a request that
+//! stands alone (2026-07-28 over HTTP) is a child of the host's current
+//! span. The names follow OpenTelemetry's conventions for MCP where they
+//! have one; the [`session`] module documents each field. Install any
+//! subscriber (`tracing-subscriber`, an OpenTelemetry layer) to see them;
+//! without one, nothing is recorded.
+//!
 //! # Limits
 //!
 //! Bad input is an error to the peer, never a panic or an unbounded buffer:
@@ -213,9 +368,10 @@
 //!
 //! Linux is where libmcp is built and tested; other Unix systems should
 //! work (the stdio transport falls back to Tokio's stdin/stdout off Linux).
-//! Windows compiles (the test suite checks every feature but
-//! `http-client`, whose TLS crate `ring` needs a C cross compiler) but is
-//! not tested: a [`ChildProcess`](transport::ChildProcess) there is killed
+//! Windows compiles (the test suite checks `server`, `client`, `stdio`,
+//! `http-server`, `auth` and `macros` together, with warnings denied; not
+//! `http-client`, whose TLS crate `ring` needs a C cross compiler, nor
+//! `redis`) but is not tested: a [`ChildProcess`](transport::ChildProcess) there is killed
 //! on shutdown without a SIGTERM first and without its process group. The
 //! runtime is whatever Tokio runtime calls the crate.
 

@@ -14,6 +14,12 @@ pub fn tool_result<R: IntoToolResult>(result: R) -> R {
 
 /// A parameter of a `#[prompt]` method, or a URI template variable of a
 /// `#[resource]` one: strings, required (`String`) or not (`Option<String>`).
+#[diagnostic::on_unimplemented(
+    message = "a prompt argument or URI template variable is a string, not `{Self}`",
+    label = "take `String` (required) or `Option<String>` (optional) here",
+    note = "prompt arguments and URI template variables arrive as strings: parse the string in \
+            the method"
+)]
 pub trait StringArg: Sized {
     /// Whether the argument must be given.
     const REQUIRED: bool;

@@ -3,7 +3,8 @@
 //! client, session id, outcome, duration) and their nesting (request under
 //! session, the handler's events under the request), for a `tools/call`
 //! over the in-memory pair and over Streamable HTTP, in a 2025-11-25 session
-//! and as a 2026-07-28 request that stands alone.
+//! and as a 2026-07-28 request that stands alone; the prompt a `prompts/get`
+//! names, and the outcome of a request the client cancels.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
@@ -11,12 +12,16 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use mcp_core::client::{Client, Negotiation};
-use mcp_core::server::{ResourceDef, Server, ToolDef};
+use mcp_core::schema::{CallToolRequestParams, GetPromptResult};
+use mcp_core::server::{PromptDef, ResourceDef, Server, ToolDef};
+use mcp_core::session::RequestOptions;
 use mcp_core::transport::Transport;
 use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
 use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
@@ -281,4 +286,90 @@ async fn http_requests_that_stand_alone_2026() {
     })
     .await;
     check(&capture, "2026-07-28", false, false);
+}
+
+/// A server with a prompt and a tool that runs until it is cancelled
+/// (`started` is notified when it has begun).
+fn prompt_and_hang_server(started: Arc<tokio::sync::Notify>) -> Server {
+    let prompt = PromptDef::new("greeting", |_args, _cx| async move {
+        Ok(GetPromptResult::new(vec![]))
+    });
+    let hang = ToolDef::new(
+        "hang",
+        "Waits until it is cancelled",
+        move |_: Map<String, Value>, cx| {
+            let started = started.clone();
+            async move {
+                started.notify_one();
+                cx.cancellation().cancelled().await;
+                Ok::<_, String>("cancelled")
+            }
+        },
+    )
+    .unwrap();
+    Server::builder("span-test", "1.0.0")
+        .prompt(prompt)
+        .tool(hang)
+        .build()
+}
+
+#[tokio::test]
+async fn a_prompt_names_itself_and_a_cancelled_request_says_so() {
+    let capture = captured(|capture| async move {
+        let started = Arc::new(tokio::sync::Notify::new());
+        let (a, b) = mcp_core::transport::memory_pair();
+        let _session = prompt_and_hang_server(started.clone()).serve(b).unwrap();
+        let client = Client::builder("span-client", "7")
+            .negotiation(Negotiation::Legacy)
+            .connect(a)
+            .await
+            .unwrap();
+        client.get_prompt("greeting", None).await.unwrap();
+
+        // The client cancels the call once the tool has begun.
+        let stop = CancellationToken::new();
+        let options = RequestOptions::default().cancel_with(stop.clone());
+        let call = client.call_tool_with(CallToolRequestParams::new("hang"), options);
+        let cancel = async {
+            started.notified().await;
+            stop.cancel();
+        };
+        let (result, ()) = tokio::time::timeout(Duration::from_secs(30), async {
+            tokio::join!(call, cancel)
+        })
+        .await
+        .expect("the call ends in time");
+        assert!(result.is_err(), "{result:?}");
+
+        // The server records the outcome when its handler has stopped.
+        let ended = tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                let spans = capture.spans.lock().unwrap().clone();
+                let (_, call) = request(&spans, "tools/call");
+                if field(call, "outcome").is_some() {
+                    return;
+                }
+                drop(spans);
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+        assert!(ended.is_ok(), "the cancelled request's span has no outcome");
+        client.close().await;
+    })
+    .await;
+    let spans = capture.spans.lock().unwrap().clone();
+    let (_, prompt) = request(&spans, "prompts/get");
+    assert_eq!(
+        field(prompt, "gen_ai.prompt.name"),
+        Some("greeting"),
+        "{prompt:?}"
+    );
+    assert_eq!(field(prompt, "outcome"), Some("ok"), "{prompt:?}");
+    assert!(field(prompt, "gen_ai.tool.name").is_none(), "{prompt:?}");
+    let (_, call) = request(&spans, "tools/call");
+    assert_eq!(field(call, "gen_ai.tool.name"), Some("hang"), "{call:?}");
+    assert_eq!(field(call, "outcome"), Some("cancelled"), "{call:?}");
+    assert!(field(call, "rpc.jsonrpc.error_code").is_none(), "{call:?}");
+    assert!(field(call, "duration_us").is_some(), "{call:?}");
 }

@@ -78,13 +78,17 @@ pub(crate) fn uri(uri: &str) -> Result<Vec<String>, String> {
 pub(crate) struct Seen(HashSet<(&'static str, String)>);
 
 impl Seen {
-    /// `Err` when `name` of `what` ("tool", "prompt", "resource") came before.
+    /// `Err` when `name` of `what` ("tool", "prompt", "resource": its URI)
+    /// came before.
     pub(crate) fn add(&mut self, what: &'static str, name: &str, span: Span) -> syn::Result<()> {
         if !self.0.insert((what, name.to_owned())) {
-            return Err(syn::Error::new(
-                span,
-                format!("two {what}s are named `{name}`; each {what} needs its own name"),
-            ));
+            // A resource is known by its URI, the others by their name.
+            let message = if what == "resource" {
+                format!("two resources have the URI `{name}`; each resource needs its own URI")
+            } else {
+                format!("two {what}s are named `{name}`; each {what} needs its own name")
+            };
+            return Err(syn::Error::new(span, message));
         }
         Ok(())
     }

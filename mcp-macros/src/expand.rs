@@ -79,13 +79,18 @@ pub(crate) fn handlers(attr: TokenStream, mut item: ItemImpl) -> TokenStream {
 
 /// The statements that add `method` to `builder`.
 fn register(method: &Method, seen: &mut Seen) -> syn::Result<TokenStream> {
-    let contexts = method
-        .params
-        .iter()
-        .filter(|p| matches!(p, Param::Context))
-        .count();
-    if contexts > 1 {
-        return Err(syn::Error::new(method.span, "take `Context` at most once"));
+    let mut contexts = method.params.iter().filter_map(|p| match p {
+        Param::Context(span) => Some(*span),
+        _ => None,
+    });
+    if let (Some(_), Some(second)) = (contexts.next(), contexts.next()) {
+        return Err(syn::Error::new(
+            second,
+            format!(
+                "this {} method takes `Context` twice; one `Context` parameter is all it needs",
+                method.kind
+            ),
+        ));
     }
     match method.kind {
         Kind::Tool => tool(method, seen),
@@ -100,7 +105,7 @@ fn call_args(method: &Method, args: TokenStream) -> Vec<TokenStream> {
         .params
         .iter()
         .map(|p| match p {
-            Param::Context => quote!(__cx),
+            Param::Context(_) => quote!(__cx),
             Param::Parameters(_) => quote!(::mcp_core::server::Parameters(#args)),
             Param::Named { ident, .. } if args.is_empty() => quote!(#ident),
             Param::Named { ident, .. } => quote!(#args.#ident),
@@ -116,7 +121,7 @@ fn call(method: &Method, args: &[TokenStream]) -> TokenStream {
 }
 
 fn cx_pattern(method: &Method) -> TokenStream {
-    if method.params.iter().any(|p| matches!(p, Param::Context)) {
+    if method.params.iter().any(|p| matches!(p, Param::Context(_))) {
         quote!(__cx)
     } else {
         quote!(_)

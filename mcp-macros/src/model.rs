@@ -12,8 +12,9 @@ use crate::attrs::{self, Attrs, Kind};
 
 /// A parameter of a marked method, after `&self`.
 pub(crate) enum Param {
-    /// `mcp_core::server::Context` (any path ending in `Context`).
-    Context,
+    /// `mcp_core::server::Context` (any path ending in `Context`), with
+    /// where its type is written.
+    Context(Span),
     /// `Parameters<T>`: the whole arguments object as one `T`.
     Parameters(Type),
     /// One argument named after the parameter.
@@ -115,7 +116,9 @@ pub(crate) fn read(item: &mut ImplItemFn) -> syn::Result<Option<Method>> {
         let doc = attrs::doc(&typed.attrs);
         typed.attrs.retain(|a| !a.path().is_ident("doc"));
         let param = if is_context(&typed.ty) {
-            Param::Context
+            Param::Context(typed.ty.span())
+        } else if let Type::Reference(reference) = &*typed.ty {
+            return Err(borrowed(kind, reference));
         } else if let Some(inner) = parameters_of(&typed.ty) {
             Param::Parameters(inner)
         } else {
@@ -150,6 +153,27 @@ pub(crate) fn read(item: &mut ImplItemFn) -> syn::Result<Option<Method>> {
             syn::ReturnType::Default => sig.ident.span(),
         },
     }))
+}
+
+/// The error for a parameter taken by reference: the macro hands each one a
+/// value of its own (decoded from the request, or the request's `Context`).
+fn borrowed(kind: Kind, reference: &syn::TypeReference) -> syn::Error {
+    let elem = &reference.elem;
+    let message = if is_context(elem) {
+        "take `Context` by value (`cx: Context`), not by reference: each call gets a \
+         `Context` of its own"
+            .to_owned()
+    } else if matches!(&**elem, Type::Path(p) if p.qself.is_none() && p.path.is_ident("str")) {
+        format!(
+            "a {kind} argument cannot be borrowed from the request: take `String` instead of `&str`"
+        )
+    } else {
+        let owned = quote::ToTokens::to_token_stream(elem).to_string();
+        format!(
+            "a {kind} argument cannot be borrowed from the request: take `{owned}` instead of `&{owned}`"
+        )
+    };
+    syn::Error::new_spanned(reference, message)
 }
 
 /// `&self`, or `self: &Self`.

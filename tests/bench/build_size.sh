@@ -8,9 +8,11 @@
 #   bash tests/bench/build_size.sh [JOBS]      # JOBS: cargo -j (default: nproc)
 #
 # libmcp: mcp-core from this checkout, `default-features = false,
-# features = ["server", "stdio"]`. rmcp: from crates.io, `default-features =
-# false, features = ["server", "transport-io"]` (its minimal set for a stdio
-# server; no macros, so the tool is a hand-written `ServerHandler`).
+# features = ["server", "stdio", "macros"]`, the tool a method under
+# `#[mcp_core::handlers]` (the server `tests/features.sh` builds and drives).
+# rmcp: from crates.io, `default-features = false, features = ["server",
+# "transport-io"]` (its minimal set for a stdio server; no macros, so the tool
+# is a hand-written `ServerHandler`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 jobs=${1:-$(nproc)}
@@ -28,33 +30,31 @@ edition = "2024"
 publish = false
 
 [dependencies]
-mcp-core = { path = "$root/mcp-core", default-features = false, features = ["server", "stdio"] }
+mcp-core = { path = "$root/mcp-core", default-features = false, features = ["server", "stdio", "macros"] }
 tokio = { version = "1", features = ["rt", "macros"] }
-serde = { version = "1", features = ["derive"] }
-schemars = "1"
 
 [workspace]
 TOML
 # The same dependency versions as the workspace.
 cp "$root/Cargo.lock" "$work/libmcp-echo/Cargo.lock"
 cat >"$work/libmcp-echo/src/main.rs" <<'RS'
-use mcp_core::server::{Server, ToolDef};
+use mcp_core::server::Server;
 use mcp_core::transport::Stdio;
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-#[derive(Deserialize, JsonSchema)]
-struct EchoArgs {
-    /// The text to send back.
-    text: String,
+struct Echo;
+
+#[mcp_core::handlers]
+impl Echo {
+    /// Returns its text unchanged.
+    #[tool]
+    fn echo(&self, text: String) -> String {
+        text
+    }
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> mcp_core::Result<()> {
-    let echo = ToolDef::new("echo", "Returns its text unchanged", |args: EchoArgs, _cx| async move {
-        Ok::<_, String>(args.text)
-    })?;
-    let server = Server::builder("echo", "0.1.0").tool(echo).build();
+    let server = Server::builder("echo", "0.1.0").handlers(Echo).build();
     server.serve(Stdio::new())?.closed().await;
     Ok(())
 }

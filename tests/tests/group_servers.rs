@@ -8,6 +8,9 @@
 //! server refreshing the merged list; the failed server reported and named
 //! by calls to it; the Python server killed (SIGKILL of its PID), reported
 //! as disconnected, and started again by the next call of one of its tools.
+//! Then, with `mcp serve everything` alone: a stdio entry's `env` and an
+//! HTTP entry's `headers` reaching their servers, and servers that are slow
+//! to start connected in parallel.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
@@ -217,10 +220,25 @@ async fn a_group_of_real_servers() {
     let e = group.call_tool("nobody__x", None).await.unwrap_err();
     assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     // A server's own error comes back naming the server.
-    let e = group.call_tool("py__add", args(json!({"a": "x"}))).await;
-    if let Err(e) = e {
-        assert!(e.to_string().contains("server `py`"), "{e}");
-    }
+    // A tool's own failure (here, arguments it rejects) is a result with
+    // `isError`, passed through as it came.
+    let bad = group
+        .call_tool("py__add", args(json!({"a": "x"})))
+        .await
+        .unwrap();
+    assert_eq!(bad.is_error, Some(true), "{bad:?}");
+    assert!(text(&bad).contains("valid integer"), "{bad:?}");
+    // A server's JSON-RPC error comes back naming the server.
+    let e = group
+        .read_resource_from("py", "interop://no-such-resource")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Member { server, source }
+            if server == "py" && matches!(**source, Error::Rpc(_))),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("server `py`"), "{e}");
 
     // Prompts and resources, routed.
     let prompts: Vec<String> = group.prompts().into_iter().map(|p| p.name).collect();
@@ -318,4 +336,128 @@ async fn a_group_of_real_servers() {
     let e = group.call_tool("py__add", None).await.unwrap_err();
     assert!(e.to_string().contains("server `py`"), "{e}");
     drop(http);
+}
+
+/// Accepts one HTTP request on a loopback port, answers 500, and hands back
+/// the request's head (lower case).
+fn capture_one_request() -> (String, std::thread::JoinHandle<String>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        stream.set_read_timeout(Some(WAIT)).unwrap();
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+            head.push(byte[0]);
+        }
+        let _ = stream.write_all(
+            b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        );
+        String::from_utf8_lossy(&head).to_lowercase()
+    });
+    (url, handle)
+}
+
+/// A stdio entry's `env` is in its server's environment, and an HTTP
+/// entry's `headers` go with its requests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_env_and_headers_reach_the_servers() {
+    let scratch = workspace_root().join("target/tmp/group_servers_env");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let env_file = scratch.join("env.txt");
+    let _ = std::fs::remove_file(&env_file);
+    let (url, head) = capture_one_request();
+    let config = GroupConfig::from_value(&json!({"mcpServers": {
+        // The wrapper writes the variable it was given, then becomes the server.
+        "local": {
+            "command": "/bin/sh",
+            "args": ["-c", "printf %s \"$GROUP_TEST_VALUE\" > \"$0\"; exec \"$@\"", env_file,
+                     mcp_binary(), "serve", "everything"],
+            "env": {"GROUP_TEST_VALUE": "from the config"}
+        },
+        "remote": {"type": "http", "url": url, "headers": {"X-Test": "group", "X-Other": "two words"}}
+    }}))
+    .unwrap();
+    let group = tokio::time::timeout(
+        WAIT,
+        ClientGroup::builder(Client::builder("group-test", "1.0.0"))
+            .retry_interval(Duration::from_secs(600))
+            .connect(&config),
+    )
+    .await
+    .expect("the group connects in time");
+
+    let status = group.status();
+    assert_eq!(status[0].state, ServerState::Connected, "{:?}", status[0]);
+    assert_eq!(
+        std::fs::read_to_string(&env_file).unwrap(),
+        "from the config"
+    );
+    let sum = group
+        .call_tool("local__add_numbers", args(json!({"a": 1, "b": 1})))
+        .await
+        .unwrap();
+    assert_eq!(text(&sum), "2");
+
+    // The capture answered 500: the member failed, after sending the headers.
+    assert_eq!(status[1].state, ServerState::Failed, "{:?}", status[1]);
+    let head = head.join().unwrap();
+    assert!(head.starts_with("post /mcp "), "{head}");
+    assert!(head.contains("\r\nx-test: group\r\n"), "{head}");
+    assert!(head.contains("\r\nx-other: two words\r\n"), "{head}");
+
+    tokio::time::timeout(WAIT, group.close())
+        .await
+        .expect("the group closes in time");
+}
+
+/// The servers of a group are connected at once: three that each take
+/// `DELAY` to start connect in about one `DELAY`, not three, beside a fast
+/// one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_group_connects_its_servers_in_parallel() {
+    const DELAY: Duration = Duration::from_secs(4);
+    let slow = || {
+        json!({
+            "command": "/bin/sh",
+            "args": ["-c", format!("sleep {}; exec \"$0\" serve everything", DELAY.as_secs()),
+                     mcp_binary()]
+        })
+    };
+    let config = GroupConfig::from_value(&json!({"mcpServers": {
+        "slow1": slow(),
+        "fast": {"command": mcp_binary(), "args": ["serve", "everything"]},
+        "slow2": slow(),
+        "slow3": slow(),
+    }}))
+    .unwrap();
+    let started = Instant::now();
+    let group = tokio::time::timeout(
+        WAIT,
+        ClientGroup::builder(Client::builder("group-test", "1.0.0"))
+            .retry_interval(Duration::from_secs(600))
+            .connect(&config),
+    )
+    .await
+    .expect("the group connects in time");
+    let took = started.elapsed();
+    assert!(group.all_connected(), "{:?}", group.status());
+    // Serially, at least 3 × DELAY; in parallel, DELAY and the start-ups.
+    assert!(took >= DELAY, "{took:?}");
+    assert!(took < DELAY * 2 + DELAY / 2, "connecting took {took:?}");
+    for name in ["fast", "slow1", "slow2", "slow3"] {
+        let sum = group
+            .call_tool(
+                &format!("{name}__add_numbers"),
+                args(json!({"a": 2, "b": 2})),
+            )
+            .await
+            .unwrap();
+        assert_eq!(text(&sum), "4");
+    }
+    tokio::time::timeout(WAIT, group.close())
+        .await
+        .expect("the group closes in time");
 }

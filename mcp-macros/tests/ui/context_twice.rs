@@ -1,0 +1,15 @@
+use mcp_core::server::Context;
+
+struct Server;
+
+#[mcp_core::handlers]
+impl Server {
+    /// Logs and answers.
+    #[tool]
+    async fn work(&self, cx: Context, again: Context) -> String {
+        let _ = (cx, again);
+        "done".to_string()
+    }
+}
+
+fn main() {}
