@@ -5,6 +5,7 @@
 //! runs on a loopback port with throw-away settings and is stopped at the
 //! end.
 
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -12,12 +13,14 @@ use std::time::{Duration, Instant};
 
 use super::http::{Answers, Conn, Target, open_session};
 use super::procs::{Listening, sibling, stop};
+use super::stats::Run;
 use super::workloads::{Speak, drive, prepare, record_latency_run};
 use super::{Error, Pass, Settings};
 
 pub(crate) const KEYS: &[&str] = &[
     "redis.c1.rps",
     "redis.c1.p50",
+    "redis.added.p50",
     "redis.c32.rps",
     "redis.open.rps",
     "replicas.c32.rps",
@@ -118,7 +121,59 @@ pub(crate) fn workload(settings: &Settings, pass: &mut Pass) -> Result<(), Error
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(runs(settings, pass, memory_addr, replicas[0], one, three))
+    runtime.block_on(runs(settings, pass, memory_addr, replicas[0], one, three))?;
+    added_by_the_store(settings, pass, redis_port)
+}
+
+/// What the store adds to a tools/call at c=1 (the Redis server's p50
+/// minus the in-memory one's, from the rows just measured) beside its
+/// floor: a bare `GET` round trip to the same `redis-server` from a
+/// blocking socket (no client library, no runtime). A GETEX per request is
+/// the store's whole cost on this path, so the bare round trip bounds the
+/// best c=1 ratio any client could reach: m / (m + rtt).
+fn added_by_the_store(settings: &Settings, pass: &mut Pass, port: u16) -> Result<(), Error> {
+    let mut socket = TcpStream::connect(("127.0.0.1", port))?;
+    socket.set_nodelay(true)?;
+    socket.set_read_timeout(Some(Duration::from_secs(5)))?;
+    round_trips(&mut socket, settings.warmup)?;
+    let (redis, memory) = {
+        let m = pass.entry("redis.c1.p50");
+        (m.ours.clone(), m.floor.clone())
+    };
+    for (redis, memory) in redis.iter().zip(&memory) {
+        let mut bare = round_trips(&mut socket, settings.duration)?;
+        let m = pass.entry("redis.added.p50");
+        m.ours.push(redis - memory);
+        m.floor.push(bare.percentile_us(50.0));
+    }
+    Ok(())
+}
+
+/// `GET` of a key that does not exist, one after the other for `duration`.
+fn round_trips(socket: &mut TcpStream, duration: Duration) -> Result<Run, Error> {
+    const GET: &[u8] = b"*2\r\n$3\r\nGET\r\n$17\r\nmcp-bench:no-such\r\n";
+    const NIL: &[u8] = b"$-1\r\n";
+    let mut reply = [0u8; NIL.len()];
+    let mut latencies_ns = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < duration {
+        let sent = Instant::now();
+        socket.write_all(GET)?;
+        socket.read_exact(&mut reply)?;
+        if reply != NIL {
+            return Err(format!(
+                "redis answered {:?} to GET",
+                String::from_utf8_lossy(&reply)
+            )
+            .into());
+        }
+        latencies_ns.push(u64::try_from(sent.elapsed().as_nanos()).unwrap_or(u64::MAX));
+    }
+    Ok(Run {
+        count: latencies_ns.len() as u64,
+        elapsed: start.elapsed(),
+        latencies_ns,
+    })
 }
 
 /// HAProxy with two frontends: one to the first replica only, one to all

@@ -79,6 +79,7 @@ const ROWS: &[Row] = &[
     row("codec.per_s", "decode tools/call + encode result, 1 core", "decodes/s", Unit::PerSecond, Target::AtLeast(1_000_000.0)),
     row("redis.c1.rps", "HTTP, Redis store vs in-memory (floor), tools/call on an existing session, c=1, JSON", "req/s", Unit::PerSecond, Target::RatioAtLeast(0.5)),
     row("redis.c1.p50", "HTTP, Redis store vs in-memory (floor), tools/call on an existing session, c=1, JSON", "p50 µs", Unit::Micros, Target::Informs),
+    row("redis.added.p50", "Redis: what the store adds to a tools/call, c=1 (Redis p50 − in-memory p50) vs a bare GET round trip (floor)", "p50 µs", Unit::Micros, Target::Informs),
     row("redis.c32.rps", "HTTP, Redis store vs in-memory (floor), tools/call on an existing session, c=32, JSON", "req/s", Unit::PerSecond, Target::RatioAtLeast(0.5)),
     row("redis.open.rps", "HTTP, Redis store vs in-memory (floor), session open (initialize + initialized), c=1", "sessions/s", Unit::PerSecond, Target::Informs),
     row("replicas.c32.rps", "HTTP via HAProxy, Redis store: 3 replicas vs 1 replica (floor), tools/call, c=32, JSON", "req/s", Unit::PerSecond, Target::Informs),
