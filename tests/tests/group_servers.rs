@@ -24,6 +24,7 @@ use mcp_core::Error;
 use mcp_core::client::group::{GroupEvent, ServerState};
 use mcp_core::client::{Client, ClientGroup, GroupConfig};
 use mcp_core::schema::CallToolResult;
+use mcp_test_support::capture_one_request;
 use mcp_tests::interop::{
     installed, mcp_binary, node, server_everything_dir, venv_python, workspace_root,
 };
@@ -336,28 +337,6 @@ async fn a_group_of_real_servers() {
     let e = group.call_tool("py__add", None).await.unwrap_err();
     assert!(e.to_string().contains("server `py`"), "{e}");
     drop(http);
-}
-
-/// Accepts one HTTP request on a loopback port, answers 500, and hands back
-/// the request's head (lower case).
-fn capture_one_request() -> (String, std::thread::JoinHandle<String>) {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let handle = std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().unwrap();
-        stream.set_read_timeout(Some(WAIT)).unwrap();
-        let mut head = Vec::new();
-        let mut byte = [0u8; 1];
-        while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-            head.push(byte[0]);
-        }
-        let _ = stream.write_all(
-            b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-        );
-        String::from_utf8_lossy(&head).to_lowercase()
-    });
-    (url, handle)
 }
 
 /// A stdio entry's `env` is in its server's environment, and an HTTP

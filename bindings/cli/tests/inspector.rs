@@ -10,11 +10,10 @@
     reason = "test helpers fail the test on any error"
 )]
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use mcp_test_support::capture_one_request;
 use serde_json::{Value, json};
 
 mod common;
@@ -148,30 +147,6 @@ fn request_sends_any_method() {
     let run = against_everything(&["request", "vendor/unknown", "--params", "{}"]);
     run.expect(1);
     assert!(run.stderr.contains("-32601"), "{}", run.stderr);
-}
-
-/// Accepts one HTTP request on a loopback port, answers 500, and hands back
-/// the request's head.
-fn capture_one_request() -> (String, std::thread::JoinHandle<String>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let handle = std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().unwrap();
-        stream.set_nodelay(true).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        let mut head = Vec::new();
-        let mut byte = [0u8; 1];
-        while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-            head.push(byte[0]);
-        }
-        let _ = stream.write_all(
-            b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-        );
-        String::from_utf8_lossy(&head).to_lowercase()
-    });
-    (url, handle)
 }
 
 #[test]

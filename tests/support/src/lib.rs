@@ -187,6 +187,33 @@ pub fn mcp_binary() -> PathBuf {
         .clone()
 }
 
+/// Accepts one HTTP request on a loopback port, answers 500, and hands back
+/// the request's head in lower case: what a client sends, without a server
+/// to talk to. Returns the URL (`http://127.0.0.1:PORT/mcp`) and the thread
+/// that yields the head.
+pub fn capture_one_request() -> (String, std::thread::JoinHandle<String>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        stream.set_nodelay(true).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+            head.push(byte[0]);
+        }
+        let _ = stream.write_all(
+            b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        );
+        String::from_utf8_lossy(&head).to_lowercase()
+    });
+    (url, handle)
+}
+
 /// The workspace's root directory.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
