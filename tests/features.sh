@@ -47,28 +47,7 @@ tokio = { version = "1", features = ["rt", "macros"] }
 [workspace]
 TOML
 cp Cargo.lock "$work/Cargo.lock"
-cat >"$work/src/main.rs" <<'RS'
-use mcp_core::server::Server;
-use mcp_core::transport::Stdio;
-
-struct Echo;
-
-#[mcp_core::handlers]
-impl Echo {
-    /// Returns its text unchanged.
-    #[tool(read_only)]
-    fn echo(&self, text: String) -> String {
-        text
-    }
-}
-
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> mcp_core::Result<()> {
-    let server = Server::builder("echo", "0.1.0").handlers(Echo).build();
-    server.serve(Stdio::new())?.closed().await;
-    Ok(())
-}
-RS
+cp tests/stdio-echo/main.rs "$work/src/main.rs"
 case $target in /*) abs_target=$target ;; *) abs_target=$PWD/$target ;; esac
 # Not --locked: the copied lock file names the workspace's packages, not
 # this one; the versions it pins stay.

@@ -9,7 +9,8 @@
 #
 # libmcp: mcp-core from this checkout, `default-features = false,
 # features = ["server", "stdio", "macros"]`, the tool a method under
-# `#[mcp_core::handlers]` (the server `tests/features.sh` builds and drives).
+# `#[mcp_core::handlers]`: tests/stdio-echo/main.rs, the server
+# `tests/features.sh` builds and drives.
 # rmcp: from crates.io, `default-features = false, features = ["server",
 # "transport-io"]` (its minimal set for a stdio server; no macros, so the tool
 # is a hand-written `ServerHandler`).
@@ -37,28 +38,7 @@ tokio = { version = "1", features = ["rt", "macros"] }
 TOML
 # The same dependency versions as the workspace.
 cp "$root/Cargo.lock" "$work/libmcp-echo/Cargo.lock"
-cat >"$work/libmcp-echo/src/main.rs" <<'RS'
-use mcp_core::server::Server;
-use mcp_core::transport::Stdio;
-
-struct Echo;
-
-#[mcp_core::handlers]
-impl Echo {
-    /// Returns its text unchanged.
-    #[tool]
-    fn echo(&self, text: String) -> String {
-        text
-    }
-}
-
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> mcp_core::Result<()> {
-    let server = Server::builder("echo", "0.1.0").handlers(Echo).build();
-    server.serve(Stdio::new())?.closed().await;
-    Ok(())
-}
-RS
+cp "$root/tests/stdio-echo/main.rs" "$work/libmcp-echo/src/main.rs"
 
 cat >"$work/rmcp-echo/Cargo.toml" <<TOML
 [package]
