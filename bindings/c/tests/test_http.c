@@ -288,6 +288,10 @@ static void *stop_after_a_moment(void *server_to_stop) {
 }
 
 static void test_stop_from_another_thread(void) {
+    /* A client connected before the stop, its session open. */
+    mcp_client *connected = connect_http();
+    CHECK(connected != NULL);
+    if (connected) CHECK_OK(mcp_client_ping(connected, NULL));
     mcp_result stopped = MCP_ERR_INTERNAL;
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, stopper, &stopped) == 0);
@@ -295,6 +299,17 @@ static void test_stop_from_another_thread(void) {
     CHECK(stopped == MCP_OK);
     /* The stop is complete: listeners closed, sessions ended. */
     CHECK_OK(mcp_server_wait(server, 5000));
+    /* The server is not freed, yet the connected client's next request
+     * fails at once: its session ended at the stop. */
+    if (connected) {
+        mcp_call_options options = MCP_CALL_OPTIONS_INIT;
+        options.timeout_ms = 3000;
+        double start = now_ms();
+        mcp_result r = mcp_client_ping(connected, &options);
+        CHECK(r == MCP_ERR_TRANSPORT || r == MCP_ERR_CLOSED || r == MCP_ERR_RPC);
+        CHECK(now_ms() - start < 2500);
+        mcp_client_free(connected);
+    }
     /* No new connections. */
     mcp_client *late = NULL;
     CHECK_OK(mcp_client_new("late", "1", &late));
@@ -315,17 +330,31 @@ static void test_stop_from_another_thread(void) {
 }
 
 static void test_server_freed_under_a_client(void) {
+    /* The stopped server and its client go; a server never stopped is
+     * freed under a connected client. */
+    mcp_server_free(server);
+    mcp_client_free(client);
+    client = NULL;
+    server = fixture_server_new();
+    CHECK(server != NULL);
+    if (!server) return;
+    uint16_t port = 0;
+    CHECK_OK(mcp_server_serve_http(server, "127.0.0.1:0", &port));
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/mcp", (unsigned)port);
+    mcp_client *c = connect_http();
+    CHECK(c != NULL);
+    if (c) CHECK_OK(mcp_client_ping(c, NULL));
     mcp_server_free(server);
     server = NULL;
+    if (!c) return;
     /* The session is gone with the server's runtime: calls fail, quickly. */
     mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 3000;
     double start = now_ms();
-    mcp_result r = mcp_client_ping(client, &options);
+    mcp_result r = mcp_client_ping(c, &options);
     CHECK(r == MCP_ERR_TRANSPORT || r == MCP_ERR_CLOSED);
-    CHECK(now_ms() - start < 3500);
-    mcp_client_free(client);
-    client = NULL;
+    CHECK(now_ms() - start < 2500);
+    mcp_client_free(c);
 }
 
 /* A server freed from inside one of its own tool callbacks. */

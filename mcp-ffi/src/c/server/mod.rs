@@ -382,11 +382,12 @@ pub unsafe extern "C" fn mcp_server_new(
 ///
 /// No other call on this server may be running or start, with one
 /// exception: it may be called from inside one of this server's own
-/// callbacks while `mcp_server_serve_stdio` runs on another thread. That
+/// callbacks, whatever the server serves (stdio, HTTP or both). That
 /// callback finishes normally and its answer still reaches the client; once
-/// it has returned, the sessions end, `mcp_server_serve_stdio` returns
-/// `MCP_OK` (the server is gone: do not free it again), and the runtime
-/// shuts down in the background.
+/// it has returned, the sessions (stdio and HTTP) end, a
+/// `mcp_server_serve_stdio` or `mcp_server_wait` blocked on another thread
+/// returns `MCP_OK` (the server is gone: do not free it again), the runtime
+/// shuts down in the background, and the cleanups run.
 ///
 /// # Safety
 /// `server` is NULL or a server from `mcp_server_new` not yet freed.
