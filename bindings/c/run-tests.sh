@@ -7,6 +7,8 @@
 #   tests/test_cpp.cc        the header and a client and server from C++
 #   tests/test_stdio.c       a client against the C fixture server over stdio
 #   tests/test_http.c        the fixture server and clients over Streamable HTTP
+#                            (both at 2025-11-25, then at 2026-07-28: the same
+#                            fixture and callbacks, through input-required rounds)
 #   tests/test_everything.c  a client against `mcp serve everything`
 #   tests/test_tasks.c       tool tasks against `mcp serve everything` and a C server
 #   the Python SDK driving examples/server.c (tests/python_drives_c_server.py)
@@ -263,7 +265,9 @@ for variant in shared static; do
     run_test "test_api.$variant" "$out/test_api" "$out/fixture_server"
     run_test "test_cpp.$variant" "$out/test_cpp"
     run_test "test_stdio.$variant" "$out/test_stdio" "$out/fixture_server"
+    run_test "test_stdio.2026-07-28.$variant" "$out/test_stdio" "$out/fixture_server" 2026-07-28
     run_test "test_http.$variant" "$out/test_http"
+    run_test "test_http.2026-07-28.$variant" "$out/test_http" 2026-07-28
     run_test "test_everything.auto.$variant" "$out/test_everything" auto "$mcp_bin" serve everything
     run_test "test_everything.2025-11-25.$variant" \
         "$out/test_everything" 2025-11-25 "$mcp_bin" serve everything

@@ -1124,7 +1124,8 @@ mcp_result mcp_context_log(const struct mcp_context *context,
                            const char *message);
 
 /**
- * Whether the client cancelled the request (or the session ended). A long
+ * Whether the client cancelled the request (or the session ended, or the
+ * answer is no longer awaited: see `mcp_context_create_message`). A long
  * callback may poll this and give up early; its result is then discarded.
  *
  * # Safety
@@ -1139,6 +1140,14 @@ bool mcp_context_is_cancelled(const struct mcp_context *context);
  * (`{"messages":[…],"maxTokens":100}`); on success `*result_json` is the
  * `CreateMessageResult`. Fails with `MCP_ERR_CAPABILITY` (without asking)
  * when the client did not declare `sampling`.
+ *
+ * Under 2026-07-28 a question in a request that stands alone goes to the
+ * client as an input-required result, and the client's retry runs the
+ * callback again from the start, where the same question is answered at
+ * once. The first run's call fails with `MCP_ERR_CANCELLED` as soon as the
+ * question has gone out: return then (the result is discarded). A callback
+ * must ask the same questions in the same order on each run. The same
+ * holds for `mcp_context_elicit` and `mcp_context_list_roots`.
  *
  * # Safety
  * `context` is the context given to the running callback (or NULL);
@@ -1155,6 +1164,7 @@ mcp_result mcp_context_create_message(const struct mcp_context *context,
  * (`{"message":"…","requestedSchema":{…}}`); on success `*result_json` is
  * the `ElicitResult` (`{"action":"accept","content":{…}}`). Fails with
  * `MCP_ERR_CAPABILITY` when the client did not declare `elicitation`.
+ * Under 2026-07-28 see `mcp_context_create_message`.
  *
  * # Safety
  * As for `mcp_context_create_message`.
@@ -1167,6 +1177,7 @@ mcp_result mcp_context_elicit(const struct mcp_context *context,
  * Asks the client for its roots (`roots/list`) and waits for them;
  * `*result_json` is the `ListRootsResult` (`{"roots":[{"uri":…}]}`). Fails
  * with `MCP_ERR_CAPABILITY` when the client did not declare `roots`.
+ * Under 2026-07-28 see `mcp_context_create_message`.
  *
  * # Safety
  * `context` is the context given to the running callback (or NULL);

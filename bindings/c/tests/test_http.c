@@ -6,7 +6,8 @@
  * server under a connected client, and two servers sharing a session
  * through a Redis store (MCP_TEST_REDIS_URL, set by run-tests.sh when
  * redis-server is installed; skipped, saying so, otherwise).
- * Usage: test_http
+ * Usage: test_http [REVISION]  (default 2025-11-25, every test; another
+ * revision runs the calls and the server's requests to the client)
  */
 #include "harness.h"
 
@@ -47,11 +48,16 @@ static mcp_result on_elicitation(void *userdata, const char *params, char **resu
     return MCP_OK;
 }
 
+/* The revision the clients ask for: 2025-11-25 unless given on the command
+ * line. At 2025-11-25 every test runs; at 2026-07-28 the calls and the
+ * server's requests to the client (input-required rounds then), with the
+ * fixture and the callbacks unchanged. */
+static const char *revision = "2025-11-25";
+
 static mcp_client *connect_http(void) {
     mcp_client *client = NULL;
     if (mcp_client_new("http-test", "1", &client) != MCP_OK) return NULL;
-    /* 2025-11-25 sessions: these tests check that revision's behaviour. */
-    CHECK_OK(mcp_client_set_protocol(client, "2025-11-25"));
+    CHECK_OK(mcp_client_set_protocol(client, revision));
     CHECK_OK(mcp_client_set_timeout(client, 20000));
     CHECK_OK(mcp_client_on_notification(client, on_notification, NULL));
     CHECK_OK(mcp_client_on_sampling(client, on_sampling, NULL));
@@ -89,6 +95,9 @@ static void test_every_kind_over_http(void) {
     char *json = NULL;
     CHECK_OK(mcp_client_server_info(client, &json));
     CHECK_CONTAINS(json, "c-fixture");
+    char expected[64];
+    snprintf(expected, sizeof expected, "\"protocolVersion\":\"%s\"", revision);
+    CHECK_CONTAINS(json, expected);
     mcp_string_free(json);
     CHECK_OK(mcp_client_ping(client, NULL));
     CHECK_OK(mcp_client_list_tools(client, NULL, &json));
@@ -123,6 +132,9 @@ static void test_server_requests_and_notifications_over_http(void) {
     CHECK_CALL(client, "sample", NULL, "sampled over HTTP");
     CHECK_CALL(client, "elicit", NULL, "decline");
     CHECK_CALL(client, "roots", NULL, "file:///over-http");
+    /* Log messages and list-changed notifications come unasked at
+     * 2025-11-25 only (later revisions send them to subscribers). */
+    if (strcmp(revision, "2025-11-25") != 0) return;
     int before = atomic_load(&logs);
     CHECK_CALL(client, "log", NULL, "logged");
     CHECK(wait_until(&logs, before + 2, 5000));
@@ -634,7 +646,12 @@ static void test_store_shared_by_two_servers(void) {
     mcp_server_free(b);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc > 2) {
+        fprintf(stderr, "usage: %s [REVISION]\n", argv[0]);
+        return 2;
+    }
+    if (argc == 2) revision = argv[1];
     server = fixture_server_new();
     if (!server) return 1;
     uint16_t port = 0;
@@ -652,6 +669,11 @@ int main(void) {
     }
     RUN(test_every_kind_over_http);
     RUN(test_server_requests_and_notifications_over_http);
+    if (strcmp(revision, "2025-11-25") != 0) {
+        mcp_client_free(client);
+        mcp_server_free(server);
+        return finish();
+    }
     RUN(test_registering_while_serving_from_another_thread);
     RUN(test_cancellation_reaches_the_server);
     RUN(test_cancel_from_another_thread);

@@ -264,11 +264,20 @@ async fn invoke(
     let Handlers { gate, busy } = handlers;
     let _busy = busy.enter();
     let handle = Handle::current();
+    // Cancelled when this future ends or is dropped: the engine drops a
+    // handler whose input-required round ended (2026-07-28), and the
+    // callback's question to the client must then return, not wait forever.
+    let abandoned = CancellationToken::new();
+    let _abandon_on_drop = abandoned.clone().drop_guard();
     let task = tokio::task::spawn_blocking(move || {
         let Some(_running) = gate.enter() else {
             return Reply::refused("the server is shutting down");
         };
-        let mut context = Context { cx, handle };
+        let mut context = Context {
+            cx,
+            handle,
+            abandoned,
+        };
         let params = c_string_lossy(&params);
         Reply::collect(|out| {
             // SAFETY: `callback` is the caller's function of the documented
