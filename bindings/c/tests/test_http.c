@@ -2,8 +2,10 @@
  * The fixture server served in-process over Streamable HTTP, with clients in
  * the same process: calls, server-to-client requests and notifications over
  * HTTP, callbacks running in parallel, cancellation reaching the server,
- * headers, concurrent clients, stopping from another thread, freeing the
- * server under a connected client, and two servers sharing a session
+ * headers, the message limit, concurrent clients, stopping from another
+ * thread (sessions end), freeing the server under a connected client, what
+ * the HTTP options' limits do on the wire (header size, sessions, idle
+ * timeout, cancel on disconnect), and two servers sharing a session
  * through a Redis store (MCP_TEST_REDIS_URL, set by run-tests.sh when
  * redis-server is installed; skipped, saying so, otherwise).
  * Usage: test_http [REVISION]  (default 2025-11-25, every test; another
@@ -113,6 +115,31 @@ static void test_every_kind_over_http(void) {
     CHECK_OK(mcp_client_get_prompt(client, "greet", "{\"name\":\"HTTP\"}", NULL, &json));
     CHECK_CONTAINS(json, "Hello, HTTP");
     mcp_string_free(json);
+}
+
+/* A request over the 4 MiB message limit fails at once, saying so, and the
+ * session goes on. */
+static void test_message_limit_over_http(void) {
+    size_t size = (4u << 20) + 100;
+    char *args = malloc(size + 32);
+    CHECK(args != NULL);
+    if (!args) return;
+    strcpy(args, "{\"message\":\"");
+    size_t at = strlen(args);
+    memset(args + at, 'x', size);
+    strcpy(args + at + size, "\"}");
+    char *json = NULL;
+    double start = now_ms();
+    /* The server refuses the body (over stdio the client itself refuses it
+     * before sending: MCP_ERR_RPC -32600, see test_stdio.c). */
+    CHECK_RC(mcp_client_call_tool(client, "echo", args, NULL, &json), MCP_ERR_TRANSPORT);
+    CHECK_CONTAINS(mcp_last_error_message(), "413");
+    CHECK_CONTAINS(mcp_last_error_message(), "the limit is 4194304 bytes");
+    CHECK(now_ms() - start < 5000);
+    CHECK(json == NULL);
+    free(args);
+    CHECK_OK(mcp_client_ping(client, NULL));
+    CHECK_CALL(client, "add", "{\"a\":1,\"b\":2}", "\"3\"");
 }
 
 static atomic_int progress_calls;
@@ -427,7 +454,7 @@ static void test_server_freed_inside_its_callback(void) {
 static int raw_post_with(uint16_t port, const char *host, const char *origin,
                          const char *extra_headers, const char *body, char *response,
                          size_t size) {
-    response[0] = '\0';
+    if (response) response[0] = '\0';
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return 0;
     int one = 1;
@@ -445,13 +472,20 @@ static int raw_post_with(uint16_t port, const char *host, const char *origin,
     char origin_line[256] = "";
     if (origin) snprintf(origin_line, sizeof origin_line, "Origin: %s\r\n", origin);
     size_t length = strlen(body);
-    char head[1024];
+    static _Thread_local char head[16384];
     int n = snprintf(head, sizeof head,
                      "POST /mcp HTTP/1.1\r\nHost: %s\r\n%s%sContent-Type: application/json\r\n"
                      "Accept: application/json, text/event-stream\r\nContent-Length: %zu\r\n"
                      "Connection: close\r\n\r\n",
                      host, origin_line, extra_headers ? extra_headers : "", length);
-    int ok = write(fd, head, (size_t)n) == n && write(fd, body, length) == (ssize_t)length;
+    int ok = n > 0 && (size_t)n < sizeof head && write(fd, head, (size_t)n) == n &&
+             write(fd, body, length) == (ssize_t)length;
+    if (ok && !response) {
+        /* Gone before the answer: once a fixture callback runs, hang up. */
+        ok = wait_until(&fixture_running, 1, 5000);
+        close(fd);
+        return ok;
+    }
     size_t got = 0;
     while (ok && got + 1 < size) {
         ssize_t r = read(fd, response + got, size - 1 - got);
@@ -463,6 +497,14 @@ static int raw_post_with(uint16_t port, const char *host, const char *origin,
     for (size_t i = 0; i < got; i++) response[i] = (char)tolower((unsigned char)response[i]);
     int status = 0;
     return sscanf(response, "http/1.1 %d", &status) == 1 ? status : 0;
+}
+
+/* POSTs `body` and hangs up once a fixture callback is running (the one
+ * answering it: no other runs meanwhile), before the answer; 1 if it got
+ * that far. */
+static int raw_post_and_hang_up(uint16_t port, const char *host, const char *extra_headers,
+                                const char *body) {
+    return raw_post_with(port, host, NULL, extra_headers, body, NULL, 0);
 }
 
 static int raw_post(uint16_t port, const char *host, const char *origin, const char *body,
@@ -571,6 +613,101 @@ static void test_http_options(void) {
     mcp_server_free(s);
 }
 
+/* Opens a session on the server at `port` (initialize, then initialized);
+ * writes the headers naming it (session and revision) into `headers`. */
+static int raw_session(uint16_t port, const char *host, char *headers, size_t size) {
+    static char response[65536];
+    if (raw_post(port, host, NULL, INIT, response, sizeof response) != 200) return 0;
+    char session[64] = "";
+    const char *found = strstr(response, "mcp-session-id: ");
+    if (!found || sscanf(found + strlen("mcp-session-id: "), "%63[0-9a-f]", session) != 1)
+        return 0;
+    snprintf(headers, size, "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+             session);
+    return raw_post_with(port, host, NULL, headers,
+                         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                         response, sizeof response) == 202;
+}
+
+#define TOOLS_LIST "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"
+#define SLEEP_CALL(ms)                                                                  \
+    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"        \
+    "\"sleep\",\"arguments\":{\"ms\":" #ms "}}}"
+
+/* What the limits among the HTTP options do, seen on the wire. */
+static void test_http_option_limits(void) {
+    static char response[65536];
+    char host[64], headers[256];
+    mcp_http_options *options = NULL;
+    CHECK_OK(mcp_http_options_new(&options));
+    CHECK_OK(mcp_http_options_set_max_header_size(options, 2048));
+    CHECK_OK(mcp_http_options_set_max_sessions(options, 2));
+    mcp_server *s = fixture_server_new();
+    uint16_t port = 0;
+    CHECK(s != NULL);
+    if (s) CHECK_OK(mcp_server_start_http(s, options, &port));
+    mcp_http_options_free(options);
+    if (!s || !port) {
+        mcp_server_free(s);
+        return;
+    }
+    snprintf(host, sizeof host, "127.0.0.1:%u", (unsigned)port);
+
+    /* max_header_size: a 1 KiB header passes, a 3 KiB one gets 431. */
+    static char pad[4096];
+    snprintf(pad, sizeof pad, "X-Pad: %01000d\r\n", 0);
+    CHECK(raw_post_with(port, host, NULL, pad, INIT, response, sizeof response) == 200);
+    snprintf(pad, sizeof pad, "X-Pad: %03000d\r\n", 0);
+    CHECK(raw_post_with(port, host, NULL, pad, INIT, response, sizeof response) == 431);
+
+    /* max_sessions: two sessions (the 1 KiB initialize above was one), then
+     * the next initialize gets 503; sessions already open go on. */
+    CHECK(raw_session(port, host, headers, sizeof headers));
+    CHECK(raw_post(port, host, NULL, INIT, response, sizeof response) == 503);
+    CHECK(raw_post_with(port, host, NULL, headers, TOOLS_LIST, response, sizeof response) == 200);
+    CHECK_CONTAINS(response, "\"name\":\"echo\"");
+
+    /* cancel_on_disconnect off (the default): a client that hangs up does
+     * not cancel its request; the callback runs to the end. */
+    int before = atomic_load(&fixture_cancellations);
+    CHECK(raw_post_and_hang_up(port, host, headers, SLEEP_CALL(600)));
+    sleep_ms(1000);
+    CHECK(atomic_load(&fixture_cancellations) == before);
+    mcp_server_free(s);
+
+    CHECK_OK(mcp_http_options_new(&options));
+    CHECK_OK(mcp_http_options_set_idle_timeout_ms(options, 400));
+    CHECK_OK(mcp_http_options_set_cancel_on_disconnect(options, true));
+    s = fixture_server_new();
+    port = 0;
+    CHECK(s != NULL);
+    if (s) CHECK_OK(mcp_server_start_http(s, options, &port));
+    mcp_http_options_free(options);
+    if (!s || !port) {
+        mcp_server_free(s);
+        return;
+    }
+    snprintf(host, sizeof host, "127.0.0.1:%u", (unsigned)port);
+
+    /* cancel_on_disconnect on: the callback sees its request cancelled soon
+     * after its client hangs up. */
+    CHECK(raw_session(port, host, headers, sizeof headers));
+    before = atomic_load(&fixture_cancellations);
+    CHECK(raw_post_and_hang_up(port, host, headers, SLEEP_CALL(10000)));
+    CHECK(wait_until(&fixture_cancellations, before + 1, 5000));
+
+    /* idle_timeout_ms: a session in use stays; one idle past the timeout is
+     * ended, and its next request gets 404. */
+    for (int i = 0; i < 4; i++) {
+        CHECK(raw_post_with(port, host, NULL, headers, TOOLS_LIST, response, sizeof response) ==
+              200);
+        sleep_ms(150);
+    }
+    sleep_ms(1500);
+    CHECK(raw_post_with(port, host, NULL, headers, TOOLS_LIST, response, sizeof response) == 404);
+    mcp_server_free(s);
+}
+
 /* Starts the fixture server over HTTP sharing `store`; its port, or 0. */
 static uint16_t start_with_store(mcp_server *s, const char *store) {
     mcp_http_options *options = NULL;
@@ -675,6 +812,7 @@ int main(int argc, char **argv) {
         return finish();
     }
     RUN(test_registering_while_serving_from_another_thread);
+    RUN(test_message_limit_over_http);
     RUN(test_cancellation_reaches_the_server);
     RUN(test_cancel_from_another_thread);
     RUN(test_callbacks_run_in_parallel);
@@ -683,6 +821,7 @@ int main(int argc, char **argv) {
     RUN(test_server_freed_under_a_client);
     RUN(test_server_freed_inside_its_callback);
     RUN(test_http_options);
+    RUN(test_http_option_limits);
     RUN(test_store_shared_by_two_servers);
     return finish();
 }
