@@ -273,7 +273,7 @@ for variant in shared static; do
         "$out/test_everything" 2025-11-25 "$mcp_bin" serve everything
     run_test "test_tasks.auto.$variant" "$out/test_tasks" auto "$mcp_bin" serve everything
     run_test "test_tasks.2025-11-25.$variant" "$out/test_tasks" 2025-11-25 "$mcp_bin" serve everything
-    run_test "test_group.$variant" "$out/test_group" "$mcp_bin"
+    run_test "test_group.$variant" "$out/test_group" "$mcp_bin" "$out/fixture_server"
     run_test "python_drives_c_server.$variant" \
         "$python" "$here/tests/python_drives_c_server.py" "$out/server"
 

@@ -725,6 +725,7 @@ static struct {
     mcp_client *client;
     atomic_int armed;
     atomic_int freed;
+    atomic_int cleaned; /* 1 + freed when the on_free cleanup ran */
 } self_free;
 
 static void free_self(void *userdata, const char *method, const char *params) {
@@ -733,7 +734,13 @@ static void free_self(void *userdata, const char *method, const char *params) {
     /* Wait (bounded) until the main thread's call has returned. */
     if (!wait_until(&self_free.armed, 1, 5000)) return;
     mcp_client_free(self_free.client);
+    sleep_ms(100); /* the cleanup must still wait for this callback */
     atomic_store(&self_free.freed, 1);
+}
+
+static void cleanup_self_freed(void *userdata) {
+    CHECK(userdata == &self_free);
+    atomic_store(&self_free.cleaned, 1 + atomic_load(&self_free.freed));
 }
 
 static void test_free_inside_callback(void) {
@@ -742,11 +749,15 @@ static void test_free_inside_callback(void) {
     /* A 2025-11-25 session, where list-changed notifications come unasked. */
     CHECK_OK(mcp_client_set_protocol(c, "2025-11-25"));
     CHECK_OK(mcp_client_on_notification(c, free_self, NULL));
+    CHECK_OK(mcp_client_on_free(c, cleanup_self_freed, &self_free));
     CHECK_OK(mcp_client_connect_stdio(c, fixture_path, NULL, sanitizer_env()));
     self_free.client = c;
     CHECK_CALL(c, "add_tool", NULL, "added");
     atomic_store(&self_free.armed, 1);
     CHECK(wait_until(&self_free.freed, 1, 10000));
+    /* The cleanup ran, once the freeing callback had returned. */
+    CHECK(wait_until(&self_free.cleaned, 1, 10000));
+    CHECK(atomic_load(&self_free.cleaned) == 2);
     /* c is gone; let its background shutdown finish. */
     sleep_ms(300);
 }
