@@ -630,12 +630,7 @@ pub unsafe extern "C" fn mcp_client_on_free(
     callback: FreeCallback,
     userdata: *mut c_void,
 ) -> McpResult {
-    boundary(|| {
-        let client = arg!(handle client);
-        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
-        client.cleanups.push(callback, Userdata(userdata));
-        Ok(())
-    })
+    boundary(|| arg!(handle client).cleanups.register(callback, userdata))
 }
 
 /// Ends the session: calls in progress on other threads fail with

@@ -446,12 +446,7 @@ pub unsafe extern "C" fn mcp_server_on_free(
     callback: FreeCallback,
     userdata: *mut c_void,
 ) -> McpResult {
-    boundary(|| {
-        let server = arg!(handle server);
-        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
-        server.cleanups.push(callback, Userdata(userdata));
-        Ok(())
-    })
+    boundary(|| arg!(handle server).cleanups.register(callback, userdata))
 }
 
 /// Sets the instructions sent to clients when they initialize (hints for the
