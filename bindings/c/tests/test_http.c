@@ -416,6 +416,15 @@ static void cleanup_after_free(void *userdata) {
     atomic_store(&cleanup_saw_freed, 1 + atomic_load(&self_freed));
 }
 
+static atomic_int waiting_for_doomed;
+
+static void *wait_for_doomed(void *doomed) {
+    static mcp_result waited;
+    atomic_store(&waiting_for_doomed, 1);
+    waited = mcp_server_wait(doomed, 10000);
+    return &waited;
+}
+
 static void test_server_freed_inside_its_callback(void) {
     mcp_server *doomed = NULL;
     CHECK_OK(mcp_server_new("doomed", "1", &doomed));
@@ -430,6 +439,13 @@ static void test_server_freed_inside_its_callback(void) {
     CHECK_OK(mcp_client_new("c", "1", &c));
     CHECK_OK(mcp_client_set_timeout(c, 3000));
     CHECK_OK(mcp_client_connect_http(c, doomed_url, NULL));
+    /* A wait on another thread returns once the server is gone. */
+    pthread_t waiter;
+    CHECK(pthread_create(&waiter, NULL, wait_for_doomed, doomed) == 0);
+    /* The wait must have begun before the free (a call on a freed server is
+     * the caller's error): give it that moment. */
+    CHECK(wait_until(&waiting_for_doomed, 1, 5000));
+    sleep_ms(300);
     char *json = NULL;
     /* The callback's answer still reaches the client. */
     CHECK_OK(mcp_client_call_tool(c, "free_server", NULL, NULL, &json));
@@ -442,6 +458,9 @@ static void test_server_freed_inside_its_callback(void) {
     while ((r = mcp_client_ping(c, NULL)) == MCP_OK && now_ms() < deadline) sleep_ms(20);
     CHECK(r == MCP_ERR_TRANSPORT || r == MCP_ERR_CLOSED);
     mcp_client_free(c);
+    void *waited = NULL;
+    pthread_join(waiter, &waited);
+    CHECK(waited && *(mcp_result *)waited == MCP_OK);
     /* The cleanup ran once the freeing callback had returned. */
     CHECK(wait_until(&cleanup_saw_freed, 1, 10000));
     CHECK(atomic_load(&cleanup_saw_freed) == 2);
