@@ -12,7 +12,8 @@
 # front of every installed path (for packaging); the files still name PREFIX.
 # Then, with PKG_CONFIG_PATH=PREFIX/lib/pkgconfig if PREFIX is not standard:
 #   cc app.c $(pkg-config --cflags --libs mcp)                          (shared)
-#   cc app.c $(pkg-config --cflags mcp) PREFIX/lib/libmcp.a -lpthread -ldl -lm   (static)
+#   cc app.c $(pkg-config --cflags mcp) PREFIX/lib/libmcp.a \
+#       -Wl,--as-needed $(pkg-config --libs --static mcp)              (static)
 # or in CMake (CMAKE_PREFIX_PATH=PREFIX): find_package(mcp) and link mcp::mcp
 # or mcp::mcp_static.
 set -euo pipefail

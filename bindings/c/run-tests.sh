@@ -7,6 +7,8 @@
 #   tests/test_cpp.cc        the header and a client and server from C++
 #   tests/test_stdio.c       a client against the C fixture server over stdio
 #   tests/test_http.c        the fixture server and clients over Streamable HTTP
+#                            (both at 2025-11-25, then at 2026-07-28: the same
+#                            fixture and callbacks, through input-required rounds)
 #   tests/test_everything.c  a client against `mcp serve everything`
 #   tests/test_tasks.c       tool tasks against `mcp serve everything` and a C server
 #   the Python SDK driving examples/server.c (tests/python_drives_c_server.py)
@@ -148,9 +150,10 @@ for std in c11 c17 c++11 c++20; do
     done
 done
 
-# 3. install.sh like a system library: DESTDIR honoured; then the examples
-#    (C and C++) build from an installed copy with the flags pkg-config gives
-#    and with CMake's find_package(mcp), shared and static, and run.
+# 3. install.sh like a system library: DESTDIR honoured (debug build); then,
+#    installed with the default (release) profile, the examples (C and C++)
+#    build from the installed copy with the flags pkg-config gives and with
+#    CMake's find_package(mcp), shared and static, and run.
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
 staged=$build/destdir
 quietly "install.sh with DESTDIR" env DESTDIR="$staged" "$here/install.sh" /opt/mcp debug
@@ -171,11 +174,23 @@ else
     echo "--- FAIL soname: libmcp.so's SONAME is not libmcp.so.${version%%.*}" >&2
     readelf -d "$lib/libmcp.so" | grep SONAME >&2 || true
 fi
+# The default profile (release; cargo builds it when it is missing or
+# stale, which takes minutes the first time).
 prefix=$build/prefix
-quietly "install.sh" "$here/install.sh" "$prefix" debug
+quietly "install.sh (release, the default)" "$here/install.sh" "$prefix"
+if cmp -s "$prefix/lib/libmcp.so.$version" "$target/release/libmcp.so" &&
+    cmp -s "$prefix/lib/libmcp.a" "$target/release/libmcp.a"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "--- FAIL install_release: install.sh without PROFILE did not install the release build" >&2
+fi
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 from_prefix=$build/from-prefix
 mkdir -p "$from_prefix"
+# Static: libmcp.a first, then what `pkg-config --libs --static` gives
+# (Libs.private), --as-needed dropping its -lmcp; the program must not need
+# libmcp.so, and must run (the example server serves stdio until EOF).
 # shellcheck disable=SC2046 # pkg-config's flags are words
 if gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags --libs mcp) \
     -Wl,-rpath,"$prefix/lib" -o "$from_prefix/server-pc" 2>"$step_log" &&
@@ -184,8 +199,10 @@ if gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags --
     g++ -std=c++17 -Wall -Werror "$here/examples/hello.cc" $(pkg-config --cflags --libs mcp) \
         -Wl,-rpath,"$prefix/lib" -o "$from_prefix/hello-pc" 2>>"$step_log" &&
     gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags mcp) \
-        "$prefix/lib/libmcp.a" $(pkg-config --libs-only-other --static mcp) -lpthread -ldl -lm \
+        "$prefix/lib/libmcp.a" -Wl,--as-needed $(pkg-config --libs --static mcp) \
         -o "$from_prefix/server-static-pc" 2>>"$step_log" &&
+    ! readelf -d "$from_prefix/server-static-pc" | grep -q 'NEEDED.*libmcp' &&
+    timeout 60 "$from_prefix/server-static-pc" </dev/null >/dev/null 2>>"$step_log" &&
     timeout 60 "$from_prefix/hello-pc" >"$from_prefix/hello-pc.out" 2>>"$step_log" &&
     grep -q 'Hello from C++' "$from_prefix/hello-pc.out"; then
     passed=$((passed + 1))
@@ -263,13 +280,15 @@ for variant in shared static; do
     run_test "test_api.$variant" "$out/test_api" "$out/fixture_server"
     run_test "test_cpp.$variant" "$out/test_cpp"
     run_test "test_stdio.$variant" "$out/test_stdio" "$out/fixture_server"
+    run_test "test_stdio.2026-07-28.$variant" "$out/test_stdio" "$out/fixture_server" 2026-07-28
     run_test "test_http.$variant" "$out/test_http"
+    run_test "test_http.2026-07-28.$variant" "$out/test_http" 2026-07-28
     run_test "test_everything.auto.$variant" "$out/test_everything" auto "$mcp_bin" serve everything
     run_test "test_everything.2025-11-25.$variant" \
         "$out/test_everything" 2025-11-25 "$mcp_bin" serve everything
     run_test "test_tasks.auto.$variant" "$out/test_tasks" auto "$mcp_bin" serve everything
     run_test "test_tasks.2025-11-25.$variant" "$out/test_tasks" 2025-11-25 "$mcp_bin" serve everything
-    run_test "test_group.$variant" "$out/test_group" "$mcp_bin"
+    run_test "test_group.$variant" "$out/test_group" "$mcp_bin" "$out/fixture_server"
     run_test "python_drives_c_server.$variant" \
         "$python" "$here/tests/python_drives_c_server.py" "$out/server"
 

@@ -44,12 +44,14 @@
  *   cleanup registered with `mcp_server_on_free` / `mcp_client_on_free`,
  *   which runs once no callback of the handle can run.
  * - Never free a handle while another thread is in a call on it. The one
- *   exception: a handle may be freed from inside one of its own callbacks.
- *   That callback finishes normally (a server callback's answer still
- *   reaches the client); the rest of the shutdown, and the cleanups, happen
- *   on a library thread once it has returned. For a server that means
- *   `mcp_server_serve_stdio` (blocked on another thread) then returns
- *   `MCP_OK`, and the server must not be used or freed again.
+ *   exception: a handle may be freed from inside one of its own callbacks
+ *   (a server's whatever it serves: stdio, HTTP or both). That callback
+ *   finishes normally (a server callback's answer still reaches the
+ *   client); the rest of the shutdown, and the cleanups, happen on a
+ *   library thread once it has returned. For a server that means its
+ *   sessions end, and `mcp_server_serve_stdio` or `mcp_server_wait` blocked
+ *   on another thread then returns `MCP_OK`; the server must not be used or
+ *   freed again.
 
  * @par Runtimes and threads
  * - Each `mcp_client` and each `mcp_server` owns its own multi-thread Tokio
@@ -390,8 +392,10 @@ typedef struct mcp_call_options {
   /**
    * `sizeof(mcp_call_options)` as the caller's header declares it
    * (`MCP_CALL_OPTIONS_INIT` sets it), so that fields can be added in later
-   * versions without breaking programs built against this one. A size the
-   * library does not know is `MCP_ERR_INVALID_ARGUMENT`.
+   * versions without breaking programs built against this one. A size
+   * smaller than this first version's is `MCP_ERR_INVALID_ARGUMENT`; a
+   * larger one (a program built against a newer header) is accepted, and
+   * the fields this library does not know are ignored.
    */
   size_t struct_size;
   /**
@@ -804,9 +808,9 @@ mcp_result mcp_client_set_logging_level(const struct mcp_client *client,
 /**
  * Sends any request, `method` (an `MCP_METHOD_*` name or an extension's)
  * with `params_json` (a JSON object, or NULL for none), and writes the raw
- * result to `*result_json`: for what has no function of its own
- * (`completion/complete`, one page of a list request with a cursor,
- * extensions). No capability checks are made. Progress goes to
+ * result to `*result_json`: for what has no function of its own (one page
+ * of a list request with a cursor, extensions). No capability checks are
+ * made. Progress goes to
  * `options->on_progress`.
  *
  * # Safety
@@ -1120,7 +1124,8 @@ mcp_result mcp_context_log(const struct mcp_context *context,
                            const char *message);
 
 /**
- * Whether the client cancelled the request (or the session ended). A long
+ * Whether the client cancelled the request (or the session ended, or the
+ * answer is no longer awaited: see `mcp_context_create_message`). A long
  * callback may poll this and give up early; its result is then discarded.
  *
  * # Safety
@@ -1135,6 +1140,14 @@ bool mcp_context_is_cancelled(const struct mcp_context *context);
  * (`{"messages":[…],"maxTokens":100}`); on success `*result_json` is the
  * `CreateMessageResult`. Fails with `MCP_ERR_CAPABILITY` (without asking)
  * when the client did not declare `sampling`.
+ *
+ * Under 2026-07-28 a question in a request that stands alone goes to the
+ * client as an input-required result, and the client's retry runs the
+ * callback again from the start, where the same question is answered at
+ * once. The first run's call fails with `MCP_ERR_CANCELLED` as soon as the
+ * question has gone out: return then (the result is discarded). A callback
+ * must ask the same questions in the same order on each run. The same
+ * holds for `mcp_context_elicit` and `mcp_context_list_roots`.
  *
  * # Safety
  * `context` is the context given to the running callback (or NULL);
@@ -1151,6 +1164,7 @@ mcp_result mcp_context_create_message(const struct mcp_context *context,
  * (`{"message":"…","requestedSchema":{…}}`); on success `*result_json` is
  * the `ElicitResult` (`{"action":"accept","content":{…}}`). Fails with
  * `MCP_ERR_CAPABILITY` when the client did not declare `elicitation`.
+ * Under 2026-07-28 see `mcp_context_create_message`.
  *
  * # Safety
  * As for `mcp_context_create_message`.
@@ -1163,6 +1177,7 @@ mcp_result mcp_context_elicit(const struct mcp_context *context,
  * Asks the client for its roots (`roots/list`) and waits for them;
  * `*result_json` is the `ListRootsResult` (`{"roots":[{"uri":…}]}`). Fails
  * with `MCP_ERR_CAPABILITY` when the client did not declare `roots`.
+ * Under 2026-07-28 see `mcp_context_create_message`.
  *
  * # Safety
  * `context` is the context given to the running callback (or NULL);
@@ -1458,11 +1473,12 @@ mcp_result mcp_server_new(const char *name, const char *version, struct mcp_serv
  *
  * No other call on this server may be running or start, with one
  * exception: it may be called from inside one of this server's own
- * callbacks while `mcp_server_serve_stdio` runs on another thread. That
+ * callbacks, whatever the server serves (stdio, HTTP or both). That
  * callback finishes normally and its answer still reaches the client; once
- * it has returned, the sessions end, `mcp_server_serve_stdio` returns
- * `MCP_OK` (the server is gone: do not free it again), and the runtime
- * shuts down in the background.
+ * it has returned, the sessions (stdio and HTTP) end, a
+ * `mcp_server_serve_stdio` or `mcp_server_wait` blocked on another thread
+ * returns `MCP_OK` (the server is gone: do not free it again), the runtime
+ * shuts down in the background, and the cleanups run.
  *
  * # Safety
  * `server` is NULL or a server from `mcp_server_new` not yet freed.
@@ -1714,9 +1730,10 @@ mcp_result mcp_server_serve_http(const struct mcp_server *server,
  * Starts serving over Streamable HTTP with the endpoint at `/mcp`, as
  * `options` say (NULL: the defaults, see `mcp_http_options`), and returns
  * at once; `*port_out` (if not NULL) receives the bound port. Requests are
- * served on the server's runtime until `mcp_server_stop` (then sessions
- * end, requests in progress are answered, and `mcp_server_wait` returns)
- * or `mcp_server_free`. May be called several times (several listeners).
+ * served on the server's runtime until `mcp_server_stop` or
+ * `mcp_server_free` (then the listener closes, sessions end once their
+ * requests in progress are answered, and `mcp_server_wait` returns). May be
+ * called several times (several listeners).
  *
  * # Safety
  * `server` is NULL or a live server; `options` is NULL or live options;
@@ -1732,7 +1749,9 @@ mcp_result mcp_server_start_http(const struct mcp_server *server,
  * `mcp_server_serve_stdio` returned, HTTP sessions ended and their requests
  * in progress were answered. `timeout_ms` bounds the wait (negative: no
  * bound); `MCP_ERR_TIMEOUT` if the server is still serving then. The server
- * must be freed afterwards as usual (not from another thread meanwhile).
+ * must be freed afterwards as usual: not from another thread meanwhile,
+ * except from inside one of its callbacks (then this returns `MCP_OK` once
+ * the server has stopped; it is gone: do not free it again).
  *
  * # Safety
  * `server` is NULL or a live server.
@@ -1740,10 +1759,12 @@ mcp_result mcp_server_start_http(const struct mcp_server *server,
 mcp_result mcp_server_wait(const struct mcp_server *server, int64_t timeout_ms);
 
 /**
- * Stops serving: `mcp_server_serve_stdio` ends its session and returns, HTTP
- * listeners close. Sessions already open over HTTP end when the server is
- * freed. Callable from any thread, including from this server's callbacks;
- * a stopped server cannot serve again. Stopping twice is fine.
+ * Stops serving and returns at once: `mcp_server_serve_stdio` ends its
+ * session and returns, HTTP listeners close, and the sessions open over
+ * HTTP end (requests in progress are answered first; a client's next
+ * request fails). `mcp_server_wait` returns once all that has finished.
+ * Callable from any thread, including from this server's callbacks; a
+ * stopped server cannot serve again. Stopping twice is fine.
  *
  * # Safety
  * `server` is NULL or a live server.

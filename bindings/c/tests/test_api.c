@@ -200,6 +200,18 @@ static void test_call_options_size(void) {
     CHECK(sized.struct_size == sizeof(mcp_call_options));
     /* Read, then refused because the client is not connected. */
     CHECK_RC(mcp_client_ping(c, &sized), MCP_ERR_INVALID_STATE);
+    /* Smaller than the first version's: refused. */
+    sized.struct_size = sizeof(mcp_call_options) - 1;
+    CHECK_RC(mcp_client_ping(c, &sized), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(mcp_last_error_message(), "smaller than sizeof(mcp_call_options)");
+    /* Larger (a newer header with fields this library does not know):
+     * accepted, the extra fields ignored. */
+    struct {
+        mcp_call_options known;
+        uint64_t unknown[4];
+    } newer = {MCP_CALL_OPTIONS_INIT, {1, 2, 3, 4}};
+    newer.known.struct_size = sizeof newer;
+    CHECK_RC(mcp_client_ping(c, &newer.known), MCP_ERR_INVALID_STATE);
     mcp_client_free(c);
 }
 

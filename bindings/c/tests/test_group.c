@@ -4,7 +4,9 @@
  * routed, the failed server reported and named by calls to it, one server
  * killed (SIGKILL of the PID its wrapper recorded) and started again by the
  * next call, invalid configurations refused naming the entry.
- * Usage: test_group MCP_BINARY
+ * With FIXTURE_SERVER, mcp_group_connect_file too: a configuration file
+ * naming the C fixture server.
+ * Usage: test_group MCP_BINARY [FIXTURE_SERVER]
  */
 #include "harness.h"
 
@@ -113,9 +115,55 @@ static void test_bad_configs_and_arguments(void) {
     mcp_group_free(NULL);
 }
 
+/* mcp_group_connect_file: an mcpServers file in a new directory naming the
+ * C fixture server (with the sanitizer settings in its env). */
+static const char *fixture;
+
+static void test_connect_file(void) {
+    char dir[] = "/tmp/mcp-test-group-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/mcp.json", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) {
+        rmdir(dir);
+        return;
+    }
+    fprintf(f, "{\n  \"mcpServers\": {\n    \"fixture\": {\n      \"command\": \"%s\",\n"
+               "      \"env\": {",
+            fixture);
+    const char *const *env = sanitizer_env();
+    for (int i = 0; env[i]; i++) {
+        const char *equals = strchr(env[i], '=');
+        fprintf(f, "%s\"%.*s\": \"%s\"", i ? ", " : "", (int)(equals - env[i]), env[i],
+                equals + 1);
+    }
+    fprintf(f, "}\n    }\n  }\n}\n");
+    fclose(f);
+    mcp_group *group = NULL;
+    CHECK_OK(mcp_group_connect_file(path, "c-group-file", "1.0.0", &group));
+    char *json = NULL;
+    if (group) {
+        CHECK_OK(mcp_group_status(group, &json));
+        CHECK_CONTAINS(json, "\"state\":\"connected\"");
+        mcp_string_free(json);
+        CHECK_OK(mcp_group_list_tools(group, &json));
+        CHECK_CONTAINS(json, "\"name\":\"fixture__echo\"");
+        CHECK_CONTAINS(json, "\"name\":\"fixture__add\"");
+        mcp_string_free(json);
+        CHECK_OK(mcp_group_call_tool(group, "fixture__add", "{\"a\":2,\"b\":3}", &json));
+        CHECK_CONTAINS(json, "\"text\":\"5\"");
+        mcp_string_free(json);
+        mcp_group_free(group);
+    }
+    remove(path);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_group MCP_BINARY\n");
+    if (argc < 2 || argc > 3) {
+        fprintf(stderr, "usage: test_group MCP_BINARY [FIXTURE_SERVER]\n");
         return 2;
     }
     mcp_binary = argv[1];
@@ -123,6 +171,10 @@ int main(int argc, char **argv) {
     remove(pid_file);
     RUN(test_group_of_servers);
     RUN(test_bad_configs_and_arguments);
+    if (argc == 3) {
+        fixture = argv[2];
+        RUN(test_connect_file);
+    }
     remove(pid_file);
     return finish();
 }

@@ -2,11 +2,14 @@
  * The fixture server served in-process over Streamable HTTP, with clients in
  * the same process: calls, server-to-client requests and notifications over
  * HTTP, callbacks running in parallel, cancellation reaching the server,
- * headers, concurrent clients, stopping from another thread, freeing the
- * server under a connected client, and two servers sharing a session
+ * headers, the message limit, concurrent clients, stopping from another
+ * thread (sessions end), freeing the server under a connected client, what
+ * the HTTP options' limits do on the wire (header size, sessions, idle
+ * timeout, cancel on disconnect), and two servers sharing a session
  * through a Redis store (MCP_TEST_REDIS_URL, set by run-tests.sh when
  * redis-server is installed; skipped, saying so, otherwise).
- * Usage: test_http
+ * Usage: test_http [REVISION]  (default 2025-11-25, every test; another
+ * revision runs the calls and the server's requests to the client)
  */
 #include "harness.h"
 
@@ -47,11 +50,16 @@ static mcp_result on_elicitation(void *userdata, const char *params, char **resu
     return MCP_OK;
 }
 
+/* The revision the clients ask for: 2025-11-25 unless given on the command
+ * line. At 2025-11-25 every test runs; at 2026-07-28 the calls and the
+ * server's requests to the client (input-required rounds then), with the
+ * fixture and the callbacks unchanged. */
+static const char *revision = "2025-11-25";
+
 static mcp_client *connect_http(void) {
     mcp_client *client = NULL;
     if (mcp_client_new("http-test", "1", &client) != MCP_OK) return NULL;
-    /* 2025-11-25 sessions: these tests check that revision's behaviour. */
-    CHECK_OK(mcp_client_set_protocol(client, "2025-11-25"));
+    CHECK_OK(mcp_client_set_protocol(client, revision));
     CHECK_OK(mcp_client_set_timeout(client, 20000));
     CHECK_OK(mcp_client_on_notification(client, on_notification, NULL));
     CHECK_OK(mcp_client_on_sampling(client, on_sampling, NULL));
@@ -89,6 +97,9 @@ static void test_every_kind_over_http(void) {
     char *json = NULL;
     CHECK_OK(mcp_client_server_info(client, &json));
     CHECK_CONTAINS(json, "c-fixture");
+    char expected[64];
+    snprintf(expected, sizeof expected, "\"protocolVersion\":\"%s\"", revision);
+    CHECK_CONTAINS(json, expected);
     mcp_string_free(json);
     CHECK_OK(mcp_client_ping(client, NULL));
     CHECK_OK(mcp_client_list_tools(client, NULL, &json));
@@ -104,6 +115,31 @@ static void test_every_kind_over_http(void) {
     CHECK_OK(mcp_client_get_prompt(client, "greet", "{\"name\":\"HTTP\"}", NULL, &json));
     CHECK_CONTAINS(json, "Hello, HTTP");
     mcp_string_free(json);
+}
+
+/* A request over the 4 MiB message limit fails at once, saying so, and the
+ * session goes on. */
+static void test_message_limit_over_http(void) {
+    size_t size = (4u << 20) + 100;
+    char *args = malloc(size + 32);
+    CHECK(args != NULL);
+    if (!args) return;
+    strcpy(args, "{\"message\":\"");
+    size_t at = strlen(args);
+    memset(args + at, 'x', size);
+    strcpy(args + at + size, "\"}");
+    char *json = NULL;
+    double start = now_ms();
+    /* The server refuses the body (over stdio the client itself refuses it
+     * before sending: MCP_ERR_RPC -32600, see test_stdio.c). */
+    CHECK_RC(mcp_client_call_tool(client, "echo", args, NULL, &json), MCP_ERR_TRANSPORT);
+    CHECK_CONTAINS(mcp_last_error_message(), "413");
+    CHECK_CONTAINS(mcp_last_error_message(), "the limit is 4194304 bytes");
+    CHECK(now_ms() - start < 5000);
+    CHECK(json == NULL);
+    free(args);
+    CHECK_OK(mcp_client_ping(client, NULL));
+    CHECK_CALL(client, "add", "{\"a\":1,\"b\":2}", "\"3\"");
 }
 
 static atomic_int progress_calls;
@@ -123,6 +159,9 @@ static void test_server_requests_and_notifications_over_http(void) {
     CHECK_CALL(client, "sample", NULL, "sampled over HTTP");
     CHECK_CALL(client, "elicit", NULL, "decline");
     CHECK_CALL(client, "roots", NULL, "file:///over-http");
+    /* Log messages and list-changed notifications come unasked at
+     * 2025-11-25 only (later revisions send them to subscribers). */
+    if (strcmp(revision, "2025-11-25") != 0) return;
     int before = atomic_load(&logs);
     CHECK_CALL(client, "log", NULL, "logged");
     CHECK(wait_until(&logs, before + 2, 5000));
@@ -288,6 +327,10 @@ static void *stop_after_a_moment(void *server_to_stop) {
 }
 
 static void test_stop_from_another_thread(void) {
+    /* A client connected before the stop, its session open. */
+    mcp_client *connected = connect_http();
+    CHECK(connected != NULL);
+    if (connected) CHECK_OK(mcp_client_ping(connected, NULL));
     mcp_result stopped = MCP_ERR_INTERNAL;
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, stopper, &stopped) == 0);
@@ -295,6 +338,17 @@ static void test_stop_from_another_thread(void) {
     CHECK(stopped == MCP_OK);
     /* The stop is complete: listeners closed, sessions ended. */
     CHECK_OK(mcp_server_wait(server, 5000));
+    /* The server is not freed, yet the connected client's next request
+     * fails at once: its session ended at the stop. */
+    if (connected) {
+        mcp_call_options options = MCP_CALL_OPTIONS_INIT;
+        options.timeout_ms = 3000;
+        double start = now_ms();
+        mcp_result r = mcp_client_ping(connected, &options);
+        CHECK(r == MCP_ERR_TRANSPORT || r == MCP_ERR_CLOSED || r == MCP_ERR_RPC);
+        CHECK(now_ms() - start < 2500);
+        mcp_client_free(connected);
+    }
     /* No new connections. */
     mcp_client *late = NULL;
     CHECK_OK(mcp_client_new("late", "1", &late));
@@ -315,17 +369,31 @@ static void test_stop_from_another_thread(void) {
 }
 
 static void test_server_freed_under_a_client(void) {
+    /* The stopped server and its client go; a server never stopped is
+     * freed under a connected client. */
+    mcp_server_free(server);
+    mcp_client_free(client);
+    client = NULL;
+    server = fixture_server_new();
+    CHECK(server != NULL);
+    if (!server) return;
+    uint16_t port = 0;
+    CHECK_OK(mcp_server_serve_http(server, "127.0.0.1:0", &port));
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/mcp", (unsigned)port);
+    mcp_client *c = connect_http();
+    CHECK(c != NULL);
+    if (c) CHECK_OK(mcp_client_ping(c, NULL));
     mcp_server_free(server);
     server = NULL;
+    if (!c) return;
     /* The session is gone with the server's runtime: calls fail, quickly. */
     mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 3000;
     double start = now_ms();
-    mcp_result r = mcp_client_ping(client, &options);
+    mcp_result r = mcp_client_ping(c, &options);
     CHECK(r == MCP_ERR_TRANSPORT || r == MCP_ERR_CLOSED);
-    CHECK(now_ms() - start < 3500);
-    mcp_client_free(client);
-    client = NULL;
+    CHECK(now_ms() - start < 2500);
+    mcp_client_free(c);
 }
 
 /* A server freed from inside one of its own tool callbacks. */
@@ -348,6 +416,15 @@ static void cleanup_after_free(void *userdata) {
     atomic_store(&cleanup_saw_freed, 1 + atomic_load(&self_freed));
 }
 
+static atomic_int waiting_for_doomed;
+
+static void *wait_for_doomed(void *doomed) {
+    static mcp_result waited;
+    atomic_store(&waiting_for_doomed, 1);
+    waited = mcp_server_wait(doomed, 10000);
+    return &waited;
+}
+
 static void test_server_freed_inside_its_callback(void) {
     mcp_server *doomed = NULL;
     CHECK_OK(mcp_server_new("doomed", "1", &doomed));
@@ -362,6 +439,13 @@ static void test_server_freed_inside_its_callback(void) {
     CHECK_OK(mcp_client_new("c", "1", &c));
     CHECK_OK(mcp_client_set_timeout(c, 3000));
     CHECK_OK(mcp_client_connect_http(c, doomed_url, NULL));
+    /* A wait on another thread returns once the server is gone. */
+    pthread_t waiter;
+    CHECK(pthread_create(&waiter, NULL, wait_for_doomed, doomed) == 0);
+    /* The wait must have begun before the free (a call on a freed server is
+     * the caller's error): give it that moment. */
+    CHECK(wait_until(&waiting_for_doomed, 1, 5000));
+    sleep_ms(300);
     char *json = NULL;
     /* The callback's answer still reaches the client. */
     CHECK_OK(mcp_client_call_tool(c, "free_server", NULL, NULL, &json));
@@ -374,6 +458,9 @@ static void test_server_freed_inside_its_callback(void) {
     while ((r = mcp_client_ping(c, NULL)) == MCP_OK && now_ms() < deadline) sleep_ms(20);
     CHECK(r == MCP_ERR_TRANSPORT || r == MCP_ERR_CLOSED);
     mcp_client_free(c);
+    void *waited = NULL;
+    pthread_join(waiter, &waited);
+    CHECK(waited && *(mcp_result *)waited == MCP_OK);
     /* The cleanup ran once the freeing callback had returned. */
     CHECK(wait_until(&cleanup_saw_freed, 1, 10000));
     CHECK(atomic_load(&cleanup_saw_freed) == 2);
@@ -386,7 +473,7 @@ static void test_server_freed_inside_its_callback(void) {
 static int raw_post_with(uint16_t port, const char *host, const char *origin,
                          const char *extra_headers, const char *body, char *response,
                          size_t size) {
-    response[0] = '\0';
+    if (response) response[0] = '\0';
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return 0;
     int one = 1;
@@ -404,13 +491,20 @@ static int raw_post_with(uint16_t port, const char *host, const char *origin,
     char origin_line[256] = "";
     if (origin) snprintf(origin_line, sizeof origin_line, "Origin: %s\r\n", origin);
     size_t length = strlen(body);
-    char head[1024];
+    static _Thread_local char head[16384];
     int n = snprintf(head, sizeof head,
                      "POST /mcp HTTP/1.1\r\nHost: %s\r\n%s%sContent-Type: application/json\r\n"
                      "Accept: application/json, text/event-stream\r\nContent-Length: %zu\r\n"
                      "Connection: close\r\n\r\n",
                      host, origin_line, extra_headers ? extra_headers : "", length);
-    int ok = write(fd, head, (size_t)n) == n && write(fd, body, length) == (ssize_t)length;
+    int ok = n > 0 && (size_t)n < sizeof head && write(fd, head, (size_t)n) == n &&
+             write(fd, body, length) == (ssize_t)length;
+    if (ok && !response) {
+        /* Gone before the answer: once a fixture callback runs, hang up. */
+        ok = wait_until(&fixture_running, 1, 5000);
+        close(fd);
+        return ok;
+    }
     size_t got = 0;
     while (ok && got + 1 < size) {
         ssize_t r = read(fd, response + got, size - 1 - got);
@@ -422,6 +516,14 @@ static int raw_post_with(uint16_t port, const char *host, const char *origin,
     for (size_t i = 0; i < got; i++) response[i] = (char)tolower((unsigned char)response[i]);
     int status = 0;
     return sscanf(response, "http/1.1 %d", &status) == 1 ? status : 0;
+}
+
+/* POSTs `body` and hangs up once a fixture callback is running (the one
+ * answering it: no other runs meanwhile), before the answer; 1 if it got
+ * that far. */
+static int raw_post_and_hang_up(uint16_t port, const char *host, const char *extra_headers,
+                                const char *body) {
+    return raw_post_with(port, host, NULL, extra_headers, body, NULL, 0);
 }
 
 static int raw_post(uint16_t port, const char *host, const char *origin, const char *body,
@@ -530,6 +632,101 @@ static void test_http_options(void) {
     mcp_server_free(s);
 }
 
+/* Opens a session on the server at `port` (initialize, then initialized);
+ * writes the headers naming it (session and revision) into `headers`. */
+static int raw_session(uint16_t port, const char *host, char *headers, size_t size) {
+    static char response[65536];
+    if (raw_post(port, host, NULL, INIT, response, sizeof response) != 200) return 0;
+    char session[64] = "";
+    const char *found = strstr(response, "mcp-session-id: ");
+    if (!found || sscanf(found + strlen("mcp-session-id: "), "%63[0-9a-f]", session) != 1)
+        return 0;
+    snprintf(headers, size, "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+             session);
+    return raw_post_with(port, host, NULL, headers,
+                         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                         response, sizeof response) == 202;
+}
+
+#define TOOLS_LIST "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"
+#define SLEEP_CALL(ms)                                                                  \
+    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"        \
+    "\"sleep\",\"arguments\":{\"ms\":" #ms "}}}"
+
+/* What the limits among the HTTP options do, seen on the wire. */
+static void test_http_option_limits(void) {
+    static char response[65536];
+    char host[64], headers[256];
+    mcp_http_options *options = NULL;
+    CHECK_OK(mcp_http_options_new(&options));
+    CHECK_OK(mcp_http_options_set_max_header_size(options, 2048));
+    CHECK_OK(mcp_http_options_set_max_sessions(options, 2));
+    mcp_server *s = fixture_server_new();
+    uint16_t port = 0;
+    CHECK(s != NULL);
+    if (s) CHECK_OK(mcp_server_start_http(s, options, &port));
+    mcp_http_options_free(options);
+    if (!s || !port) {
+        mcp_server_free(s);
+        return;
+    }
+    snprintf(host, sizeof host, "127.0.0.1:%u", (unsigned)port);
+
+    /* max_header_size: a 1 KiB header passes, a 3 KiB one gets 431. */
+    static char pad[4096];
+    snprintf(pad, sizeof pad, "X-Pad: %01000d\r\n", 0);
+    CHECK(raw_post_with(port, host, NULL, pad, INIT, response, sizeof response) == 200);
+    snprintf(pad, sizeof pad, "X-Pad: %03000d\r\n", 0);
+    CHECK(raw_post_with(port, host, NULL, pad, INIT, response, sizeof response) == 431);
+
+    /* max_sessions: two sessions (the 1 KiB initialize above was one), then
+     * the next initialize gets 503; sessions already open go on. */
+    CHECK(raw_session(port, host, headers, sizeof headers));
+    CHECK(raw_post(port, host, NULL, INIT, response, sizeof response) == 503);
+    CHECK(raw_post_with(port, host, NULL, headers, TOOLS_LIST, response, sizeof response) == 200);
+    CHECK_CONTAINS(response, "\"name\":\"echo\"");
+
+    /* cancel_on_disconnect off (the default): a client that hangs up does
+     * not cancel its request; the callback runs to the end. */
+    int before = atomic_load(&fixture_cancellations);
+    CHECK(raw_post_and_hang_up(port, host, headers, SLEEP_CALL(600)));
+    sleep_ms(1000);
+    CHECK(atomic_load(&fixture_cancellations) == before);
+    mcp_server_free(s);
+
+    CHECK_OK(mcp_http_options_new(&options));
+    CHECK_OK(mcp_http_options_set_idle_timeout_ms(options, 400));
+    CHECK_OK(mcp_http_options_set_cancel_on_disconnect(options, true));
+    s = fixture_server_new();
+    port = 0;
+    CHECK(s != NULL);
+    if (s) CHECK_OK(mcp_server_start_http(s, options, &port));
+    mcp_http_options_free(options);
+    if (!s || !port) {
+        mcp_server_free(s);
+        return;
+    }
+    snprintf(host, sizeof host, "127.0.0.1:%u", (unsigned)port);
+
+    /* cancel_on_disconnect on: the callback sees its request cancelled soon
+     * after its client hangs up. */
+    CHECK(raw_session(port, host, headers, sizeof headers));
+    before = atomic_load(&fixture_cancellations);
+    CHECK(raw_post_and_hang_up(port, host, headers, SLEEP_CALL(10000)));
+    CHECK(wait_until(&fixture_cancellations, before + 1, 5000));
+
+    /* idle_timeout_ms: a session in use stays; one idle past the timeout is
+     * ended, and its next request gets 404. */
+    for (int i = 0; i < 4; i++) {
+        CHECK(raw_post_with(port, host, NULL, headers, TOOLS_LIST, response, sizeof response) ==
+              200);
+        sleep_ms(150);
+    }
+    sleep_ms(1500);
+    CHECK(raw_post_with(port, host, NULL, headers, TOOLS_LIST, response, sizeof response) == 404);
+    mcp_server_free(s);
+}
+
 /* Starts the fixture server over HTTP sharing `store`; its port, or 0. */
 static uint16_t start_with_store(mcp_server *s, const char *store) {
     mcp_http_options *options = NULL;
@@ -605,7 +802,12 @@ static void test_store_shared_by_two_servers(void) {
     mcp_server_free(b);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc > 2) {
+        fprintf(stderr, "usage: %s [REVISION]\n", argv[0]);
+        return 2;
+    }
+    if (argc == 2) revision = argv[1];
     server = fixture_server_new();
     if (!server) return 1;
     uint16_t port = 0;
@@ -623,7 +825,13 @@ int main(void) {
     }
     RUN(test_every_kind_over_http);
     RUN(test_server_requests_and_notifications_over_http);
+    if (strcmp(revision, "2025-11-25") != 0) {
+        mcp_client_free(client);
+        mcp_server_free(server);
+        return finish();
+    }
     RUN(test_registering_while_serving_from_another_thread);
+    RUN(test_message_limit_over_http);
     RUN(test_cancellation_reaches_the_server);
     RUN(test_cancel_from_another_thread);
     RUN(test_callbacks_run_in_parallel);
@@ -632,6 +840,7 @@ int main(void) {
     RUN(test_server_freed_under_a_client);
     RUN(test_server_freed_inside_its_callback);
     RUN(test_http_options);
+    RUN(test_http_option_limits);
     RUN(test_store_shared_by_two_servers);
     return finish();
 }

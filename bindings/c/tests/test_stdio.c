@@ -5,7 +5,9 @@
  * callbacks calling back into the library, the MCP_METHOD_* names on the wire,
  * errors, timeouts, concurrent calls from several threads, and a server that
  * dies mid-call.
- * Usage: test_stdio FIXTURE_SERVER
+ * Usage: test_stdio FIXTURE_SERVER [REVISION]  (default 2025-11-25, every
+ * test; another revision runs the calls and the server's requests to the
+ * client, the fixture and callbacks unchanged)
  */
 #include "harness.h"
 
@@ -106,14 +108,20 @@ static mcp_result on_elicitation(void *userdata, const char *params, char **resu
     return MCP_OK;
 }
 
+/* The revision the shared client asks for: 2025-11-25 unless given on the
+   command line. */
+static const char *revision = "2025-11-25";
+
 /* A client of a new fixture server process, with every handler set, in a
-   2025-11-25 session: these tests check that revision's behaviour (server
-   requests, subscriptions, list-changed notifications); test_everything.c
-   covers 2026-07-28. */
+   session at `revision`. At 2025-11-25 every test runs (server requests,
+   subscriptions, list-changed notifications); at 2026-07-28 the tests of
+   what C code sees the same under both run: the fixture's tools call
+   mcp_context_create_message / _elicit / _list_roots, which that revision
+   carries as input-required rounds, answered by the same client callbacks. */
 static mcp_client *connect_fixture(void) {
     mcp_client *client = NULL;
     if (mcp_client_new("c-test-client", "0.0.1", &client) != MCP_OK) return NULL;
-    CHECK_OK(mcp_client_set_protocol(client, "2025-11-25"));
+    CHECK_OK(mcp_client_set_protocol(client, revision));
     CHECK_OK(mcp_client_set_timeout(client, 20000));
     CHECK_OK(mcp_client_on_notification(client, on_notification, &seen));
     CHECK_OK(mcp_client_on_stderr(client, on_stderr, NULL));
@@ -153,7 +161,9 @@ static void test_connect_and_info(void) {
     char *info = NULL;
     CHECK_OK(mcp_client_server_info(client, &info));
     CHECK_CONTAINS(info, "\"name\":\"c-fixture\"");
-    CHECK_CONTAINS(info, "\"protocolVersion\":\"2025-11-25\"");
+    char expected[64];
+    snprintf(expected, sizeof expected, "\"protocolVersion\":\"%s\"", revision);
+    CHECK_CONTAINS(info, expected);
     CHECK_CONTAINS(info, "\"instructions\":\"Fixture server for the C tests.\"");
     CHECK_CONTAINS(info, "\"tools\":{\"listChanged\":true}");
     mcp_string_free(info);
@@ -368,16 +378,38 @@ static void test_sampling(void) {
     CHECK(atomic_load(&seen.sampling_calls) >= 1);
     CHECK(contains_locked(seen.last_sampling, "hello from the fixture"));
     CHECK(atomic_load(&seen.sampling_ping) == MCP_OK + 1);
-    /* The callback's JSON-RPC error reaches the server as given. */
-    atomic_store(&seen.sampling_mode, 1);
-    CHECK_CALL(client, "sample", NULL, "MCP_ERR_RPC -1: ");
-    CHECK_CALL(client, "sample", NULL, "User rejected sampling");
-    /* A failure without details: internal error. */
-    atomic_store(&seen.sampling_mode, 2);
-    CHECK_CALL(client, "sample", NULL, "-32603");
-    /* A result that does not decode. */
-    atomic_store(&seen.sampling_mode, 3);
-    CHECK_CALL(client, "sample", NULL, "does not decode");
+    if (strcmp(revision, "2025-11-25") == 0) {
+        /* The callback's JSON-RPC error reaches the server as given. */
+        atomic_store(&seen.sampling_mode, 1);
+        CHECK_CALL(client, "sample", NULL, "MCP_ERR_RPC -1: ");
+        CHECK_CALL(client, "sample", NULL, "User rejected sampling");
+        /* A failure without details: internal error. */
+        atomic_store(&seen.sampling_mode, 2);
+        CHECK_CALL(client, "sample", NULL, "-32603");
+        /* A result that does not decode. */
+        atomic_store(&seen.sampling_mode, 3);
+        CHECK_CALL(client, "sample", NULL, "does not decode");
+    } else {
+        /* Input-required rounds have no way to send the server an error:
+         * the client cannot give the input, so its own call fails, saying
+         * why. */
+        static const struct {
+            int mode;
+            const char *why;
+        } failures[] = {{1, "User rejected sampling"},
+                        {2, "MCP_ERR_CALLBACK"},
+                        {3, "does not decode"}};
+        for (size_t i = 0; i < sizeof failures / sizeof failures[0]; i++) {
+            atomic_store(&seen.sampling_mode, failures[i].mode);
+            char *json = NULL;
+            CHECK_RC(mcp_client_call_tool(client, "sample", NULL, NULL, &json),
+                     MCP_ERR_PROTOCOL);
+            CHECK_CONTAINS(mcp_last_error_message(), "sampling/createMessage");
+            CHECK_CONTAINS(mcp_last_error_message(), failures[i].why);
+            CHECK(json == NULL);
+        }
+        CHECK_OK(mcp_client_ping(client, NULL));
+    }
     atomic_store(&seen.sampling_mode, 0);
 }
 
@@ -693,6 +725,7 @@ static struct {
     mcp_client *client;
     atomic_int armed;
     atomic_int freed;
+    atomic_int cleaned; /* 1 + freed when the on_free cleanup ran */
 } self_free;
 
 static void free_self(void *userdata, const char *method, const char *params) {
@@ -701,7 +734,13 @@ static void free_self(void *userdata, const char *method, const char *params) {
     /* Wait (bounded) until the main thread's call has returned. */
     if (!wait_until(&self_free.armed, 1, 5000)) return;
     mcp_client_free(self_free.client);
+    sleep_ms(100); /* the cleanup must still wait for this callback */
     atomic_store(&self_free.freed, 1);
+}
+
+static void cleanup_self_freed(void *userdata) {
+    CHECK(userdata == &self_free);
+    atomic_store(&self_free.cleaned, 1 + atomic_load(&self_free.freed));
 }
 
 static void test_free_inside_callback(void) {
@@ -710,11 +749,15 @@ static void test_free_inside_callback(void) {
     /* A 2025-11-25 session, where list-changed notifications come unasked. */
     CHECK_OK(mcp_client_set_protocol(c, "2025-11-25"));
     CHECK_OK(mcp_client_on_notification(c, free_self, NULL));
+    CHECK_OK(mcp_client_on_free(c, cleanup_self_freed, &self_free));
     CHECK_OK(mcp_client_connect_stdio(c, fixture_path, NULL, sanitizer_env()));
     self_free.client = c;
     CHECK_CALL(c, "add_tool", NULL, "added");
     atomic_store(&self_free.armed, 1);
     CHECK(wait_until(&self_free.freed, 1, 10000));
+    /* The cleanup ran, once the freeing callback had returned. */
+    CHECK(wait_until(&self_free.cleaned, 1, 10000));
+    CHECK(atomic_load(&self_free.cleaned) == 2);
     /* c is gone; let its background shutdown finish. */
     sleep_ms(300);
 }
@@ -752,11 +795,12 @@ static void test_parallel_lifecycles(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s FIXTURE_SERVER\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s FIXTURE_SERVER [REVISION]\n", argv[0]);
         return 2;
     }
     fixture_path = argv[1];
+    if (argc == 3) revision = argv[2];
     client = connect_fixture();
     if (!client) {
         printf("FAIL connect: %s\n", mcp_last_error_message());
@@ -764,6 +808,18 @@ int main(int argc, char **argv) {
     }
     seen.client = client;
     RUN(test_connect_and_info);
+    if (strcmp(revision, "2025-11-25") != 0) {
+        /* The same client code, callbacks and fixture at another revision. */
+        RUN(test_ping);
+        RUN(test_call_tools);
+        RUN(test_sampling);
+        RUN(test_elicitation);
+        RUN(test_roots);
+        RUN(test_client_info);
+        mcp_client_free(client);
+        seen.client = NULL;
+        return finish();
+    }
     RUN(test_ping);
     RUN(test_list_tools);
     RUN(test_call_tools);

@@ -5,6 +5,7 @@ use std::ffi::c_void;
 use std::sync::Mutex;
 
 use super::callback::Userdata;
+use super::error::Failure;
 
 /// Releases what `userdata` points to (`mcp_server_on_free`,
 /// `mcp_client_on_free`). Called once, after the last callback of the handle
@@ -20,11 +21,23 @@ type Cleanup = (unsafe extern "C" fn(*mut c_void), Userdata);
 pub(crate) struct Cleanups(Mutex<Vec<Cleanup>>);
 
 impl Cleanups {
-    pub(crate) fn push(&self, callback: unsafe extern "C" fn(*mut c_void), userdata: Userdata) {
+    fn push(&self, callback: unsafe extern "C" fn(*mut c_void), userdata: Userdata) {
         self.0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push((callback, userdata));
+    }
+
+    /// `mcp_server_on_free` / `mcp_client_on_free`: registers `callback`
+    /// with `userdata`.
+    pub(crate) fn register(
+        &self,
+        callback: FreeCallback,
+        userdata: *mut c_void,
+    ) -> Result<(), Failure> {
+        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
+        self.push(callback, Userdata(userdata));
+        Ok(())
     }
 
     /// Takes the cleanups, to run later with [`run`].

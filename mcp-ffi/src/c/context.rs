@@ -3,12 +3,14 @@
 
 use std::ffi::c_char;
 use std::fmt;
+use std::future::Future;
 
 use mcp_core::schema::{CreateMessageRequestParams, ElicitRequestParams, LoggingLevel};
 use serde_json::{Value, json};
 use tokio::runtime::Handle;
+use tokio_util::sync::CancellationToken;
 
-use super::error::{Failure, McpResult};
+use super::error::{Failure, MCP_ERR_CANCELLED, McpResult};
 use super::ffi::{arg, boundary, boundary_or, to_json};
 use super::runtime::run;
 
@@ -22,6 +24,30 @@ use super::runtime::run;
 pub struct Context {
     pub(crate) cx: mcp_core::server::Context,
     pub(crate) handle: Handle,
+    /// Cancelled once nobody waits for the callback's answer any more (its
+    /// input-required round ended, or the server dropped the request).
+    pub(crate) abandoned: CancellationToken,
+}
+
+impl Context {
+    /// Runs a question to the client (sampling, elicitation, roots) until it
+    /// is answered or the callback's answer is no longer awaited.
+    fn ask<T: serde::Serialize + Send + 'static>(
+        &self,
+        question: impl Future<Output = mcp_core::Result<T>> + Send + 'static,
+    ) -> Result<String, Failure> {
+        let abandoned = self.abandoned.clone();
+        run(&self.handle, None, |_| async move {
+            tokio::select! {
+                result = question => to_json(&result?),
+                () = abandoned.cancelled() => Err(Failure::new(
+                    MCP_ERR_CANCELLED,
+                    "the question went to the client as an input-required result; \
+                     the callback runs again with the answer: return now",
+                )),
+            }
+        })
+    }
 }
 
 impl fmt::Debug for Context {
@@ -101,7 +127,8 @@ pub(crate) fn parse_level(level: &str) -> Result<LoggingLevel, Failure> {
     })
 }
 
-/// Whether the client cancelled the request (or the session ended). A long
+/// Whether the client cancelled the request (or the session ended, or the
+/// answer is no longer awaited: see `mcp_context_create_message`). A long
 /// callback may poll this and give up early; its result is then discarded.
 ///
 /// # Safety
@@ -111,7 +138,8 @@ pub(crate) fn parse_level(level: &str) -> Result<LoggingLevel, Failure> {
 pub unsafe extern "C" fn mcp_context_is_cancelled(context: *const Context) -> bool {
     boundary_or(false, || {
         // SAFETY: as the caller guarantees.
-        unsafe { context.as_ref() }.is_some_and(|c| c.cx.is_cancelled())
+        unsafe { context.as_ref() }
+            .is_some_and(|c| c.cx.is_cancelled() || c.abandoned.is_cancelled())
     })
 }
 
@@ -120,6 +148,14 @@ pub unsafe extern "C" fn mcp_context_is_cancelled(context: *const Context) -> bo
 /// (`{"messages":[…],"maxTokens":100}`); on success `*result_json` is the
 /// `CreateMessageResult`. Fails with `MCP_ERR_CAPABILITY` (without asking)
 /// when the client did not declare `sampling`.
+///
+/// Under 2026-07-28 a question in a request that stands alone goes to the
+/// client as an input-required result, and the client's retry runs the
+/// callback again from the start, where the same question is answered at
+/// once. The first run's call fails with `MCP_ERR_CANCELLED` as soon as the
+/// question has gone out: return then (the result is discarded). A callback
+/// must ask the same questions in the same order on each run. The same
+/// holds for `mcp_context_elicit` and `mcp_context_list_roots`.
 ///
 /// # Safety
 /// `context` is the context given to the running callback (or NULL);
@@ -136,10 +172,7 @@ pub unsafe extern "C" fn mcp_context_create_message(
         let context = arg!(handle context);
         let params: CreateMessageRequestParams = arg!(json params_json);
         let cx = context.cx.clone();
-        let json = run(&context.handle, None, |_| async move {
-            let result = cx.create_message(params).await?;
-            to_json(&result)
-        })?;
+        let json = context.ask(async move { cx.create_message(params).await })?;
         out.set(&json)
     })
 }
@@ -149,6 +182,7 @@ pub unsafe extern "C" fn mcp_context_create_message(
 /// (`{"message":"…","requestedSchema":{…}}`); on success `*result_json` is
 /// the `ElicitResult` (`{"action":"accept","content":{…}}`). Fails with
 /// `MCP_ERR_CAPABILITY` when the client did not declare `elicitation`.
+/// Under 2026-07-28 see `mcp_context_create_message`.
 ///
 /// # Safety
 /// As for `mcp_context_create_message`.
@@ -163,10 +197,7 @@ pub unsafe extern "C" fn mcp_context_elicit(
         let context = arg!(handle context);
         let params: ElicitRequestParams = arg!(json params_json);
         let cx = context.cx.clone();
-        let json = run(&context.handle, None, |_| async move {
-            let result = cx.elicit(params).await?;
-            to_json(&result)
-        })?;
+        let json = context.ask(async move { cx.elicit(params).await })?;
         out.set(&json)
     })
 }
@@ -174,6 +205,7 @@ pub unsafe extern "C" fn mcp_context_elicit(
 /// Asks the client for its roots (`roots/list`) and waits for them;
 /// `*result_json` is the `ListRootsResult` (`{"roots":[{"uri":…}]}`). Fails
 /// with `MCP_ERR_CAPABILITY` when the client did not declare `roots`.
+/// Under 2026-07-28 see `mcp_context_create_message`.
 ///
 /// # Safety
 /// `context` is the context given to the running callback (or NULL);
@@ -187,10 +219,7 @@ pub unsafe extern "C" fn mcp_context_list_roots(
         let out = arg!(out_string result_json);
         let context = arg!(handle context);
         let cx = context.cx.clone();
-        let json = run(&context.handle, None, |_| async move {
-            let result = cx.list_roots().await?;
-            to_json(&result)
-        })?;
+        let json = context.ask(async move { cx.list_roots().await })?;
         out.set(&json)
     })
 }

@@ -78,27 +78,31 @@ pub(crate) use McpResult::*;
 pub type CallbackResult = u32;
 
 impl McpResult {
+    /// Every code, in the order of its value (the test below checks the list
+    /// against the enum's own source, so a new code cannot be left out).
+    const ALL: [Self; 15] = [
+        MCP_OK,
+        MCP_ERR_NULL_ARGUMENT,
+        MCP_ERR_INVALID_ARGUMENT,
+        MCP_ERR_INVALID_JSON,
+        MCP_ERR_INVALID_STATE,
+        MCP_ERR_RPC,
+        MCP_ERR_TIMEOUT,
+        MCP_ERR_CANCELLED,
+        MCP_ERR_CLOSED,
+        MCP_ERR_TRANSPORT,
+        MCP_ERR_CAPABILITY,
+        MCP_ERR_PROTOCOL,
+        MCP_ERR_CALLBACK,
+        MCP_ERR_PANIC,
+        MCP_ERR_INTERNAL,
+    ];
+
     /// The code a callback returned, if it is one.
     pub(crate) fn from_raw(raw: CallbackResult) -> Option<Self> {
-        [
-            MCP_OK,
-            MCP_ERR_NULL_ARGUMENT,
-            MCP_ERR_INVALID_ARGUMENT,
-            MCP_ERR_INVALID_JSON,
-            MCP_ERR_INVALID_STATE,
-            MCP_ERR_RPC,
-            MCP_ERR_TIMEOUT,
-            MCP_ERR_CANCELLED,
-            MCP_ERR_CLOSED,
-            MCP_ERR_TRANSPORT,
-            MCP_ERR_CAPABILITY,
-            MCP_ERR_PROTOCOL,
-            MCP_ERR_CALLBACK,
-            MCP_ERR_PANIC,
-            MCP_ERR_INTERNAL,
-        ]
-        .into_iter()
-        .find(|code| *code as CallbackResult == raw)
+        Self::ALL
+            .into_iter()
+            .find(|code| *code as CallbackResult == raw)
     }
 
     /// The C name, such as `"MCP_ERR_TIMEOUT"` (the variant's own name).
@@ -110,15 +114,15 @@ impl McpResult {
     pub(crate) fn c_name(self) -> &'static CStr {
         static NAMES: OnceLock<Vec<CString>> = OnceLock::new();
         let names = NAMES.get_or_init(|| {
-            (0..=MCP_ERR_INTERNAL as CallbackResult)
-                .map(|raw| {
-                    let name = Self::from_raw(raw).map(|code| format!("{code:?}"));
-                    c_string_lossy(name.as_deref().unwrap_or("MCP_ERR_UNKNOWN"))
-                })
+            Self::ALL
+                .iter()
+                .map(|code| c_string_lossy(&format!("{code:?}")))
                 .collect()
         });
-        names
-            .get(self as usize)
+        Self::ALL
+            .iter()
+            .position(|code| *code == self)
+            .and_then(|i| names.get(i))
             .map_or(c"MCP_ERR_UNKNOWN", CString::as_c_str)
     }
 }
@@ -243,4 +247,40 @@ thread_local! {
         rpc_code: None,
         rpc_data: None,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `MCP_X = N,` lines of the `McpResult` enum, read from this file: the
+    /// codes as declared, whatever `ALL` says.
+    fn declared() -> Vec<(String, CallbackResult)> {
+        let source = include_str!("error.rs");
+        let start = source.find("pub enum McpResult {").unwrap_or(0);
+        let body = &source[start..];
+        let body = &body[..body.find("\n}").unwrap_or(body.len())];
+        body.lines()
+            .filter_map(|line| {
+                let (name, value) = line.trim().strip_suffix(',')?.split_once(" = ")?;
+                Some((name.to_string(), value.parse().ok()?))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_declared_code_is_known_by_value_and_name() {
+        let declared = declared();
+        assert_eq!(declared.len(), McpResult::ALL.len(), "{declared:?}");
+        for (name, value) in &declared {
+            let code = McpResult::from_raw(*value);
+            assert_eq!(code.map(McpResult::name), Some(name.as_str()));
+            assert_eq!(
+                code.map(|c| c.c_name().to_str().ok()),
+                Some(Some(name.as_str()))
+            );
+        }
+        let past = declared.iter().map(|(_, v)| v + 1).max().unwrap_or(0);
+        assert_eq!(McpResult::from_raw(past), None);
+    }
 }

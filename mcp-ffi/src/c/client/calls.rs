@@ -364,9 +364,9 @@ pub unsafe extern "C" fn mcp_client_set_logging_level(
 
 /// Sends any request, `method` (an `MCP_METHOD_*` name or an extension's)
 /// with `params_json` (a JSON object, or NULL for none), and writes the raw
-/// result to `*result_json`: for what has no function of its own
-/// (`completion/complete`, one page of a list request with a cursor,
-/// extensions). No capability checks are made. Progress goes to
+/// result to `*result_json`: for what has no function of its own (one page
+/// of a list request with a cursor, extensions). No capability checks are
+/// made. Progress goes to
 /// `options->on_progress`.
 ///
 /// # Safety

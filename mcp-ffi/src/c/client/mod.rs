@@ -103,8 +103,10 @@ type StderrFn = unsafe extern "C" fn(*mut c_void, *const c_char);
 pub struct CallOptions {
     /// `sizeof(mcp_call_options)` as the caller's header declares it
     /// (`MCP_CALL_OPTIONS_INIT` sets it), so that fields can be added in later
-    /// versions without breaking programs built against this one. A size the
-    /// library does not know is `MCP_ERR_INVALID_ARGUMENT`.
+    /// versions without breaking programs built against this one. A size
+    /// smaller than this first version's is `MCP_ERR_INVALID_ARGUMENT`; a
+    /// larger one (a program built against a newer header) is accepted, and
+    /// the fields this library does not know are ignored.
     pub struct_size: usize,
     /// Longest wait for the answer, in milliseconds; 0 uses the client's
     /// default (`mcp_client_set_timeout`, otherwise 60 s). When it expires the
@@ -146,10 +148,11 @@ pub(crate) unsafe fn read_options(options: *const CallOptions) -> Result<Options
     }
     // SAFETY: not NULL; every version of the struct starts with its size.
     let size = unsafe { options.cast::<usize>().read() };
-    // One layout so far; a larger struct (a newer header) starts with it.
+    // One layout so far; a larger struct (a newer header) starts with it,
+    // and the fields after it are ignored.
     if size < std::mem::size_of::<CallOptions>() {
         return Err(Failure::invalid(format!(
-            "`options->struct_size` is {size}, not sizeof(mcp_call_options) ({}); start from MCP_CALL_OPTIONS_INIT",
+            "`options->struct_size` is {size}, smaller than sizeof(mcp_call_options) ({}); start from MCP_CALL_OPTIONS_INIT",
             std::mem::size_of::<CallOptions>()
         )));
     }
@@ -627,12 +630,7 @@ pub unsafe extern "C" fn mcp_client_on_free(
     callback: FreeCallback,
     userdata: *mut c_void,
 ) -> McpResult {
-    boundary(|| {
-        let client = arg!(handle client);
-        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
-        client.cleanups.push(callback, Userdata(userdata));
-        Ok(())
-    })
+    boundary(|| arg!(handle client).cleanups.register(callback, userdata))
 }
 
 /// Ends the session: calls in progress on other threads fail with

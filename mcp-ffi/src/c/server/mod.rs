@@ -264,11 +264,20 @@ async fn invoke(
     let Handlers { gate, busy } = handlers;
     let _busy = busy.enter();
     let handle = Handle::current();
+    // Cancelled when this future ends or is dropped: the engine drops a
+    // handler whose input-required round ended (2026-07-28), and the
+    // callback's question to the client must then return, not wait forever.
+    let abandoned = CancellationToken::new();
+    let _abandon_on_drop = abandoned.clone().drop_guard();
     let task = tokio::task::spawn_blocking(move || {
         let Some(_running) = gate.enter() else {
             return Reply::refused("the server is shutting down");
         };
-        let mut context = Context { cx, handle };
+        let mut context = Context {
+            cx,
+            handle,
+            abandoned,
+        };
         let params = c_string_lossy(&params);
         Reply::collect(|out| {
             // SAFETY: `callback` is the caller's function of the documented
@@ -382,11 +391,12 @@ pub unsafe extern "C" fn mcp_server_new(
 ///
 /// No other call on this server may be running or start, with one
 /// exception: it may be called from inside one of this server's own
-/// callbacks while `mcp_server_serve_stdio` runs on another thread. That
+/// callbacks, whatever the server serves (stdio, HTTP or both). That
 /// callback finishes normally and its answer still reaches the client; once
-/// it has returned, the sessions end, `mcp_server_serve_stdio` returns
-/// `MCP_OK` (the server is gone: do not free it again), and the runtime
-/// shuts down in the background.
+/// it has returned, the sessions (stdio and HTTP) end, a
+/// `mcp_server_serve_stdio` or `mcp_server_wait` blocked on another thread
+/// returns `MCP_OK` (the server is gone: do not free it again), the runtime
+/// shuts down in the background, and the cleanups run.
 ///
 /// # Safety
 /// `server` is NULL or a server from `mcp_server_new` not yet freed.
@@ -436,12 +446,7 @@ pub unsafe extern "C" fn mcp_server_on_free(
     callback: FreeCallback,
     userdata: *mut c_void,
 ) -> McpResult {
-    boundary(|| {
-        let server = arg!(handle server);
-        let callback = callback.ok_or_else(|| Failure::null("callback"))?;
-        server.cleanups.push(callback, Userdata(userdata));
-        Ok(())
-    })
+    boundary(|| arg!(handle server).cleanups.register(callback, userdata))
 }
 
 /// Sets the instructions sent to clients when they initialize (hints for the

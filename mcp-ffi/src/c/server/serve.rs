@@ -67,9 +67,10 @@ pub unsafe extern "C" fn mcp_server_serve_http(
 /// Starts serving over Streamable HTTP with the endpoint at `/mcp`, as
 /// `options` say (NULL: the defaults, see `mcp_http_options`), and returns
 /// at once; `*port_out` (if not NULL) receives the bound port. Requests are
-/// served on the server's runtime until `mcp_server_stop` (then sessions
-/// end, requests in progress are answered, and `mcp_server_wait` returns)
-/// or `mcp_server_free`. May be called several times (several listeners).
+/// served on the server's runtime until `mcp_server_stop` or
+/// `mcp_server_free` (then the listener closes, sessions end once their
+/// requests in progress are answered, and `mcp_server_wait` returns). May be
+/// called several times (several listeners).
 ///
 /// # Safety
 /// `server` is NULL or a live server; `options` is NULL or live options;
@@ -150,14 +151,18 @@ fn start_http(
 /// `mcp_server_serve_stdio` returned, HTTP sessions ended and their requests
 /// in progress were answered. `timeout_ms` bounds the wait (negative: no
 /// bound); `MCP_ERR_TIMEOUT` if the server is still serving then. The server
-/// must be freed afterwards as usual (not from another thread meanwhile).
+/// must be freed afterwards as usual: not from another thread meanwhile,
+/// except from inside one of its callbacks (then this returns `MCP_OK` once
+/// the server has stopped; it is gone: do not free it again).
 ///
 /// # Safety
 /// `server` is NULL or a live server.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_wait(server: *const Server, timeout_ms: i64) -> McpResult {
     boundary(|| {
-        let server = arg!(handle server);
+        // The server may be freed from one of its callbacks while this
+        // waits: keep what it owns alive until this returns.
+        let server = arg!(handle server).0.clone();
         let limit = u64::try_from(timeout_ms).ok().map(Duration::from_millis);
         let started = std::time::Instant::now();
         let stop = server.stop.clone();
@@ -191,10 +196,12 @@ pub unsafe extern "C" fn mcp_server_wait(server: *const Server, timeout_ms: i64)
     })
 }
 
-/// Stops serving: `mcp_server_serve_stdio` ends its session and returns, HTTP
-/// listeners close. Sessions already open over HTTP end when the server is
-/// freed. Callable from any thread, including from this server's callbacks;
-/// a stopped server cannot serve again. Stopping twice is fine.
+/// Stops serving and returns at once: `mcp_server_serve_stdio` ends its
+/// session and returns, HTTP listeners close, and the sessions open over
+/// HTTP end (requests in progress are answered first; a client's next
+/// request fails). `mcp_server_wait` returns once all that has finished.
+/// Callable from any thread, including from this server's callbacks; a
+/// stopped server cannot serve again. Stopping twice is fine.
 ///
 /// # Safety
 /// `server` is NULL or a live server.
