@@ -37,6 +37,7 @@ mod convert;
 mod errors;
 mod gil;
 mod group;
+mod handlers;
 mod http_config;
 mod server;
 mod uri;
