@@ -7,8 +7,9 @@
 //! state as `PyGILState_Ensure`/`Release` do on a thread that has none (as
 //! Tokio's blocking pool threads do). The pool grows on demand, like
 //! Tokio's blocking pool, so a handler that blocks never holds up another:
-//! a job goes to an idle thread, or to a new one (up to [`MAX_THREADS`]).
-//! A thread idle for [`KEEP_ALIVE`] leaves.
+//! a job goes to an idle thread (the most recently idle one, whose caches
+//! are warm), or to a new one (up to [`MAX_THREADS`]). A thread idle for
+//! [`KEEP_ALIVE`] leaves.
 //!
 //! Exiting follows [`super::gil`]: a thread counts as active from the
 //! moment it takes a job until it waits again, and once the interpreter is
@@ -16,8 +17,9 @@
 //! process is exiting).
 
 use std::collections::VecDeque;
-use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 
@@ -32,38 +34,44 @@ const MAX_THREADS: usize = 512;
 /// How long an idle thread waits for work before it leaves.
 const KEEP_ALIVE: Duration = Duration::from_secs(10);
 
+/// An idle thread, and where a job is handed to it.
+struct Waiter {
+    job: Mutex<Option<Job>>,
+    thread: Thread,
+}
+
 struct State {
+    /// Jobs no idle thread was there for.
     jobs: VecDeque<Job>,
-    /// Threads waiting for a job.
-    idle: usize,
+    /// Idle threads, the most recently idle last: it gets the next job
+    /// (its caches are warm, and the others may sleep on).
+    idle: Vec<Arc<Waiter>>,
     /// Threads alive.
     threads: usize,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
     jobs: VecDeque::new(),
-    idle: 0,
+    idle: Vec::new(),
     threads: 0,
 });
-static WORK: Condvar = Condvar::new();
 
 fn lock() -> MutexGuard<'static, State> {
-    STATE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    STATE.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Runs `job` on a pool thread, attached to Python. The job is dropped
-/// without running if the interpreter is shutting down (or no thread can
-/// be started at all).
+/// Runs `job` on a pool thread, attached to Python: the most recently idle
+/// one, else a new one. The job is dropped without running if the
+/// interpreter is shutting down (or no thread can be started at all).
 pub(crate) fn submit(job: Job) {
     let mut state = lock();
-    state.jobs.push_back(job);
-    if state.jobs.len() <= state.idle {
+    if let Some(waiter) = state.idle.pop() {
         drop(state);
-        WORK.notify_one();
+        *waiter.job.lock().unwrap_or_else(PoisonError::into_inner) = Some(job);
+        waiter.thread.unpark();
         return;
     }
+    state.jobs.push_back(job);
     if state.threads >= MAX_THREADS {
         // Every thread is busy: the job waits for one.
         return;
@@ -94,30 +102,52 @@ impl Drop for Alive {
     }
 }
 
-/// The next job, waiting (detached from Python) up to [`KEEP_ALIVE`] for
-/// one; `None` when the thread should leave. Returns only while the
-/// interpreter is not shutting down, with the thread counted active.
-fn next() -> (Option<Job>, Active) {
-    let mut state = lock();
-    let job = loop {
-        if let Some(job) = state.jobs.pop_front() {
-            break Some(job);
-        }
-        state.idle += 1;
-        let (woken, timeout) = WORK
-            .wait_timeout(state, KEEP_ALIVE)
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        state = woken;
-        state.idle -= 1;
-        if timeout.timed_out() && state.jobs.is_empty() {
-            break None;
-        }
+/// Waits (detached from Python) up to [`KEEP_ALIVE`] for a job; `None`
+/// when the thread should leave.
+fn wait(waiter: &Arc<Waiter>) -> Option<Job> {
+    let take = || {
+        waiter
+            .job
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     };
-    drop(state);
+    {
+        let mut state = lock();
+        if let Some(job) = state.jobs.pop_front() {
+            return Some(job);
+        }
+        state.idle.push(waiter.clone());
+    }
+    let deadline = Instant::now() + KEEP_ALIVE;
+    loop {
+        if let Some(job) = take() {
+            return Some(job);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            let mut state = lock();
+            if let Some(at) = state.idle.iter().position(|w| Arc::ptr_eq(w, waiter)) {
+                state.idle.remove(at);
+                return None;
+            }
+            // Popped by `submit`, which is handing a job over: wait for it.
+            drop(state);
+            std::thread::park();
+        } else {
+            std::thread::park_timeout(deadline - now);
+        }
+    }
+}
+
+/// The next job (`None`: the thread should leave), with the thread counted
+/// active. Never returns once the interpreter is shutting down:
+/// re-attaching then could end the thread by unwinding it (see `gil`), so
+/// the job is dropped and the thread waits for the exit.
+fn next(waiter: &Arc<Waiter>) -> (Option<Job>, Active) {
+    let job = wait(waiter);
     match Active::enter() {
         Some(active) => (job, active),
-        // Re-attaching now could end the thread by unwinding it (see
-        // `gil`): the job is dropped and the thread waits for the exit.
         None => {
             drop(job);
             loop {
@@ -129,7 +159,11 @@ fn next() -> (Option<Job>, Active) {
 
 fn run() {
     let _alive = Alive;
-    let (Some(first), active) = next() else {
+    let waiter = Arc::new(Waiter {
+        job: Mutex::new(None),
+        thread: std::thread::current(),
+    });
+    let (Some(first), active) = next(&waiter) else {
         return;
     };
     // The thread stays counted active until it has detached for good.
@@ -139,9 +173,9 @@ fn run() {
         loop {
             job(py);
             // Waiting is not being active: `gil::shutdown` need not wait.
-            let (next_job, next_active) = py.detach(move || {
+            let (next_job, next_active) = py.detach(|| {
                 drop(active);
-                next()
+                next(&waiter)
             });
             active = next_active;
             match next_job {
