@@ -23,9 +23,10 @@
 //!
 //! Every wait (a blocking `result()`, binding a port) releases the GIL and
 //! wakes every 50 ms to run Python's signal handlers, so Ctrl-C interrupts
-//! it (and cancels the operation). Python callables (handlers, callbacks)
-//! are called from Tokio's blocking pool or from a client's delivery
-//! thread, never from a runtime worker, so a handler holding the GIL never
+//! it (and cancels the operation). Python callables are called from the
+//! handler threads ([`handlers`]: handlers, a client's sampling and
+//! elicitation callbacks, auth hooks) or a client's delivery thread, never
+//! from a runtime worker, so a handler holding the GIL never
 //! stalls the engine. Library threads stop entering Python when the
 //! interpreter exits ([`gil`]).
 
@@ -37,6 +38,7 @@ mod convert;
 mod errors;
 mod gil;
 mod group;
+mod handlers;
 mod http_config;
 mod server;
 mod uri;

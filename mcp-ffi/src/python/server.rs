@@ -6,7 +6,7 @@
 //!
 //! A Python handler is registered as an *invoker*: a callable
 //! `invoker(args, context, responder)` provided by the `libmcp` package. It
-//! is called on Tokio's blocking pool. It either runs the user's function
+//! is called on a handler thread ([`super::handlers`]). It either runs the user's function
 //! there and answers through `responder` before returning (sync handlers),
 //! or schedules it on an event loop and returns a callable that cancels it
 //! (coroutine handlers). Schemas, argument conversion and result building
@@ -44,8 +44,12 @@ use super::convert::{from_py, map_to_py, object_from_py, to_py};
 use super::errors::{Failure, rpc_error};
 use super::http_config::HttpOptions;
 
-/// Worker threads of a running transport's runtime.
-pub(crate) const SERVER_WORKERS: usize = 2;
+/// Worker threads of a running transport's runtime. One: the engine's
+/// work per request is a few microseconds next to the Python handler's, and
+/// with a second worker the request, its handler task and the answer hop
+/// between workers (futex wake-ups; HTTP c=1 ~13k → ~17k req/s on one CPU
+/// with one worker). Handlers run on their own threads anyway.
+pub(crate) const SERVER_WORKERS: usize = 1;
 
 /// How long `Serving.stop()` lets a stdio session close before the runtime
 /// is shut down.
@@ -64,32 +68,44 @@ fn core_err(e: mcp_core::Error) -> PyErr {
     }
 }
 
+/// What a request shares with the handler answering it: where the answer
+/// goes, and how to cancel a coroutine handler.
+#[derive(Debug, Default)]
+struct Slot {
+    tx: Option<oneshot::Sender<Answer>>,
+    /// The cancel function a coroutine handler's invoker returned.
+    cancel: Option<Py<PyAny>>,
+    /// The request's future was dropped before the answer.
+    abandoned: bool,
+}
+
+type SharedSlot = Arc<Mutex<Slot>>;
+
+fn lock_slot(slot: &SharedSlot) -> std::sync::MutexGuard<'_, Slot> {
+    slot.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Delivers the answer (the first time); the cancel function is no longer
+/// needed (it would keep the coroutine alive).
+fn send(slot: &SharedSlot, answer: Answer) -> bool {
+    let (tx, cancel) = {
+        let mut slot = lock_slot(slot);
+        (slot.tx.take(), slot.cancel.take())
+    };
+    drop(cancel);
+    match tx {
+        Some(tx) => tx.send(answer).is_ok(),
+        None => false,
+    }
+}
+
 /// How a handler answers: exactly once, with `resolve(value)` or
 /// `reject(code, message, data=None)`. Later calls are ignored.
 #[pyclass(frozen, module = "libmcp._libmcp")]
 #[derive(Debug)]
 pub(crate) struct Responder {
-    tx: Mutex<Option<oneshot::Sender<Answer>>>,
-}
-
-impl Responder {
-    fn new(tx: oneshot::Sender<Answer>) -> Self {
-        Self {
-            tx: Mutex::new(Some(tx)),
-        }
-    }
-
-    fn send(&self, answer: Answer) -> bool {
-        let tx = self
-            .tx
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        match tx {
-            Some(tx) => tx.send(answer).is_ok(),
-            None => false,
-        }
-    }
+    slot: SharedSlot,
 }
 
 #[pymethods]
@@ -100,7 +116,7 @@ impl Responder {
     /// answered, or when the request was cancelled meanwhile).
     fn resolve(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
         let value = from_py(value)?;
-        Ok(self.send(Ok(value)))
+        Ok(send(&self.slot, Ok(value)))
     }
 
     /// Answers with the JSON-RPC error `code`, `message` and `data`.
@@ -112,43 +128,47 @@ impl Responder {
         data: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
         let data = data.filter(|d| !d.is_none()).map(from_py).transpose()?;
-        Ok(self.send(Err(rpc_error(code, message, data))))
+        Ok(send(&self.slot, Err(rpc_error(code, message, data))))
     }
 
     /// Whether an answer was given already.
     fn done(&self) -> bool {
-        self.tx
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .is_none()
+        lock_slot(&self.slot).tx.is_none()
     }
 }
 
-/// Calls the Python cancel handle of a running coroutine handler when the
-/// request's future is dropped before the handler answered (the client
-/// cancelled, or the session ended).
-struct CancelOnDrop(Option<Arc<Py<PyAny>>>);
+/// Calls `cancel` (a coroutine handler's cancel function) on a handler
+/// thread.
+fn call_cancel(cancel: Py<PyAny>) {
+    super::handlers::submit(Box::new(move |py| {
+        if let Err(e) = cancel.call0(py) {
+            e.write_unraisable(py, None);
+        }
+    }));
+}
+
+/// Cancels a running coroutine handler when the request's future is
+/// dropped before the handler answered (the client cancelled, or the
+/// session ended): at once if its invoker returned already, else as soon
+/// as it does.
+struct CancelOnDrop(Option<SharedSlot>);
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        let Some(cancel) = self.0.take() else { return };
-        let run = move || {
-            let _ = super::gil::with_python(|py| {
-                if let Err(e) = cancel.call0(py) {
-                    e.write_unraisable(py, None);
-                }
-            });
+        let Some(slot) = self.0.take() else { return };
+        let cancel = {
+            let mut slot = lock_slot(&slot);
+            slot.abandoned = true;
+            slot.cancel.take()
         };
-        match Handle::try_current() {
-            Ok(handle) => {
-                handle.spawn_blocking(run);
-            }
-            Err(_) => run(),
+        if let Some(cancel) = cancel {
+            call_cancel(cancel);
         }
     }
 }
 
-/// Runs a Python handler through its invoker and waits for its answer.
+/// Runs a Python handler through its invoker (on a handler thread, see
+/// [`super::handlers`]) and waits for its answer.
 pub(crate) async fn invoke<A>(
     invoker: Arc<Py<PyAny>>,
     args: A,
@@ -158,9 +178,14 @@ where
     A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
 {
     let (tx, rx) = oneshot::channel();
-    let responder = Responder::new(tx);
-    let started = tokio::task::spawn_blocking(move || {
-        super::gil::with_python(|py| -> PyResult<Option<Py<PyAny>>> {
+    let slot: SharedSlot = Arc::new(Mutex::new(Slot {
+        tx: Some(tx),
+        ..Slot::default()
+    }));
+    let mut guard = CancelOnDrop(Some(slot.clone()));
+    super::handlers::submit(Box::new(move |py| {
+        let responder = Responder { slot: slot.clone() };
+        let started = (|| -> PyResult<Option<Py<PyAny>>> {
             let args = args(py)?;
             let context = match context {
                 Some(context) => Py::new(py, context)?.into_any(),
@@ -169,20 +194,23 @@ where
             let responder = Py::new(py, responder)?;
             let cancel = invoker.bind(py).call1((args, context, responder))?;
             Ok((!cancel.is_none()).then(|| cancel.unbind()))
-        })
-    })
-    .await;
-    let cancel = match started {
-        Ok(Some(Ok(cancel))) => cancel,
-        Ok(Some(Err(e))) => return Err(RpcError::internal(e)),
-        Ok(None) => {
-            return Err(RpcError::internal(
-                "the Python interpreter is shutting down",
-            ));
+        })();
+        match started {
+            Ok(None) => {}
+            Ok(Some(cancel)) => {
+                let mut locked = lock_slot(&slot);
+                if locked.abandoned {
+                    drop(locked);
+                    call_cancel(cancel);
+                } else if locked.tx.is_some() {
+                    locked.cancel = Some(cancel);
+                }
+            }
+            Err(e) => {
+                send(&slot, Err(RpcError::internal(e)));
+            }
         }
-        Err(e) => return Err(RpcError::internal(e)),
-    };
-    let mut guard = CancelOnDrop(cancel.map(Arc::new));
+    }));
     let answer = rx.await;
     guard.0 = None;
     answer.unwrap_or_else(|_| {
