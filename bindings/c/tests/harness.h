@@ -115,4 +115,17 @@ static inline const char *const *sanitizer_env(void) {
     return envp;
 }
 
+/* `{"message":"xxx…"}` with a message of `size` bytes (the echo tool's
+ * arguments, for messages over the limit); the caller frees it. NULL when
+ * out of memory. */
+static inline char *echo_args_of_size(size_t size) {
+    char *args = malloc(size + 32);
+    if (!args) return NULL;
+    strcpy(args, "{\"message\":\"");
+    size_t at = strlen(args);
+    memset(args + at, 'x', size);
+    strcpy(args + at + size, "\"}");
+    return args;
+}
+
 #endif

@@ -120,14 +120,9 @@ static void test_every_kind_over_http(void) {
 /* A request over the 4 MiB message limit fails at once, saying so, and the
  * session goes on. */
 static void test_message_limit_over_http(void) {
-    size_t size = (4u << 20) + 100;
-    char *args = malloc(size + 32);
+    char *args = echo_args_of_size((4u << 20) + 100);
     CHECK(args != NULL);
     if (!args) return;
-    strcpy(args, "{\"message\":\"");
-    size_t at = strlen(args);
-    memset(args + at, 'x', size);
-    strcpy(args + at + size, "\"}");
     char *json = NULL;
     double start = now_ms();
     /* The server refuses the body (over stdio the client itself refuses it

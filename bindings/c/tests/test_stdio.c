@@ -519,14 +519,9 @@ static void *slow_call(void *arg) {
 /* Over the 4 MiB message limit, both ways: each call fails at once (not at
  * its timeout) with an error that says so, and the session goes on. */
 static void test_message_limit(void) {
-    size_t size = (4u << 20) + 100;
-    char *args = malloc(size + 32);
+    char *args = echo_args_of_size((4u << 20) + 100);
     CHECK(args != NULL);
     if (!args) return;
-    strcpy(args, "{\"message\":\"");
-    size_t at = strlen(args);
-    memset(args + at, 'x', size);
-    strcpy(args + at + size, "\"}");
     char *json = NULL;
     double start = now_ms();
     CHECK_RC(mcp_client_call_tool(client, "echo", args, NULL, &json), MCP_ERR_RPC);
