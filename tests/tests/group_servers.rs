@@ -34,6 +34,19 @@ use tokio::sync::broadcast;
 /// Longest any one step may take.
 const WAIT: Duration = Duration::from_secs(60);
 
+/// The group of `config`, connected within [`WAIT`] (a server that failed
+/// to connect is not tried again during a test).
+async fn connect(config: &GroupConfig) -> ClientGroup {
+    tokio::time::timeout(
+        WAIT,
+        ClientGroup::builder(Client::builder("group-test", "1.0.0"))
+            .retry_interval(Duration::from_secs(600))
+            .connect(config),
+    )
+    .await
+    .expect("the group connects in time")
+}
+
 fn args(v: Value) -> Option<Map<String, Value>> {
     v.as_object().cloned()
 }
@@ -152,14 +165,7 @@ async fn a_group_of_real_servers() {
     std::fs::write(&file, config.to_string()).unwrap();
     let config = GroupConfig::from_file(&file).unwrap();
 
-    let group = tokio::time::timeout(
-        WAIT,
-        ClientGroup::builder(Client::builder("group-test", "1.0.0"))
-            .retry_interval(Duration::from_secs(600))
-            .connect(&config),
-    )
-    .await
-    .expect("the group connects in time");
+    let group = connect(&config).await;
 
     // Every server but the broken one is connected; the broken one says why.
     let status = group.status();
@@ -359,14 +365,7 @@ async fn config_env_and_headers_reach_the_servers() {
         "remote": {"type": "http", "url": url, "headers": {"X-Test": "group", "X-Other": "two words"}}
     }}))
     .unwrap();
-    let group = tokio::time::timeout(
-        WAIT,
-        ClientGroup::builder(Client::builder("group-test", "1.0.0"))
-            .retry_interval(Duration::from_secs(600))
-            .connect(&config),
-    )
-    .await
-    .expect("the group connects in time");
+    let group = connect(&config).await;
 
     let status = group.status();
     assert_eq!(status[0].state, ServerState::Connected, "{:?}", status[0]);
@@ -413,14 +412,7 @@ async fn a_group_connects_its_servers_in_parallel() {
     }}))
     .unwrap();
     let started = Instant::now();
-    let group = tokio::time::timeout(
-        WAIT,
-        ClientGroup::builder(Client::builder("group-test", "1.0.0"))
-            .retry_interval(Duration::from_secs(600))
-            .connect(&config),
-    )
-    .await
-    .expect("the group connects in time");
+    let group = connect(&config).await;
     let took = started.elapsed();
     assert!(group.all_connected(), "{:?}", group.status());
     // Serially, at least 3 × DELAY; in parallel, DELAY and the start-ups.

@@ -648,6 +648,24 @@ static int raw_session(uint16_t port, const char *host, char *headers, size_t si
     "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"        \
     "\"sleep\",\"arguments\":{\"ms\":" #ms "}}}"
 
+/* The fixture server over HTTP with `options` (freed here), its port in
+ * `*port` and its Host header in `host`; NULL (nothing left running) if it
+ * could not start. */
+static mcp_server *start_fixture(mcp_http_options *options, char *host, size_t host_size,
+                                 uint16_t *port) {
+    mcp_server *s = fixture_server_new();
+    *port = 0;
+    CHECK(s != NULL);
+    if (s) CHECK_OK(mcp_server_start_http(s, options, port));
+    mcp_http_options_free(options);
+    if (!s || !*port) {
+        mcp_server_free(s);
+        return NULL;
+    }
+    snprintf(host, host_size, "127.0.0.1:%u", (unsigned)*port);
+    return s;
+}
+
 /* What the limits among the HTTP options do, seen on the wire. */
 static void test_http_option_limits(void) {
     static char response[65536];
@@ -656,16 +674,9 @@ static void test_http_option_limits(void) {
     CHECK_OK(mcp_http_options_new(&options));
     CHECK_OK(mcp_http_options_set_max_header_size(options, 2048));
     CHECK_OK(mcp_http_options_set_max_sessions(options, 2));
-    mcp_server *s = fixture_server_new();
     uint16_t port = 0;
-    CHECK(s != NULL);
-    if (s) CHECK_OK(mcp_server_start_http(s, options, &port));
-    mcp_http_options_free(options);
-    if (!s || !port) {
-        mcp_server_free(s);
-        return;
-    }
-    snprintf(host, sizeof host, "127.0.0.1:%u", (unsigned)port);
+    mcp_server *s = start_fixture(options, host, sizeof host, &port);
+    if (!s) return;
 
     /* max_header_size: a 1 KiB header passes, a 3 KiB one gets 431. */
     static char pad[4096];
@@ -692,16 +703,8 @@ static void test_http_option_limits(void) {
     CHECK_OK(mcp_http_options_new(&options));
     CHECK_OK(mcp_http_options_set_idle_timeout_ms(options, 400));
     CHECK_OK(mcp_http_options_set_cancel_on_disconnect(options, true));
-    s = fixture_server_new();
-    port = 0;
-    CHECK(s != NULL);
-    if (s) CHECK_OK(mcp_server_start_http(s, options, &port));
-    mcp_http_options_free(options);
-    if (!s || !port) {
-        mcp_server_free(s);
-        return;
-    }
-    snprintf(host, sizeof host, "127.0.0.1:%u", (unsigned)port);
+    s = start_fixture(options, host, sizeof host, &port);
+    if (!s) return;
 
     /* cancel_on_disconnect on: the callback sees its request cancelled soon
      * after its client hangs up. */
