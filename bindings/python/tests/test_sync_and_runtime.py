@@ -170,6 +170,30 @@ def test_background_server_in_process() -> None:
         libmcp.SyncClient.http(running.url, timeout=5).connect()
 
 
+def test_an_idle_server_uses_no_cpu() -> None:
+    """Handler threads and the runtime wait for the next call by spinning
+    for a moment only (on more than one CPU): once calls stop, the process
+    sleeps."""
+    server = libmcp.Server("idle", version="0.0.1")
+
+    @server.tool
+    def echo(text: str) -> str:
+        """Returns its text."""
+        return text
+
+    with server.start_http(json_response=True) as running:
+        assert running.url is not None
+        with libmcp.SyncClient.http(running.url, protocol="2025-11-25") as client:
+            for i in range(300):
+                assert client.call_tool("echo", {"text": str(i)}).text == str(i)
+            time.sleep(0.05)
+            used = time.process_time()
+            time.sleep(0.5)
+            used = time.process_time() - used
+    # A thread that kept spinning would use the whole half second.
+    assert used < 0.1, f"{used:.3f} s of CPU in 0.5 s without calls"
+
+
 def test_run_http_async_stops_when_cancelled() -> None:
     server = libmcp.Server("async-runner")
 

@@ -9,7 +9,8 @@
 //! Tokio's blocking pool, so a handler that blocks never holds up another:
 //! a job goes to an idle thread (the most recently idle one, whose caches
 //! are warm), or to a new one (up to [`MAX_THREADS`]). A thread idle for
-//! [`KEEP_ALIVE`] leaves.
+//! [`KEEP_ALIVE`] leaves. A thread that finished a job first spins a
+//! little for the next one ([`super::spin`]).
 //!
 //! Exiting follows [`super::gil`]: a thread counts as active from the
 //! moment it takes a job until it waits again, and once the interpreter is
@@ -63,18 +64,22 @@ fn lock() -> MutexGuard<'static, State> {
 /// Runs `job` on a pool thread, attached to Python: the most recently idle
 /// one, else a new one. The job is dropped without running if the
 /// interpreter is shutting down (or no thread can be started at all).
-pub(crate) fn submit(job: Job) {
+/// Returns whether an idle thread took it while no other job was running
+/// (the caller may then wait a moment for its outcome, see
+/// [`super::spin`]).
+pub(crate) fn submit(job: Job) -> bool {
     let mut state = lock();
     if let Some(waiter) = state.idle.pop() {
+        let alone = state.threads - state.idle.len() == 1;
         drop(state);
         *waiter.job.lock().unwrap_or_else(PoisonError::into_inner) = Some(job);
         waiter.thread.unpark();
-        return;
+        return alone;
     }
     state.jobs.push_back(job);
     if state.threads >= MAX_THREADS {
         // Every thread is busy: the job waits for one.
-        return;
+        return false;
     }
     state.threads += 1;
     drop(state);
@@ -91,6 +96,7 @@ pub(crate) fn submit(job: Job) {
             drop(jobs);
         }
     }
+    false
 }
 
 /// Counts a thread out when it ends, however it ends.
@@ -118,6 +124,9 @@ fn wait(waiter: &Arc<Waiter>) -> Option<Job> {
             return Some(job);
         }
         state.idle.push(waiter.clone());
+    }
+    if let Some(job) = super::spin::until(super::spin::NEXT_JOB, take) {
+        return Some(job);
     }
     let deadline = Instant::now() + KEEP_ALIVE;
     loop {

@@ -41,6 +41,7 @@ mod group;
 mod handlers;
 mod http_config;
 mod server;
+mod spin;
 mod uri;
 
 use pyo3::prelude::*;

@@ -177,13 +177,13 @@ pub(crate) async fn invoke<A>(
 where
     A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
 {
-    let (tx, rx) = oneshot::channel();
+    let (tx, mut rx) = oneshot::channel();
     let slot: SharedSlot = Arc::new(Mutex::new(Slot {
         tx: Some(tx),
         ..Slot::default()
     }));
     let mut guard = CancelOnDrop(Some(slot.clone()));
-    super::handlers::submit(Box::new(move |py| {
+    let alone = super::handlers::submit(Box::new(move |py| {
         let responder = Responder { slot: slot.clone() };
         let started = (|| -> PyResult<Option<Py<PyAny>>> {
             let args = args(py)?;
@@ -211,7 +211,19 @@ where
             }
         }
     }));
-    let answer = rx.await;
+    // Nothing else is running on the pool: wait a moment for a short
+    // handler's answer here rather than sleep and be woken for it.
+    let quick = alone.then(|| {
+        super::spin::until(super::spin::ANSWER, || match rx.try_recv() {
+            Ok(answer) => Some(Ok(answer)),
+            Err(oneshot::error::TryRecvError::Closed) => Some(Err(())),
+            Err(oneshot::error::TryRecvError::Empty) => None,
+        })
+    });
+    let answer = match quick.flatten() {
+        Some(answer) => answer,
+        None => rx.await.map_err(|_| ()),
+    };
     guard.0 = None;
     answer.unwrap_or_else(|_| {
         Err(RpcError::internal(
