@@ -39,6 +39,8 @@ const KEEP_ALIVE: Duration = Duration::from_secs(10);
 struct Waiter {
     job: Mutex<Option<Job>>,
     thread: Thread,
+    /// Whether this thread spins for its next job.
+    spin: super::spin::Predictor,
 }
 
 struct State {
@@ -125,12 +127,14 @@ fn wait(waiter: &Arc<Waiter>) -> Option<Job> {
         }
         state.idle.push(waiter.clone());
     }
-    if let Some(job) = super::spin::until(super::spin::NEXT_JOB, take) {
+    let idle_since = Instant::now();
+    if let Some(job) = waiter.spin.spin(super::spin::NEXT_JOB, take) {
         return Some(job);
     }
-    let deadline = Instant::now() + KEEP_ALIVE;
+    let deadline = idle_since + KEEP_ALIVE;
     loop {
         if let Some(job) = take() {
+            waiter.spin.record(idle_since, super::spin::NEXT_JOB);
             return Some(job);
         }
         let now = Instant::now();
@@ -171,6 +175,7 @@ fn run() {
     let waiter = Arc::new(Waiter {
         job: Mutex::new(None),
         thread: std::thread::current(),
+        spin: super::spin::Predictor::new(),
     });
     let (Some(first), active) = next(&waiter) else {
         return;

@@ -167,6 +167,10 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// Whether the last handler called alone answered quickly enough to wait
+/// for by spinning.
+static QUICK_ANSWERS: super::spin::Predictor = super::spin::Predictor::new();
+
 /// Runs a Python handler through its invoker (on a handler thread, see
 /// [`super::handlers`]) and waits for its answer.
 pub(crate) async fn invoke<A>(
@@ -213,8 +217,9 @@ where
     }));
     // Nothing else is running on the pool: wait a moment for a short
     // handler's answer here rather than sleep and be woken for it.
+    let submitted = std::time::Instant::now();
     let quick = alone.then(|| {
-        super::spin::until(super::spin::ANSWER, || match rx.try_recv() {
+        QUICK_ANSWERS.spin(super::spin::ANSWER, || match rx.try_recv() {
             Ok(answer) => Some(Ok(answer)),
             Err(oneshot::error::TryRecvError::Closed) => Some(Err(())),
             Err(oneshot::error::TryRecvError::Empty) => None,
@@ -222,7 +227,13 @@ where
     });
     let answer = match quick.flatten() {
         Some(answer) => answer,
-        None => rx.await.map_err(|_| ()),
+        None => {
+            let answer = rx.await.map_err(|_| ());
+            if alone {
+                QUICK_ANSWERS.record(submitted, super::spin::ANSWER);
+            }
+            answer
+        }
     };
     guard.0 = None;
     answer.unwrap_or_else(|_| {

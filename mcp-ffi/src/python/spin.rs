@@ -15,8 +15,14 @@
 //! yield the CPU between checks, so the thread they wait for can run on the
 //! same CPU. On one CPU (`taskset -c 0`) spinning only delays the thread
 //! waited for, so nothing spins.
+//!
+//! A spin that ends empty-handed is CPU thrown away (a client calling every
+//! millisecond would cost a handler thread a fifth of a CPU), so each kind
+//! of wait spins only while it pays: a [`Predictor`] remembers whether the
+//! last wait of its kind ended within the spin limit.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long a handler thread that finished a job spins for the next one.
@@ -61,5 +67,36 @@ pub(crate) fn until<T>(limit: Duration, mut ready: impl FnMut() -> Option<T>) ->
         } else {
             std::hint::spin_loop();
         }
+    }
+}
+
+/// Whether spinning would have caught the last wait of one kind.
+#[derive(Debug)]
+pub(crate) struct Predictor(AtomicBool);
+
+impl Predictor {
+    pub(crate) const fn new() -> Self {
+        Self(AtomicBool::new(true))
+    }
+
+    /// Spins like [`until`] if the last wait of this kind ended within
+    /// `limit`; a spin that ends empty-handed turns spinning off until a
+    /// wait is quick again ([`record`](Self::record)).
+    pub(crate) fn spin<T>(&self, limit: Duration, ready: impl FnMut() -> Option<T>) -> Option<T> {
+        if !self.0.load(Ordering::Relaxed) {
+            return None;
+        }
+        let caught = until(limit, ready);
+        if caught.is_none() {
+            self.0.store(false, Ordering::Relaxed);
+        }
+        caught
+    }
+
+    /// Records a wait that began at `since` and ended now without spinning
+    /// (or after a spin that ended empty-handed): the next wait spins if
+    /// this one ended within `limit`.
+    pub(crate) fn record(&self, since: Instant, limit: Duration) {
+        self.0.store(since.elapsed() < limit, Ordering::Relaxed);
     }
 }
