@@ -19,8 +19,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::StreamExt;
-use redis::AsyncCommands;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::io::tcp::TcpSettings;
+use redis::{AsyncCommands, IntoConnectionInfo};
 use tokio::sync::mpsc;
 
 use super::{Bus, SessionStore, StoreError, StoreResult, Stores, random_secret, replica_id};
@@ -103,7 +104,15 @@ impl RedisStore {
             store: name.clone(),
             message,
         };
-        let client = redis::Client::open(url).map_err(|e| fail(format!("bad address: {e}")))?;
+        // TCP_NODELAY: the crate leaves Nagle on by default, which holds a
+        // command written while an earlier one is unanswered (concurrent
+        // requests on the one multiplexed connection) until that answer's
+        // ACK comes back.
+        let info = url
+            .into_connection_info()
+            .map_err(|e| fail(format!("bad address: {e}")))?
+            .set_tcp_settings(TcpSettings::default().set_nodelay(true));
+        let client = redis::Client::open(info).map_err(|e| fail(format!("bad address: {e}")))?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(CONNECT_TIMEOUT))
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
