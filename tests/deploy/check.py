@@ -396,8 +396,10 @@ def tasks_across_replicas(lb, replicas):
         try:
             while (event := read_event(stream)) is not None:
                 events.put(event)
-        except (OSError, ValueError):
-            pass  # closed at the end of the check
+        except (OSError, ValueError, AttributeError):
+            # Closed at the end of the check (http.client drops the file
+            # under a reader that is still in it: AttributeError).
+            pass
         events.put(None)
 
     threading.Thread(target=read_all, daemon=True).start()
