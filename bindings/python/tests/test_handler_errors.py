@@ -261,3 +261,24 @@ def test_client_callbacks_must_be_functions() -> None:
             libmcp.Client.http("http://127.0.0.1:9/mcp", on_sampling=answer_sampling(None))  # type: ignore[arg-type]
     with _refused(r"^on_log= needs a function, not str 'print'"):
         libmcp.SyncClient.stdio(["true"], on_log="print")  # type: ignore[arg-type]
+
+
+# --- the native calling convention ----------------------------------------------------
+
+
+def test_an_invoker_that_never_answers_gets_an_error_not_a_hang(server: libmcp.Server) -> None:
+    """The native module's invokers must answer through the responder; one
+    that returns without answering (a bug below the decorators) fails the
+    request at once instead of leaving it waiting for ever."""
+
+    def silent(args: Any, context: Any, responder: Any) -> None:
+        return None
+
+    server._core.add_tool("silent", {"type": "object"}, silent)
+    with server.start_http(json_response=True) as running:
+        assert running.url is not None
+        with libmcp.SyncClient.http(running.url, protocol="2025-11-25") as client:
+            with pytest.raises(libmcp.McpError, match="finished without answering"):
+                client.call_tool("silent", {}, timeout=10)
+            # The server goes on.
+            assert "silent" in {t.name for t in client.list_tools()}

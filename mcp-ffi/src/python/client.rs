@@ -32,7 +32,7 @@ use mcp_core::transport::http::StreamableHttpClient;
 use super::call::{self, Call, Deliverer, OwnedRuntime, json, none};
 use super::convert::{from_py, object_from_py, to_py};
 use super::errors::Failure;
-use super::server::{decode, invoke};
+use super::server::{Invoker, decode, invoke};
 
 /// Worker threads of a client's runtime.
 const CLIENT_WORKERS: usize = 1;
@@ -94,7 +94,7 @@ pub(super) fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyRes
     }
     if let Some(invoker) = item::<Py<PyAny>>(options, "on_sampling")? {
         let tools = item::<bool>(options, "sampling_tools")?.unwrap_or(false);
-        let invoker = Arc::new(invoker);
+        let invoker = Invoker::shared(invoker);
         builder = builder.on_sampling(tools, move |params, _request| {
             let invoker = invoker.clone();
             async move {
@@ -108,7 +108,7 @@ pub(super) fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyRes
     }
     if let Some(invoker) = item::<Py<PyAny>>(options, "on_elicitation")? {
         let url = item::<bool>(options, "elicitation_url")?.unwrap_or(false);
-        let invoker = Arc::new(invoker);
+        let invoker = Invoker::shared(invoker);
         builder = builder.on_elicitation(url, move |params, _request| {
             let invoker = invoker.clone();
             async move {

@@ -37,7 +37,8 @@ const KEEP_ALIVE: Duration = Duration::from_secs(10);
 
 /// An idle thread, and where a job is handed to it.
 struct Waiter {
-    job: Mutex<Option<Job>>,
+    /// The job handed over, and when.
+    job: Mutex<Option<(Job, Instant)>>,
     thread: Thread,
     /// Whether this thread spins for its next job.
     spin: super::spin::Predictor,
@@ -66,15 +67,15 @@ fn lock() -> MutexGuard<'static, State> {
 /// Runs `job` on a pool thread, attached to Python: the most recently idle
 /// one, else a new one. The job is dropped without running if the
 /// interpreter is shutting down (or no thread can be started at all).
-/// Returns whether an idle thread took it while no other job was running
-/// (the caller may then wait a moment for its outcome, see
+/// Returns whether an idle thread took it while no other pool thread was
+/// busy (the caller may then wait a moment for its outcome, see
 /// [`super::spin`]).
 pub(crate) fn submit(job: Job) -> bool {
     let mut state = lock();
     if let Some(waiter) = state.idle.pop() {
         let alone = state.threads - state.idle.len() == 1;
         drop(state);
-        *waiter.job.lock().unwrap_or_else(PoisonError::into_inner) = Some(job);
+        *waiter.job.lock().unwrap_or_else(PoisonError::into_inner) = Some((job, Instant::now()));
         waiter.thread.unpark();
         return alone;
     }
@@ -128,13 +129,15 @@ fn wait(waiter: &Arc<Waiter>) -> Option<Job> {
         state.idle.push(waiter.clone());
     }
     let idle_since = Instant::now();
-    if let Some(job) = waiter.spin.spin(super::spin::NEXT_JOB, take) {
+    if let Some((job, _)) = waiter.spin.spin(super::spin::NEXT_JOB, take) {
         return Some(job);
     }
     let deadline = idle_since + KEEP_ALIVE;
     loop {
-        if let Some(job) = take() {
-            waiter.spin.record(idle_since, super::spin::NEXT_JOB);
+        if let Some((job, handed)) = take() {
+            // How long the job took to come, not to wake this thread.
+            let took = handed.saturating_duration_since(idle_since);
+            waiter.spin.record(took, super::spin::NEXT_JOB);
             return Some(job);
         }
         let now = Instant::now();

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indexmap::IndexMap;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
@@ -43,6 +43,7 @@ use super::call::{self, Call, OwnedRuntime, json, none};
 use super::convert::{from_py, map_to_py, object_from_py, to_py};
 use super::errors::{Failure, rpc_error};
 use super::http_config::HttpOptions;
+use super::spin::{ANSWER, Predictor};
 
 /// Worker threads of a running transport's runtime. One: the engine's
 /// work per request is a few microseconds next to the Python handler's, and
@@ -72,7 +73,8 @@ fn core_err(e: mcp_core::Error) -> PyErr {
 /// goes, and how to cancel a coroutine handler.
 #[derive(Debug, Default)]
 struct Slot {
-    tx: Option<oneshot::Sender<Answer>>,
+    /// The answer, and when it was given.
+    tx: Option<oneshot::Sender<(Answer, Instant)>>,
     /// The cancel function a coroutine handler's invoker returned.
     cancel: Option<Py<PyAny>>,
     /// The request's future was dropped before the answer.
@@ -95,8 +97,50 @@ fn send(slot: &SharedSlot, answer: Answer) -> bool {
     };
     drop(cancel);
     match tx {
-        Some(tx) => tx.send(answer).is_ok(),
+        Some(tx) => tx.send((answer, Instant::now())).is_ok(),
         None => false,
+    }
+}
+
+/// Answers a request whose job ended without an answer and without a
+/// coroutine still to give one: dropped unrun (the pool could not run it, or
+/// the interpreter is exiting), or a sync invoker that returned without
+/// answering. Otherwise the request would wait for ever: its own future
+/// keeps the slot, and so the sender, alive.
+struct Unanswered(Option<SharedSlot>);
+
+impl Unanswered {
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        if let Some(slot) = self.0.take() {
+            send(&slot, Err(RpcError::internal(UNANSWERED)));
+        }
+    }
+}
+
+const UNANSWERED: &str = "the Python handler finished without answering";
+
+/// A Python invoker (see the module docs), with what its calls showed about
+/// waiting for them.
+#[derive(Debug)]
+pub(crate) struct Invoker {
+    callable: Py<PyAny>,
+    /// Whether its last call made alone answered soon enough to be waited
+    /// for by spinning ([`super::spin`]).
+    quick: Predictor,
+}
+
+impl Invoker {
+    pub(crate) fn shared(callable: Py<PyAny>) -> Arc<Self> {
+        Arc::new(Self {
+            callable,
+            quick: Predictor::new(),
+        })
     }
 }
 
@@ -167,14 +211,10 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Whether the last handler called alone answered quickly enough to wait
-/// for by spinning.
-static QUICK_ANSWERS: super::spin::Predictor = super::spin::Predictor::new();
-
 /// Runs a Python handler through its invoker (on a handler thread, see
 /// [`super::handlers`]) and waits for its answer.
 pub(crate) async fn invoke<A>(
-    invoker: Arc<Py<PyAny>>,
+    invoker: Arc<Invoker>,
     args: A,
     context: Option<ServerContext>,
 ) -> Answer
@@ -187,6 +227,8 @@ where
         ..Slot::default()
     }));
     let mut guard = CancelOnDrop(Some(slot.clone()));
+    let mut unanswered = Unanswered(Some(slot.clone()));
+    let handler = invoker.clone();
     let alone = super::handlers::submit(Box::new(move |py| {
         let responder = Responder { slot: slot.clone() };
         let started = (|| -> PyResult<Option<Py<PyAny>>> {
@@ -196,12 +238,17 @@ where
                 None => py.None(),
             };
             let responder = Py::new(py, responder)?;
-            let cancel = invoker.bind(py).call1((args, context, responder))?;
+            let cancel = handler
+                .callable
+                .bind(py)
+                .call1((args, context, responder))?;
             Ok((!cancel.is_none()).then(|| cancel.unbind()))
         })();
         match started {
             Ok(None) => {}
             Ok(Some(cancel)) => {
+                // The coroutine answers (or its cancellation ends the wait).
+                unanswered.disarm();
                 let mut locked = lock_slot(&slot);
                 if locked.abandoned {
                     drop(locked);
@@ -217,30 +264,28 @@ where
     }));
     // Nothing else is running on the pool: wait a moment for a short
     // handler's answer here rather than sleep and be woken for it.
-    let submitted = std::time::Instant::now();
+    let submitted = Instant::now();
     let quick = alone.then(|| {
-        QUICK_ANSWERS.spin(super::spin::ANSWER, || match rx.try_recv() {
-            Ok(answer) => Some(Ok(answer)),
+        invoker.quick.spin(ANSWER, || match rx.try_recv() {
+            Ok((answer, _)) => Some(Ok(answer)),
             Err(oneshot::error::TryRecvError::Closed) => Some(Err(())),
             Err(oneshot::error::TryRecvError::Empty) => None,
         })
     });
     let answer = match quick.flatten() {
         Some(answer) => answer,
-        None => {
-            let answer = rx.await.map_err(|_| ());
+        None => rx.await.map_err(|_| ()).map(|(answer, at)| {
             if alone {
-                QUICK_ANSWERS.record(submitted, super::spin::ANSWER);
+                // When it was answered, not when this task woke to it.
+                invoker
+                    .quick
+                    .record(at.saturating_duration_since(submitted), ANSWER);
             }
             answer
-        }
+        }),
     };
     guard.0 = None;
-    answer.unwrap_or_else(|_| {
-        Err(RpcError::internal(
-            "the Python handler finished without answering",
-        ))
-    })
+    answer.unwrap_or_else(|()| Err(RpcError::internal(UNANSWERED)))
 }
 
 /// Decodes what a handler answered as `T`.
@@ -260,7 +305,7 @@ fn context(cx: Context) -> ServerContext {
 }
 
 fn tool_def(name: String, input_schema: Value, invoker: Py<PyAny>) -> mcp_core::Result<ToolDef> {
-    let invoker = Arc::new(invoker);
+    let invoker = Invoker::shared(invoker);
     ToolDef::fallible(
         name,
         input_schema,
@@ -412,7 +457,7 @@ impl ServerCore {
         title: Option<String>,
         mime_type: Option<String>,
     ) -> PyResult<()> {
-        let invoker = Arc::new(invoker);
+        let invoker = Invoker::shared(invoker);
         let mut def = ResourceDef::new(uri, name, move |uri: String, cx: Context| {
             let invoker = invoker.clone();
             async move {
@@ -455,7 +500,7 @@ impl ServerCore {
         description: Option<String>,
         mime_type: Option<String>,
     ) -> PyResult<()> {
-        let invoker = Arc::new(invoker);
+        let invoker = Invoker::shared(invoker);
         let read = move |uri: String, vars: HashMap<String, String>, cx: Context| {
             let invoker = invoker.clone();
             async move {
@@ -512,7 +557,7 @@ impl ServerCore {
         title: Option<String>,
         arguments: Vec<(String, Option<String>, bool)>,
     ) -> PyResult<()> {
-        let invoker = Arc::new(invoker);
+        let invoker = Invoker::shared(invoker);
         let get = move |args: IndexMap<String, String>, cx: Context| {
             let invoker = invoker.clone();
             async move {
@@ -555,7 +600,7 @@ impl ServerCore {
     /// request params as a dict and answers with a `completion` dict
     /// (`values`, `total`, `hasMore`). Must be set before the server is served.
     fn set_completion(&self, invoker: Py<PyAny>) -> PyResult<()> {
-        let invoker = Arc::new(invoker);
+        let invoker = Invoker::shared(invoker);
         self.server
             .set_completion(move |params, cx| {
                 let invoker = invoker.clone();

@@ -12,8 +12,8 @@
 //! on a thread that is awake), and a worker that handed a call to an
 //! otherwise idle pool spins for [`ANSWER`] before it returns to its other
 //! tasks (a short handler's answer is then taken without waking it). Both
-//! yield the CPU between checks, so the thread they wait for can run on the
-//! same CPU. On one CPU (`taskset -c 0`) spinning only delays the thread
+//! yield the CPU every few checks, so the thread they wait for can run on
+//! the same CPU. On one CPU (`taskset -c 0`) spinning only delays the thread
 //! waited for, so nothing spins.
 //!
 //! A spin that ends empty-handed is CPU thrown away (a client calling every
@@ -83,7 +83,7 @@ impl Predictor {
     /// `limit`; a spin that ends empty-handed turns spinning off until a
     /// wait is quick again ([`record`](Self::record)).
     pub(crate) fn spin<T>(&self, limit: Duration, ready: impl FnMut() -> Option<T>) -> Option<T> {
-        if !self.0.load(Ordering::Relaxed) {
+        if !enabled() || !self.0.load(Ordering::Relaxed) {
             return None;
         }
         let caught = until(limit, ready);
@@ -93,10 +93,13 @@ impl Predictor {
         caught
     }
 
-    /// Records a wait that began at `since` and ended now without spinning
-    /// (or after a spin that ended empty-handed): the next wait spins if
-    /// this one ended within `limit`.
-    pub(crate) fn record(&self, since: Instant, limit: Duration) {
-        self.0.store(since.elapsed() < limit, Ordering::Relaxed);
+    /// Records a wait that spinning did not catch, by how long the awaited
+    /// thing took to come (measured where it was given, not when the waiter
+    /// woke to it, which would count the very wake-up spinning avoids): the
+    /// next wait spins if it came within `limit`.
+    pub(crate) fn record(&self, took: Duration, limit: Duration) {
+        if enabled() {
+            self.0.store(took < limit, Ordering::Relaxed);
+        }
     }
 }

@@ -26,7 +26,7 @@ use mcp_core::{Error, Result};
 
 use super::{epoch_seconds, from_epoch_seconds};
 use crate::python::convert::to_py;
-use crate::python::server::invoke;
+use crate::python::server::{Invoker, invoke};
 
 /// The redirect URI of the default loopback listener (port 0: any free).
 const DEFAULT_REDIRECT_URI: &str = "http://127.0.0.1:0/callback";
@@ -137,7 +137,7 @@ impl TokenStorage {
     fn new(invoker: Py<PyAny>) -> Self {
         Self {
             store: Arc::new(PyTokenStore {
-                invoker: Arc::new(invoker),
+                invoker: Invoker::shared(invoker),
                 tokens: Mutex::default(),
                 clients: Mutex::default(),
             }),
@@ -146,7 +146,7 @@ impl TokenStorage {
 }
 
 struct PyTokenStore {
-    invoker: Arc<Py<PyAny>>,
+    invoker: Arc<Invoker>,
     tokens: Mutex<HashMap<String, Option<TokenSet>>>,
     clients: Mutex<HashMap<String, Option<ClientCredentials>>>,
 }
@@ -229,8 +229,8 @@ impl TokenStore for PyTokenStore {
 /// on the redirect URI, whichever brings the answer first.
 struct PyUserAgent {
     redirect_uri: String,
-    redirect: Option<Arc<Py<PyAny>>>,
-    callback: Option<Arc<Py<PyAny>>>,
+    redirect: Option<Arc<Invoker>>,
+    callback: Option<Arc<Invoker>>,
     loopback: Option<LoopbackUserAgent>,
     timeout: Duration,
 }
@@ -459,8 +459,8 @@ pub(crate) fn oauth_provider(
             Some(listener) => listener.redirect_uri(),
             None => redirect_uri,
         },
-        redirect: redirect.map(Arc::new),
-        callback: callback.map(Arc::new),
+        redirect: redirect.map(Invoker::shared),
+        callback: callback.map(Invoker::shared),
         loopback,
         timeout,
     };

@@ -19,7 +19,7 @@ use mcp_core::auth::{AuthInfo, ProtectedResource, TokenError, TokenValidator};
 
 use super::{epoch_seconds, from_epoch_seconds};
 use crate::python::convert::to_py;
-use crate::python::server::invoke;
+use crate::python::server::{Invoker, invoke};
 
 /// The code a verifier's invoker rejects with when the token is not
 /// accepted (anything else means the verifier could not decide: 503).
@@ -32,7 +32,7 @@ const INVALID_TOKEN: i64 = 401;
 pub(crate) struct ResourceSettings {
     resource: Option<String>,
     authorization_servers: Vec<String>,
-    verifier: Arc<Py<PyAny>>,
+    verifier: Arc<Invoker>,
     scopes_supported: Option<Vec<String>>,
     required_scopes: Vec<String>,
     method_scopes: HashMap<String, Vec<String>>,
@@ -68,7 +68,7 @@ impl ResourceSettings {
         Self {
             resource,
             authorization_servers,
-            verifier: Arc::new(verifier),
+            verifier: Invoker::shared(verifier),
             scopes_supported,
             required_scopes,
             method_scopes,
@@ -134,7 +134,7 @@ struct WireIdentity {
 }
 
 struct PyValidator {
-    verifier: Arc<Py<PyAny>>,
+    verifier: Arc<Invoker>,
     resource: String,
 }
 
