@@ -17,9 +17,10 @@
 //! waited for, so nothing spins.
 //!
 //! A spin that ends empty-handed is CPU thrown away (a client calling every
-//! millisecond would cost a handler thread a fifth of a CPU), so each kind
-//! of wait spins only while it pays: a [`Predictor`] remembers whether the
-//! last wait of its kind ended within the spin limit.
+//! millisecond would cost a handler thread a fifth of a CPU), so each
+//! waiter spins only while it pays: a [`Predictor`] (one per handler
+//! thread, one per Python handler's answers) remembers whether its last
+//! wait ended within the spin limit.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,18 +41,14 @@ const CHECKS_PER_YIELD: u32 = 16;
 
 /// Whether spinning can help: the process may run on more than one CPU
 /// (its affinity and CPU quota allow it). Read once.
-pub(crate) fn enabled() -> bool {
+fn enabled() -> bool {
     static ENABLED: OnceLock<bool> = OnceLock::new();
     *ENABLED.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
 
 /// Calls `ready` until it returns `Some` or `limit` has passed (`None`),
-/// pausing between calls and yielding the CPU now and then. Returns `None`
-/// at once when spinning is not [`enabled`].
-pub(crate) fn until<T>(limit: Duration, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
-    if !enabled() {
-        return None;
-    }
+/// pausing between calls and yielding the CPU now and then.
+fn until<T>(limit: Duration, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
     let deadline = Instant::now() + limit;
     let mut checks = 0u32;
     loop {
@@ -70,7 +67,7 @@ pub(crate) fn until<T>(limit: Duration, mut ready: impl FnMut() -> Option<T>) ->
     }
 }
 
-/// Whether spinning would have caught the last wait of one kind.
+/// Whether spinning would have caught a waiter's last wait.
 #[derive(Debug)]
 pub(crate) struct Predictor(AtomicBool);
 
@@ -79,8 +76,7 @@ impl Predictor {
         Self(AtomicBool::new(true))
     }
 
-    /// Spins like [`until`] if the last wait of this kind ended within
-    /// `limit`; a spin that ends empty-handed turns spinning off until a
+    /// Spins (when [`enabled`]) if the last wait ended within `limit`; a spin that ends empty-handed turns spinning off until a
     /// wait is quick again ([`record`](Self::record)).
     pub(crate) fn spin<T>(&self, limit: Duration, ready: impl FnMut() -> Option<T>) -> Option<T> {
         if !enabled() || !self.0.load(Ordering::Relaxed) {
