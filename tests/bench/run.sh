@@ -30,4 +30,4 @@ if [ -z "${LIBMCP_PYTHON:-}" ]; then
     fi
     export LIBMCP_PYTHON=$venv/bin/python
 fi
-exec target/release/mcp-bench "$@"
+exec "${CARGO_TARGET_DIR:-target}/release/mcp-bench" "$@"

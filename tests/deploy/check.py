@@ -205,12 +205,28 @@ def session_end_to_end(lb, replicas):
         expect(text_of(result) == "2", f"add_numbers on {r.name}: {result}")
 
 
+def leases_save_reads(lb, replicas, redis):
+    """A replica reads a session's record once, not on every request."""
+    s = Session(lb)
+    s.result("tools/list", via=replicas[1])
+    time.sleep(0.3)  # the replica hears its first beats back
+    before = redis.calls("getex")
+    for _ in range(20):
+        s.result("tools/list", via=replicas[1])
+    reads = redis.calls("getex") - before
+    expect(reads <= 2, f"{reads} reads of the session's record for 20 requests")
+
+
 def delete_everywhere(lb, replicas):
     s = Session(lb)
     s.result("tools/list", via=replicas[1])
     s.result("tools/list", via=replicas[2])
+    started = time.monotonic()
     reply = replicas[0].request("DELETE", session=s.id)
+    took = time.monotonic() - started
     expect(reply.status == 200, f"DELETE: HTTP {reply.status}")
+    # The other replicas acknowledged at once: nobody waited out a lease.
+    expect(took < 1.0, f"DELETE took {took:.1f}s")
     for r in replicas + [lb]:
         reply = s.call("tools/list", via=r)
         expect(reply.status == 404, f"after DELETE, {r.name} answered HTTP {reply.status}")
@@ -494,7 +510,10 @@ def task_result_outlives_its_replica(lb, replicas, pids):
 
 def store_faults(lb, replicas, redis):
     s = Session(lb)
+    for r in replicas:
+        s.result("tools/list", via=r)  # each replica holds a lease now
     redis.stop()
+    stopped = time.monotonic()
     try:
         for r in replicas:
             started = time.monotonic()
@@ -509,8 +528,18 @@ def store_faults(lb, replicas, redis):
             expect(took < 5, f"{r.name}: the 503 took {took:.1f}s")
             started = time.monotonic()
             reply = s.call("tools/list", via=r)
-            expect(time.monotonic() - started < 5 and reply.status >= 400,
+            # A replica may serve a session it holds a lease on for up to a
+            # second after its bus went silent (nothing can change the
+            # session meanwhile); then it refuses.
+            expect(time.monotonic() - started < 5 and reply.status in (200, 503),
                    f"{r.name}: an existing session's request without Redis: HTTP {reply.status}")
+        time.sleep(max(0.0, 1.5 - (time.monotonic() - stopped)))
+        for r in replicas:
+            started = time.monotonic()
+            reply = s.call("tools/list", via=r)
+            expect(time.monotonic() - started < 5 and reply.status == 503,
+                   f"{r.name}: an existing session's request 1.5 s without Redis: "
+                   f"HTTP {reply.status}")
     finally:
         redis.start()
     deadline = time.monotonic() + 10
@@ -536,6 +565,25 @@ class Redis:
     def pid(self):
         with open(self.pidfile) as f:
             return int(f.read())
+
+    def calls(self, command):
+        """How many times Redis ran `command` so far (INFO commandstats)."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as conn:
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            conn.sendall(b"INFO commandstats\r\n")
+            data = b""
+            # A bulk string: "$<length>\r\n<text>\r\n".
+            while True:
+                header, _, body = data.partition(b"\r\n")
+                if header.startswith(b"$") and _ and len(body) >= int(header[1:]):
+                    break
+                chunk = conn.recv(65536)
+                expect(chunk, "Redis closed the connection during INFO")
+                data += chunk
+        for line in data.decode().splitlines():
+            if line.startswith(f"cmdstat_{command}:calls="):
+                return int(line.split("calls=")[1].split(",")[0])
+        return 0
 
     def stop(self):
         os.kill(self.pid(), signal.SIGKILL)
@@ -575,6 +623,8 @@ def main():
 
     check("a session across replicas (tools, resources, prompts, subscribe, logging level)",
           lambda: session_end_to_end(lb, replicas))
+    check("a replica reads a session's record once, not per request",
+          lambda: leases_save_reads(lb, replicas, redis))
     check("DELETE on one replica is 404 on every replica", lambda: delete_everywhere(lb, replicas))
     check("a resource update on one replica reaches a stream held by another",
           lambda: resource_update_reaches_other_replicas(lb, replicas))

@@ -43,7 +43,12 @@ pub(super) fn bridge(server: &Server, bus: Arc<dyn Bus>) {
     let mut remote = bus.subscribe(TOPIC);
     let bus = server.change_bus().clone();
     tokio::spawn(async move {
-        while let Some(payload) = remote.recv().await {
+        while let Some(heard) = remote.recv().await {
+            // A gap loses changes: the bus carries hints, and a client
+            // that missed one sees it on its next list or read.
+            let Some(payload) = heard.message() else {
+                continue;
+            };
             match decode(&payload) {
                 Some((from, change)) if from != origin => {
                     bus.notify_remote_change(change).await;

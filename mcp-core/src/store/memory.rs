@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use tokio::sync::{broadcast, mpsc};
 
-use super::{Bus, SessionStore, StoreResult, random_secret};
+use super::{Bus, Heard, SessionStore, StoreResult, random_secret};
 
 const NAME: &str = "memory";
 
@@ -124,19 +124,18 @@ impl Bus for InMemoryBus {
         Ok(())
     }
 
-    fn subscribe(&self, topic: &str) -> mpsc::Receiver<String> {
+    fn subscribe(&self, topic: &str) -> mpsc::Receiver<Heard> {
         let mut source = self.topic(topic).subscribe();
         let (tx, rx) = mpsc::channel(256);
         tokio::spawn(async move {
             loop {
-                match source.recv().await {
-                    Ok(message) => {
-                        if tx.send(message).await.is_err() {
-                            return;
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                let heard = match source.recv().await {
+                    Ok(message) => Heard::Message(message),
+                    Err(broadcast::error::RecvError::Lagged(_)) => Heard::Gap,
                     Err(broadcast::error::RecvError::Closed) => return,
+                };
+                if tx.send(heard).await.is_err() {
+                    return;
                 }
             }
         });
@@ -188,7 +187,9 @@ mod tests {
         let mut a = bus.subscribe("t");
         let mut b = bus.subscribe("t");
         bus.publish("t", "hello".into()).await.unwrap();
-        assert_eq!(a.recv().await.as_deref(), Some("hello"));
-        assert_eq!(b.recv().await.as_deref(), Some("hello"));
+        for receiver in [&mut a, &mut b] {
+            let heard = receiver.recv().await.and_then(Heard::message);
+            assert_eq!(heard.as_deref(), Some("hello"));
+        }
     }
 }

@@ -95,13 +95,40 @@ pub trait SessionStore: fmt::Debug + Send + Sync + 'static {
 /// Publish/subscribe between replicas: each message reaches every
 /// subscriber of its topic on every replica, including the sender's own
 /// (a receiver skips what it sent itself if it must).
+///
+/// What a subscriber receives of one topic comes in the order the bus took
+/// the messages, without holes: where messages may have been lost (the
+/// subscription was lost and made again, or the subscriber fell behind),
+/// it receives [`Heard::Gap`] before the next message. Session leases rely
+/// on this (see `transport/http/server/lease.rs`): a replica that may have
+/// missed a session's change stops trusting what it holds.
 #[async_trait]
 pub trait Bus: fmt::Debug + Send + Sync + 'static {
     /// Sends `payload` to every subscriber of `topic`.
     async fn publish(&self, topic: &str, payload: String) -> StoreResult<()>;
     /// Starts receiving `topic`. Messages published while the store was
-    /// unreachable are lost (the bus carries hints to refetch, not data).
-    fn subscribe(&self, topic: &str) -> mpsc::Receiver<String>;
+    /// unreachable are lost (the bus carries hints to refetch, not data),
+    /// and a [`Heard::Gap`] says where.
+    fn subscribe(&self, topic: &str) -> mpsc::Receiver<Heard>;
+}
+
+/// What a [`Bus`] subscriber receives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Heard {
+    /// A message, as published.
+    Message(String),
+    /// Messages may have been lost here.
+    Gap,
+}
+
+impl Heard {
+    /// The message, if this is one.
+    pub fn message(self) -> Option<String> {
+        match self {
+            Self::Message(text) => Some(text),
+            Self::Gap => None,
+        }
+    }
 }
 
 /// Draws 32 random bytes.

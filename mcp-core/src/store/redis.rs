@@ -24,7 +24,7 @@ use redis::io::tcp::TcpSettings;
 use redis::{AsyncCommands, IntoConnectionInfo};
 use tokio::sync::mpsc;
 
-use super::{Bus, SessionStore, StoreError, StoreResult, Stores, random_secret, replica_id};
+use super::{Bus, Heard, SessionStore, StoreError, StoreResult, Stores, random_secret, replica_id};
 use crate::schema::RequestId;
 use crate::transport::http::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
 
@@ -275,25 +275,32 @@ impl Bus for RedisStore {
         Ok(())
     }
 
-    fn subscribe(&self, topic: &str) -> mpsc::Receiver<String> {
+    fn subscribe(&self, topic: &str) -> mpsc::Receiver<Heard> {
         let (tx, rx) = mpsc::channel(256);
         let channel = self.key("bus", topic);
         let client = self.inner.client.clone();
         let name = self.inner.name.clone();
         tokio::spawn(async move {
-            // Reconnects until nobody listens any more.
+            // Reconnects until nobody listens any more; what was published
+            // in between is lost, which a gap says.
+            let mut first = true;
             while !tx.is_closed() {
                 match subscribed(&client, &channel).await {
                     Ok(pubsub) => {
+                        if !first && tx.send(Heard::Gap).await.is_err() {
+                            return;
+                        }
                         let mut messages = pubsub.into_on_message();
                         loop {
                             tokio::select! {
                                 message = messages.next() => match message {
                                     Some(message) => {
-                                        if let Ok(payload) = message.get_payload::<String>() {
-                                            if tx.send(payload).await.is_err() {
-                                                return;
-                                            }
+                                        let heard = match message.get_payload::<String>() {
+                                            Ok(payload) => Heard::Message(payload),
+                                            Err(_) => Heard::Gap,
+                                        };
+                                        if tx.send(heard).await.is_err() {
+                                            return;
                                         }
                                     }
                                     None => break,
@@ -307,6 +314,7 @@ impl Bus for RedisStore {
                     }
                     Err(e) => tracing::debug!("cannot subscribe to {channel} on {name}: {e}"),
                 }
+                first = false;
                 tokio::time::sleep(Duration::from_millis(500)).await;
             }
         });

@@ -61,9 +61,13 @@ pub(super) async fn publish(bus: &dyn Bus, message: &Message) {
 pub(super) fn follow(manager: Weak<TaskManager>, bus: &dyn Bus) {
     let mut messages = bus.subscribe(TOPIC);
     tokio::spawn(async move {
-        while let Some(payload) = messages.recv().await {
+        while let Some(heard) = messages.recv().await {
             let Some(manager) = manager.upgrade() else {
                 return;
+            };
+            // A gap: waiters recheck the store on their own schedule.
+            let Some(payload) = heard.message() else {
+                continue;
             };
             let Ok(message) = serde_json::from_str::<Message>(&payload) else {
                 tracing::debug!("ignoring a task message this version cannot read: {payload}");

@@ -29,7 +29,8 @@ pub(super) async fn delete(
     if let Some(session) = &known {
         session::bind_identity(&session.engine, identity)?;
     }
-    // Gone from the store first: from then on every replica answers 404.
+    // Gone from the store first, then from every replica's leases: from
+    // then on every replica answers 404.
     let stored = match &state.config.session_store {
         Some(store) => store
             .delete(id)
@@ -38,11 +39,15 @@ pub(super) async fn delete(
         None => false,
     };
     let session = lock(&state.sessions).remove(id);
+    if let Some(session) = &session {
+        session.terminate();
+    }
+    if let (Some(leases), true) = (&state.leases, stored) {
+        // No replica serves it on a lease once this is answered.
+        leases.announce(id, true).await;
+    }
     match session {
-        Some(session) => {
-            session.terminate();
-            Ok(StatusCode::OK.into_response())
-        }
+        Some(_) => Ok(StatusCode::OK.into_response()),
         None if stored => Ok(StatusCode::OK.into_response()),
         None => Err(Rejection::SessionNotFound("Session not found")),
     }

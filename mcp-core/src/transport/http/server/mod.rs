@@ -19,6 +19,7 @@ mod event_store;
 mod extract;
 mod get;
 mod guard;
+mod lease;
 mod modern;
 mod post;
 mod remote;
@@ -291,6 +292,9 @@ pub(crate) struct State {
     pub(crate) forward: Option<tokio::sync::mpsc::Sender<session::Forwarded>>,
     /// Names this server's forwarded messages, so that it skips its own.
     origin: u64,
+    /// With replicas: the sessions this one may serve without reading the
+    /// store.
+    pub(crate) leases: Option<Arc<lease::Leases>>,
 }
 
 /// Background work that needs a Tokio runtime to start.
@@ -303,8 +307,10 @@ impl State {
             return;
         }
         tokio::spawn(reap_idle(Arc::downgrade(self)));
+        if let Some(leases) = &self.leases {
+            lease::follow(self, leases.clone());
+        }
         if let (Some(_), Some(bus)) = (&self.config.session_store, &self.config.bus) {
-            tokio::spawn(session::follow_changes(Arc::downgrade(self), bus.clone()));
             tokio::spawn(session::follow_answers(Arc::downgrade(self), bus.clone()));
             tokio::spawn(session::follow_forwarded(
                 self.origin,
@@ -354,7 +360,16 @@ impl StreamableHttpServer {
             }
             None => None,
         };
+        let leases = match (&config.session_store, &config.bus) {
+            (Some(_), Some(bus)) => Some(Arc::new(lease::Leases::new(
+                origin,
+                bus.clone(),
+                config.idle_timeout,
+            ))),
+            _ => None,
+        };
         let state = Arc::new(State {
+            leases,
             config,
             acceptor,
             sessions: Mutex::new(HashMap::new()),

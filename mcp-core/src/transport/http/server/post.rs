@@ -130,7 +130,7 @@ async fn serve(
         }
         let _ = session.engine.handle(decoded, None);
         // `notifications/initialized` changes what other replicas must know.
-        session::persist(state, &session, false).await?;
+        session::persist(state, &session, session::Reach::Hint).await?;
         return Ok(StatusCode::ACCEPTED.into_response());
     };
     let head = Head {
@@ -146,7 +146,12 @@ async fn serve(
         session.terminate();
         return Ok(response);
     }
-    if let Err(rejection) = session::persist(state, &session, created).await {
+    let reach = if created {
+        session::Reach::Created
+    } else {
+        session::Reach::Everywhere
+    };
+    if let Err(rejection) = session::persist(state, &session, reach).await {
         if created {
             // A session other replicas cannot find is no session.
             lock(&state.sessions).remove(&session.id);

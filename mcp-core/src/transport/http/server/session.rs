@@ -13,6 +13,7 @@ use http::HeaderMap;
 
 use super::State;
 use super::extract::Rejection;
+use super::lease::Lease;
 use super::reply::{SESSION_HEADER, header};
 use super::streams::{LiveItem, Streams};
 use crate::auth::AuthInfo;
@@ -33,6 +34,9 @@ pub(crate) struct HttpSession {
     /// The record last read from the session store (unchanged: nothing to
     /// restore).
     restored: Mutex<String>,
+    /// With replicas: whether this replica may serve the session without
+    /// reading its record again.
+    pub(crate) lease: Lease,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -72,12 +76,13 @@ impl HttpSession {
             last_active: AtomicU64::new(0),
             persisted: AtomicU64::new(0),
             restored: Mutex::new(String::new()),
+            lease: Lease::default(),
         }))
     }
 
     /// Makes the session what the store's `record` says, unless that is
     /// what it last was.
-    fn refresh(&self, record: String) -> Result<(), String> {
+    pub(super) fn refresh(&self, record: String) -> Result<(), String> {
         let mut restored = lock(&self.restored);
         if *restored == record {
             return Ok(());
@@ -203,7 +208,8 @@ fn new_session_id() -> Result<String, Rejection> {
 
 /// Finds the session named by the request's `Mcp-Session-Id`. With a
 /// session store, its record decides: gone there is gone here (404), and a
-/// session this replica has not seen is re-created from it.
+/// session this replica has not seen is re-created from it. A session this
+/// replica holds a lease on is served as it is (see `lease.rs`).
 pub(super) async fn existing(
     state: &State,
     headers: &HeaderMap,
@@ -222,6 +228,17 @@ pub(super) async fn existing(
         session.touch();
         return Ok(session);
     };
+    if let (Some(session), Some(leases)) = (&local, &state.leases) {
+        if leases.valid(&session.lease) {
+            session.touch();
+            leases.renew_if_due(store, state.config.idle_timeout, session);
+            return Ok(session.clone());
+        }
+    }
+    let read = state
+        .leases
+        .as_ref()
+        .map(|leases| (leases.epoch(), super::lease::now_ms()));
     let record = store
         .load(id, state.config.idle_timeout)
         .await
@@ -240,6 +257,9 @@ pub(super) async fn existing(
         }
         None => restore(state, id, record)?,
     };
+    if let (Some(leases), Some((epoch, asked))) = (&state.leases, read) {
+        leases.grant(&session.lease, epoch, asked);
+    }
     session.touch();
     Ok(session)
 }
@@ -269,15 +289,29 @@ fn restore(state: &State, id: &str, record: String) -> Result<Arc<HttpSession>, 
     Ok(session)
 }
 
+/// How a change to a session's record reaches the other replicas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// The session is new (its `initialize` was just answered): nobody
+    /// else has it.
+    Created,
+    /// The answer waits until no replica serves the old record (a log
+    /// level, subscriptions: the next request must see them).
+    Everywhere,
+    /// The others hear of it without being waited for (the handshake's
+    /// end, which no request depends on).
+    Hint,
+}
+
 /// Writes what changed in `session` (its handshake, log level,
 /// subscriptions) to the session store, before the answer that made the
 /// change goes out, so that the next request finds it on any replica.
-/// `created`: the session is new (its `initialize` was just answered).
 pub(super) async fn persist(
     state: &State,
     session: &HttpSession,
-    created: bool,
+    reach: Reach,
 ) -> Result<(), Rejection> {
+    let created = reach == Reach::Created;
     let Some(store) = &state.config.session_store else {
         return Ok(());
     };
@@ -291,6 +325,10 @@ pub(super) async fn persist(
         return Ok(());
     };
     let ttl = state.config.idle_timeout;
+    let read = state
+        .leases
+        .as_ref()
+        .map(|leases| (leases.epoch(), super::lease::now_ms()));
     let written = if created {
         store.create(&session.id, &record, ttl).await
     } else {
@@ -300,11 +338,17 @@ pub(super) async fn persist(
         Ok(_) => {
             session.persisted.fetch_max(changes, Ordering::AcqRel);
             *lock(&session.restored) = record;
-            if let (Some(bus), false) = (&state.config.bus, created) {
-                // Replicas holding the session (its GET stream) refresh it,
-                // so that they see its new subscriptions and level.
-                if let Err(e) = bus.publish(SESSIONS_TOPIC, session.id.clone()).await {
-                    tracing::warn!("other replicas did not hear of a session's change: {e}");
+            if let Some(leases) = &state.leases {
+                // Those holding the session (its GET stream) take the new
+                // record, with its subscriptions and level.
+                match reach {
+                    Reach::Created => {}
+                    Reach::Everywhere => leases.announce(&session.id, false).await,
+                    Reach::Hint => leases.hint(&session.id).await,
+                }
+                // What was written is what this replica holds.
+                if let Some((epoch, asked)) = read {
+                    leases.grant(&session.lease, epoch, asked);
                 }
             }
             Ok(())
@@ -313,8 +357,6 @@ pub(super) async fn persist(
     }
 }
 
-/// The bus topic naming sessions whose record changed.
-pub(super) const SESSIONS_TOPIC: &str = "sessions";
 /// The bus topic of answers to requests another replica sent the client.
 pub(super) const ANSWERS_TOPIC: &str = "answers";
 /// The bus topic of messages for a session's GET stream held elsewhere.
@@ -359,8 +401,13 @@ pub(super) async fn follow_forwarded(
     bus: Arc<dyn crate::store::Bus>,
 ) {
     let mut messages = bus.subscribe(STREAMS_TOPIC);
-    while let Some(payload) = messages.recv().await {
+    while let Some(heard) = messages.recv().await {
         let Some(state) = state.upgrade() else { return };
+        // A gap: what was lost is still in the event store, where a GET
+        // resuming the stream finds it.
+        let Some(payload) = heard.message() else {
+            continue;
+        };
         let Ok(forwarded) = serde_json::from_str::<ForwardedMessage>(&payload) else {
             continue;
         };
@@ -402,8 +449,12 @@ pub(super) async fn follow_answers(state: std::sync::Weak<State>, bus: Arc<dyn c
         message: String,
     }
     let mut answers = bus.subscribe(ANSWERS_TOPIC);
-    while let Some(payload) = answers.recv().await {
+    while let Some(heard) = answers.recv().await {
         let Some(state) = state.upgrade() else { return };
+        // A gap: a client sends again an answer whose question it still sees.
+        let Some(payload) = heard.message() else {
+            continue;
+        };
         let Ok(answer) = serde_json::from_str::<Answer>(&payload) else {
             continue;
         };
@@ -422,32 +473,6 @@ pub(super) async fn follow_answers(state: std::sync::Weak<State>, bus: Arc<dyn c
                     .engine
                     .handle(Ok(crate::jsonrpc::Inbound::Response(response)), None);
             }
-        }
-    }
-}
-
-/// Keeps this replica's copies of sessions as other replicas change them.
-pub(super) async fn follow_changes(state: std::sync::Weak<State>, bus: Arc<dyn crate::store::Bus>) {
-    let mut changed = bus.subscribe(SESSIONS_TOPIC);
-    while let Some(id) = changed.recv().await {
-        let Some(state) = state.upgrade() else { return };
-        let Some(store) = &state.config.session_store else {
-            return;
-        };
-        let Some(session) = lock(&state.sessions).get(&id).cloned() else {
-            continue;
-        };
-        match store.load(&id, state.config.idle_timeout).await {
-            Ok(Some(record)) => {
-                if let Err(e) = session.refresh(record) {
-                    tracing::warn!("session {id}: {e}");
-                }
-            }
-            Ok(None) => {
-                lock(&state.sessions).remove(&id);
-                session.terminate();
-            }
-            Err(e) => tracing::debug!("session {id} not refreshed: {e}"),
         }
     }
 }
