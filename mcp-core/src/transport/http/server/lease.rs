@@ -225,7 +225,11 @@ impl Leases {
             self.trusted_until
                 .fetch_max(sent.saturating_add(millis(TRUST)), Ordering::SeqCst);
         } else {
-            lock(&self.book).heard.insert(from, Instant::now());
+            let mut book = lock(&self.book);
+            if book.heard.insert(from, Instant::now()).is_none() {
+                // A replica not heard before: forget those long gone.
+                book.heard.retain(|_, at| at.elapsed() < LIVE);
+            }
         }
     }
 
