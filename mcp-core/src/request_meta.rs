@@ -68,7 +68,7 @@ struct Meta {
 /// error with the spec's code: -32022 for a revision this server does not
 /// serve per request (`data.supported`, `data.requested`), -32602 for
 /// missing or malformed metadata.
-pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<RequestMeta>, RpcError> {
+pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<Box<RequestMeta>>, RpcError> {
     let Some(params) = params else {
         return Ok(None);
     };
@@ -84,7 +84,7 @@ pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<RequestMeta>, Rpc
 /// header before anything else).
 pub(crate) fn read_meta(
     meta: &RawValue,
-) -> (Option<String>, Result<Option<RequestMeta>, RpcError>) {
+) -> (Option<String>, Result<Option<Box<RequestMeta>>, RpcError>) {
     let meta: Meta = match serde_json::from_str(meta.get()) {
         Ok(meta) => meta,
         Err(e) => {
@@ -99,7 +99,7 @@ pub(crate) fn read_meta(
     (claimed, checked(meta))
 }
 
-fn checked(meta: Meta) -> Result<Option<RequestMeta>, RpcError> {
+fn checked(meta: Meta) -> Result<Option<Box<RequestMeta>>, RpcError> {
     let Some(claim) = meta.version else {
         // Metadata without a revision: a 2026-07-28 client that forgot it,
         // or an older client's own `_meta` (progress tokens); only the
@@ -152,14 +152,14 @@ fn checked(meta: Meta) -> Result<Option<RequestMeta>, RpcError> {
     let progress_token = meta
         .progress_token
         .and_then(|token| serde_json::from_value(token).ok());
-    Ok(Some(RequestMeta {
+    Ok(Some(Box::new(RequestMeta {
         version,
         capabilities,
         info,
         log_level,
         progress_token,
         sent_params: None,
-    }))
+    })))
 }
 
 fn invalid_meta(detail: &str) -> RpcError {

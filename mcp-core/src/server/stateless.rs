@@ -70,7 +70,7 @@ pub(super) fn serve(
     handler: &Arc<dyn ServerHandler>,
     profile: Option<&Arc<Profile>>,
     method: RequestMethod,
-    meta: RequestMeta,
+    meta: Box<RequestMeta>,
     identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
@@ -156,7 +156,7 @@ fn check_param_headers(
 /// The per-request state of a request that stands alone: its client is
 /// what its `_meta` says.
 fn request_state(
-    meta: RequestMeta,
+    meta: Box<RequestMeta>,
     identity: Option<Arc<AuthInfo>>,
     offers: ServerOffers,
     ctx: &RequestContext,
@@ -189,7 +189,7 @@ fn serve_extension(
     handler: &Arc<dyn ServerHandler>,
     profile: Arc<Profile>,
     method: ExtensionMethod,
-    meta: RequestMeta,
+    meta: Box<RequestMeta>,
     identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,

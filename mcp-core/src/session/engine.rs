@@ -105,7 +105,7 @@ pub(crate) trait Acceptor: Send + Sync + 'static {
     fn serve_alone(
         &self,
         request: InboundRequest<'_>,
-        meta: crate::request_meta::RequestMeta,
+        meta: Box<crate::request_meta::RequestMeta>,
         identity: Option<Arc<crate::auth::AuthInfo>>,
         ctx: RequestContext,
     ) -> std::result::Result<RequestFuture, RpcError>;

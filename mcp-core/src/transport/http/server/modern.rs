@@ -60,7 +60,7 @@ pub(super) fn route(
     }
     match decoded {
         Ok(Inbound::Request(request)) => match check(headers, header_version, request) {
-            Ok(meta) => Route::Stateless(Box::new(meta)),
+            Ok(meta) => Route::Stateless(meta),
             Err(response) => Route::Answered(*response),
         },
         // No notification of these revisions needs an answer or headers:
@@ -98,7 +98,7 @@ fn check(
     headers: &HeaderMap,
     header_version: Option<&str>,
     request: &InboundRequest<'_>,
-) -> Result<RequestMeta, Box<Response>> {
+) -> Result<Box<RequestMeta>, Box<Response>> {
     let id = &request.id;
     let fail = |status: StatusCode, error: RpcError| Box::new(rpc_error(status, Some(id), &error));
     let mismatch = |detail: String| {

@@ -100,7 +100,7 @@ async fn serve(
             accepts,
             parts: parts.clone(),
         };
-        return Ok(serve_alone(state, identity, head, decoded, *meta).await);
+        return Ok(serve_alone(state, identity, head, decoded, meta).await);
     }
     if state.config.stateless {
         // Every POST is a session of its own; initialize itself is answered
@@ -303,7 +303,7 @@ async fn serve_alone(
     identity: Option<Arc<AuthInfo>>,
     head: Head,
     decoded: Decoded<'_>,
-    meta: RequestMeta,
+    meta: Box<RequestMeta>,
 ) -> Response {
     let Head { accepts, parts } = head;
     let Ok(Inbound::Request(request)) = decoded else {
