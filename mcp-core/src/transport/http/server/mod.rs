@@ -27,7 +27,6 @@ mod service;
 mod session;
 mod streams;
 
-use std::collections::HashMap;
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,6 +46,7 @@ use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "auth")]
 use crate::auth::ProtectedResource;
+use crate::fast_map::FastMap;
 use crate::session::Acceptor;
 use crate::store::{Bus, SessionStore, Stores, TaskStore};
 
@@ -282,7 +282,7 @@ pub(crate) struct State {
     pub(crate) config: HttpServerConfig,
     /// What the endpoint serves (the server role, seen only through this).
     pub(crate) acceptor: Arc<dyn Acceptor>,
-    pub(crate) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    pub(crate) sessions: Mutex<FastMap<String, Arc<HttpSession>>>,
     /// Whether the background tasks run (they start inside a runtime).
     started: AtomicBool,
     /// More background work to start with them (the server role's).
@@ -357,7 +357,7 @@ impl StreamableHttpServer {
         let state = Arc::new(State {
             config,
             acceptor,
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(FastMap::default()),
             started: AtomicBool::new(false),
             deferred: Mutex::new(deferred),
             forward,
