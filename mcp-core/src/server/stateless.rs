@@ -114,11 +114,15 @@ pub(super) fn serve(
     } else {
         None
     };
-    let request = ClientRequest::from_parts(method, request.id, request.params)
-        .map_err(RpcError::invalid_params)?;
-    let state = request_state(meta, identity, offers, &ctx, round.clone());
-    let cx = Context::for_request(ctx, state.clone());
-    let mut answer = dispatch(handler, state, cx, request)?;
+    // Matched, not `map_err(..)?` (see `ServerService::request`).
+    let mut answer = match ClientRequest::from_parts(method, request.id, request.params) {
+        Ok(request) => {
+            let state = request_state(meta, identity, offers, &ctx, round.clone());
+            let cx = Context::for_request(ctx, state.clone());
+            dispatch(handler, state, cx, request)?
+        }
+        Err(e) => return Err(RpcError::invalid_params(e)),
+    };
     if let Some(round) = round {
         answer = input::run(answer, round);
     }

@@ -28,6 +28,7 @@ mod session;
 mod streams;
 
 use std::fmt;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -481,15 +482,23 @@ async fn reap_idle(state: std::sync::Weak<State>) {
     }
 }
 
-/// The endpoint in an axum `Router`.
-async fn endpoint(Extract(state): Extract<Arc<State>>, request: Request) -> Response {
-    handle(state, request).await
+/// The endpoint in an axum `Router`: `handle`'s own future (axum boxes it
+/// per request; a wrapping `async fn` would make it larger).
+fn endpoint(
+    Extract(state): Extract<Arc<State>>,
+    request: Request,
+) -> impl Future<Output = Response> {
+    let (parts, body) = request.into_parts();
+    handle(state, parts, body)
 }
 
 /// The endpoint: the shared checks, then the method's handler.
-async fn handle(state: Arc<State>, request: Request) -> Response {
+async fn handle(
+    state: Arc<State>,
+    mut parts: http::request::Parts,
+    body: axum::body::Body,
+) -> Response {
     state.start();
-    let (mut parts, body) = request.into_parts();
     let guard = match Guarded::from_request_parts(&mut parts, &state).await {
         Ok(guard) => guard,
         Err(rejection) => return rejection.into_response(),

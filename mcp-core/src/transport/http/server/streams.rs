@@ -249,6 +249,14 @@ impl Streams {
         true
     }
 
+    /// Whether the answer just pushed to `stream_id` is its only event (so
+    /// the POST answered at once has nothing else to replay).
+    pub(crate) fn only_the_answer(&self, stream_id: u64) -> bool {
+        self.streams
+            .get(&stream_id)
+            .is_some_and(|s| s.done && s.next_seq == 2)
+    }
+
     /// Attaches the POST that started the request to its stream: returns
     /// what was sent meanwhile (stored) and whether the stream is complete
     /// (answered, ended, or cut by the server). `None` if it was forgotten
