@@ -493,27 +493,37 @@ fn endpoint(
 }
 
 /// The endpoint: the shared checks, then the method's handler.
-async fn handle(
+// Not an `async fn`: one copies its arguments into locals, and this future
+// (boxed by axum per request) would hold the request's head twice.
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold its arguments twice"
+)]
+fn handle(
     state: Arc<State>,
     mut parts: http::request::Parts,
     body: axum::body::Body,
-) -> Response {
-    state.start();
-    let guard = match Guarded::from_request_parts(&mut parts, &state).await {
-        Ok(guard) => guard,
-        Err(rejection) => return rejection.into_response(),
-    };
-    let outcome = match parts.method {
-        Method::POST => {
-            let request = Request::from_parts(parts, body);
-            match <PostBody as axum::extract::FromRequest<_>>::from_request(request, &state).await {
-                Ok(body) => return post::post(state, guard, body).await,
-                Err(rejection) => Err(rejection),
+) -> impl Future<Output = Response> {
+    async move {
+        state.start();
+        let guard = match Guarded::from_request_parts(&mut parts, &state).await {
+            Ok(guard) => guard,
+            Err(rejection) => return rejection.into_response(),
+        };
+        let outcome = match parts.method {
+            Method::POST => {
+                let request = Request::from_parts(parts, body);
+                match <PostBody as axum::extract::FromRequest<_>>::from_request(request, &state)
+                    .await
+                {
+                    Ok(body) => return post::post(state, guard, body).await,
+                    Err(rejection) => Err(rejection),
+                }
             }
-        }
-        Method::GET => get::get(&state, &parts.headers, guard.identity.as_ref()).await,
-        Method::DELETE => delete::delete(&state, &parts.headers, guard.identity.as_ref()).await,
-        _ => Err(Rejection::MethodNotAllowed),
-    };
-    outcome.unwrap_or_else(IntoResponse::into_response)
+            Method::GET => get::get(&state, &parts.headers, guard.identity.as_ref()).await,
+            Method::DELETE => delete::delete(&state, &parts.headers, guard.identity.as_ref()).await,
+            _ => Err(Rejection::MethodNotAllowed),
+        };
+        outcome.unwrap_or_else(IntoResponse::into_response)
+    }
 }
