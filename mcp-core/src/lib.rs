@@ -386,6 +386,8 @@ mod capability;
 pub mod client;
 mod error;
 pub mod extensions;
+#[cfg(any(feature = "server", feature = "client"))]
+mod fast_map;
 pub mod jsonrpc;
 mod param_headers;
 mod request_meta;

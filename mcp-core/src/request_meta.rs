@@ -48,14 +48,17 @@ struct Params<'a> {
     meta: Option<&'a RawValue>,
 }
 
+/// The keys read, as written: the small ones as `Value`s, the capabilities
+/// and client info as raw text, read straight into their types (see
+/// [`typed`]).
 #[derive(Deserialize)]
-struct Meta {
+struct Meta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
     version: Option<Value>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
-    capabilities: Option<Value>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo")]
-    info: Option<Value>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow)]
+    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow)]
+    info: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/logLevel")]
     log_level: Option<Value>,
     #[serde(rename = "progressToken")]
@@ -68,7 +71,7 @@ struct Meta {
 /// error with the spec's code: -32022 for a revision this server does not
 /// serve per request (`data.supported`, `data.requested`), -32602 for
 /// missing or malformed metadata.
-pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<RequestMeta>, RpcError> {
+pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<Box<RequestMeta>>, RpcError> {
     let Some(params) = params else {
         return Ok(None);
     };
@@ -84,8 +87,8 @@ pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<RequestMeta>, Rpc
 /// header before anything else).
 pub(crate) fn read_meta(
     meta: &RawValue,
-) -> (Option<String>, Result<Option<RequestMeta>, RpcError>) {
-    let meta: Meta = match serde_json::from_str(meta.get()) {
+) -> (Option<String>, Result<Option<Box<RequestMeta>>, RpcError>) {
+    let meta: Meta<'_> = match serde_json::from_str(meta.get()) {
         Ok(meta) => meta,
         Err(e) => {
             let error = RpcError::invalid_params(format!("`_meta` must be an object: {e}"));
@@ -99,7 +102,7 @@ pub(crate) fn read_meta(
     (claimed, checked(meta))
 }
 
-fn checked(meta: Meta) -> Result<Option<RequestMeta>, RpcError> {
+fn checked(meta: Meta<'_>) -> Result<Option<Box<RequestMeta>>, RpcError> {
     let Some(claim) = meta.version else {
         // Metadata without a revision: a 2026-07-28 client that forgot it,
         // or an older client's own `_meta` (progress tokens); only the
@@ -121,7 +124,7 @@ fn checked(meta: Meta) -> Result<Option<RequestMeta>, RpcError> {
         _ => return Err(unsupported_version(&requested)),
     };
     let capabilities = match meta.capabilities {
-        Some(caps @ Value::Object(_)) => serde_json::from_value(caps)
+        Some(caps) if caps.get().trim_start().starts_with('{') => typed(caps)
             .map_err(|e| invalid_meta(&format!("`{CLIENT_CAPABILITIES}` is not valid: {e}")))?,
         Some(_) => {
             return Err(invalid_meta(&format!(
@@ -137,8 +140,7 @@ fn checked(meta: Meta) -> Result<Option<RequestMeta>, RpcError> {
     let info = match meta.info {
         None => None,
         Some(info) => Some(
-            serde_json::from_value(info)
-                .map_err(|e| invalid_meta(&format!("`{CLIENT_INFO}` is not valid: {e}")))?,
+            typed(info).map_err(|e| invalid_meta(&format!("`{CLIENT_INFO}` is not valid: {e}")))?,
         ),
     };
     let log_level = match meta.log_level {
@@ -152,14 +154,22 @@ fn checked(meta: Meta) -> Result<Option<RequestMeta>, RpcError> {
     let progress_token = meta
         .progress_token
         .and_then(|token| serde_json::from_value(token).ok());
-    Ok(Some(RequestMeta {
+    Ok(Some(Box::new(RequestMeta {
         version,
         capabilities,
         info,
         log_level,
         progress_token,
         sent_params: None,
-    }))
+    })))
+}
+
+/// `raw` read as a `T`: straight from the text, in one pass; when that
+/// fails, through a `Value` as before, so that what is refused, and the
+/// error that says why, stay what they were.
+fn typed<T: serde::de::DeserializeOwned>(raw: &RawValue) -> Result<T, serde_json::Error> {
+    serde_json::from_str(raw.get())
+        .or_else(|_| serde_json::from_str::<Value>(raw.get()).and_then(serde_json::from_value))
 }
 
 fn invalid_meta(detail: &str) -> RpcError {
@@ -285,6 +295,29 @@ mod tests {
                 .unwrap()
                 .iter()
                 .any(|v| v == "2026-07-28")
+        );
+    }
+
+    #[test]
+    fn typed_reads_as_a_value_would() {
+        let read_both = |text: &str| {
+            let raw: Box<RawValue> = serde_json::from_str(text).unwrap();
+            let direct = typed::<Implementation>(&raw).map_err(|e| e.to_string());
+            let value = serde_json::from_str::<Value>(text)
+                .and_then(serde_json::from_value::<Implementation>)
+                .map_err(|e| e.to_string());
+            assert_eq!(direct, value, "{text}");
+        };
+        read_both(r#"{"name": "c", "version": "1", "x-vendor": {"a": [1, 2.5]}}"#);
+        read_both(r#"{"name": 5, "version": "1"}"#);
+        read_both(r#"{"version": "1"}"#);
+        let caps: Box<RawValue> = serde_json::from_str(r#"{"sampling": 5}"#).unwrap();
+        let via_value = serde_json::from_str::<Value>(caps.get())
+            .and_then(serde_json::from_value::<ClientCapabilities>)
+            .map_err(|e| e.to_string());
+        assert_eq!(
+            typed::<ClientCapabilities>(&caps).map_err(|e| e.to_string()),
+            via_value
         );
     }
 }

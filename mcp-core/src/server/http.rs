@@ -44,7 +44,7 @@ impl Acceptor for ServerAcceptor {
     fn serve_alone(
         &self,
         request: InboundRequest<'_>,
-        meta: RequestMeta,
+        meta: Box<RequestMeta>,
         identity: Option<Arc<AuthInfo>>,
         ctx: RequestContext,
     ) -> std::result::Result<RequestFuture, RpcError> {

@@ -3,6 +3,8 @@
 //! and while it is served (see `catalog.rs` for how a change is made).
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use arc_swap::ArcSwap;
@@ -309,35 +311,22 @@ impl ServerHandler for Server {
         })
     }
 
-    async fn call_tool(
-        &self,
+    // Written out rather than `async`: the future is the tool's own (started
+    // here, when the dispatch polls this the first time), with no future of
+    // this method around it holding the params and context.
+    fn call_tool<'life0, 'async_trait>(
+        &'life0 self,
         params: CallToolRequestParams,
         cx: Context,
-    ) -> Result<CallToolResult, RpcError> {
-        let (tool, has_tasks) = {
-            let catalog = self.catalog();
-            (
-                catalog.tools.get(&params.name).cloned(),
-                catalog.tasks.is_some(),
-            )
-        };
-        let Some(tool) = tool else {
-            return Err(RpcError::invalid_params(format!(
-                "unknown tool `{}`",
-                params.name
-            )));
-        };
-        if has_tasks && tool.task_support_of() == ToolExecutionTaskSupport::Required {
-            // Under the tasks extension the client did not allow a task.
-            if cx.protocol_version().is_some_and(|v| v.has_extensions()) {
-                return Err(crate::extensions::missing(crate::extensions::TASKS));
-            }
-            return Err(RpcError::method_not_found(&format!(
-                "tools/call of `{}` without a task (the tool requires task-augmented execution)",
-                params.name
-            )));
+    ) -> Pin<Box<dyn Future<Output = Result<CallToolResult, RpcError>> + Send + 'async_trait>>
+    where
+        'life0: 'async_trait,
+        Self: 'async_trait,
+    {
+        match self.start_tool(params, cx) {
+            Ok(call) => call,
+            Err(error) => Box::pin(std::future::ready(Err(error))),
         }
-        tool.call(params.arguments, cx).await
     }
 
     async fn call_tool_as_task(
@@ -561,5 +550,39 @@ impl ServerHandler for Server {
         };
         let completion = complete(params, cx).await?;
         Ok(CompleteResult::new(completion))
+    }
+}
+
+impl Server {
+    /// Starts `tools/call` of a registered tool (see `call_tool`).
+    fn start_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: Context,
+    ) -> Result<BoxFuture<'static, Result<CallToolResult, RpcError>>, RpcError> {
+        let (tool, has_tasks) = {
+            let catalog = self.catalog();
+            (
+                catalog.tools.get(&params.name).cloned(),
+                catalog.tasks.is_some(),
+            )
+        };
+        let Some(tool) = tool else {
+            return Err(RpcError::invalid_params(format!(
+                "unknown tool `{}`",
+                params.name
+            )));
+        };
+        if has_tasks && tool.task_support_of() == ToolExecutionTaskSupport::Required {
+            // Under the tasks extension the client did not allow a task.
+            if cx.protocol_version().is_some_and(|v| v.has_extensions()) {
+                return Err(crate::extensions::missing(crate::extensions::TASKS));
+            }
+            return Err(RpcError::method_not_found(&format!(
+                "tools/call of `{}` without a task (the tool requires task-augmented execution)",
+                params.name
+            )));
+        }
+        Ok(tool.start(params.arguments, cx))
     }
 }

@@ -70,7 +70,7 @@ pub(super) fn serve(
     handler: &Arc<dyn ServerHandler>,
     profile: Option<&Arc<Profile>>,
     method: RequestMethod,
-    meta: RequestMeta,
+    meta: Box<RequestMeta>,
     identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
@@ -114,11 +114,15 @@ pub(super) fn serve(
     } else {
         None
     };
-    let request = ClientRequest::from_parts(method, request.id, request.params)
-        .map_err(RpcError::invalid_params)?;
-    let state = request_state(meta, identity, offers, &ctx, round.clone());
-    let cx = Context::for_request(ctx, state.clone());
-    let mut answer = dispatch(handler, state, cx, request)?;
+    // Matched, not `map_err(..)?` (see `ServerService::request`).
+    let mut answer = match ClientRequest::from_parts(method, request.id, request.params) {
+        Ok(request) => {
+            let state = request_state(meta, identity, offers, &ctx, round.clone());
+            let cx = Context::for_request(ctx, state.clone());
+            dispatch(handler, state, cx, request)?
+        }
+        Err(e) => return Err(RpcError::invalid_params(e)),
+    };
     if let Some(round) = round {
         answer = input::run(answer, round);
     }
@@ -156,7 +160,7 @@ fn check_param_headers(
 /// The per-request state of a request that stands alone: its client is
 /// what its `_meta` says.
 fn request_state(
-    meta: RequestMeta,
+    meta: Box<RequestMeta>,
     identity: Option<Arc<AuthInfo>>,
     offers: ServerOffers,
     ctx: &RequestContext,
@@ -189,7 +193,7 @@ fn serve_extension(
     handler: &Arc<dyn ServerHandler>,
     profile: Arc<Profile>,
     method: ExtensionMethod,
-    meta: RequestMeta,
+    meta: Box<RequestMeta>,
     identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,

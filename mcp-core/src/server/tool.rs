@@ -256,15 +256,17 @@ impl ToolDef {
             input_schema,
             false,
             move |args: Map<String, Value>, cx: Context| {
-                let handler = handler.clone();
+                // Deserialized and started here, so that the future holds
+                // only the handler's (not the context and arguments too).
+                let call = serde_json::from_value::<A>(Value::Object(args))
+                    .map(|args| handler(args, cx))
+                    .map_err(|e| CallToolResult::error(format!("Invalid arguments: {e}")));
                 async move {
-                    let args: A = match serde_json::from_value(Value::Object(args)) {
-                        Ok(args) => args,
-                        Err(e) => {
-                            return Ok(CallToolResult::error(format!("Invalid arguments: {e}")));
-                        }
+                    let call = match call {
+                        Ok(call) => call,
+                        Err(invalid) => return Ok(invalid),
                     };
-                    match handler(args, cx).await {
+                    match call.await {
                         Ok(output) => Ok(output.into_result()),
                         Err(e) => match (&e as &dyn std::any::Any).downcast_ref::<RpcError>() {
                             Some(rpc) => Err(rpc.clone()),
@@ -333,15 +335,15 @@ impl ToolDef {
         let validator = InputValidator::lazy(Value::Object(input_schema.clone()));
         let handler = Arc::new(handler);
         let handler: Handler = Arc::new(move |args: Map<String, Value>, cx: Context| {
-            let handler = handler.clone();
+            // As in `new`: the future holds only the handler's.
+            let call = serde_json::from_value::<A>(Value::Object(args))
+                .map(|args| handler(args, cx))
+                .map_err(|e| CallToolResult::error(format!("Invalid arguments: {e}")));
             Box::pin(async move {
-                let args: A = match serde_json::from_value(Value::Object(args)) {
-                    Ok(args) => args,
-                    Err(e) => {
-                        return Ok(CallToolResult::error(format!("Invalid arguments: {e}")));
-                    }
-                };
-                handler(args, cx).await.into_tool_result()
+                match call {
+                    Ok(call) => call.await.into_tool_result(),
+                    Err(invalid) => Ok(invalid),
+                }
             })
         });
         let mut tool = Tool::new(
@@ -515,13 +517,36 @@ impl ToolDef {
         arguments: Option<Map<String, Value>>,
         cx: Context,
     ) -> std::result::Result<CallToolResult, RpcError> {
+        self.start(arguments, cx).await
+    }
+
+    /// Validates the arguments and starts the handler now; the future is
+    /// the handler's own (what [`call`](Self::call) awaits), so a caller
+    /// that is itself being polled adds no future of its own around it.
+    pub(crate) fn start(
+        &self,
+        arguments: Option<Map<String, Value>>,
+        cx: Context,
+    ) -> BoxFuture<'static, std::result::Result<CallToolResult, RpcError>> {
+        match self.checked(arguments) {
+            Ok(arguments) => (self.handler)(arguments, cx),
+            Err(answer) => Box::pin(std::future::ready(*answer)),
+        }
+    }
+
+    /// The arguments if they are valid, else the answer to give.
+    fn checked(
+        &self,
+        arguments: Option<Map<String, Value>>,
+    ) -> std::result::Result<Map<String, Value>, Box<std::result::Result<CallToolResult, RpcError>>>
+    {
         let validator = match self.validator.get() {
             Ok(validator) => validator,
             Err(e) => {
-                return Err(RpcError::internal(format!(
+                return Err(Box::new(Err(RpcError::internal(format!(
                     "input schema of tool `{}` is not a valid JSON Schema: {e}",
                     self.tool.name
-                )));
+                )))));
             }
         };
         let arguments = arguments.unwrap_or_default();
@@ -543,16 +568,18 @@ impl ToolDef {
                 .collect()
         };
         if !problems.is_empty() {
-            return Ok(CallToolResult::error(format!(
+            return Err(Box::new(Ok(CallToolResult::error(format!(
                 "Invalid arguments for tool `{}`: {}",
                 self.tool.name,
                 problems.join("; ")
-            )));
+            )))));
         }
         let Value::Object(arguments) = instance else {
-            return Ok(CallToolResult::error("arguments must be an object"));
+            return Err(Box::new(Ok(CallToolResult::error(
+                "arguments must be an object",
+            ))));
         };
-        (self.handler)(arguments, cx).await
+        Ok(arguments)
     }
 }
 

@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use crate::fast_map::FastMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -105,7 +105,7 @@ pub(crate) trait Acceptor: Send + Sync + 'static {
     fn serve_alone(
         &self,
         request: InboundRequest<'_>,
-        meta: crate::request_meta::RequestMeta,
+        meta: Box<crate::request_meta::RequestMeta>,
         identity: Option<Arc<crate::auth::AuthInfo>>,
         ctx: RequestContext,
     ) -> std::result::Result<RequestFuture, RpcError>;
@@ -125,8 +125,8 @@ pub(crate) struct Shared {
     pub(crate) config: SessionConfig,
     pub(crate) closed: CancellationToken,
     close_reason: Mutex<Option<String>>,
-    pending: Mutex<HashMap<RequestId, PendingCall>>,
-    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    pending: Mutex<FastMap<RequestId, PendingCall>>,
+    inflight: Mutex<FastMap<RequestId, CancellationToken>>,
     next_id: AtomicI64,
     transport_close: CancellationToken,
     transport_done: CancellationToken,
@@ -211,8 +211,8 @@ impl Shared {
             config,
             closed: CancellationToken::new(),
             close_reason: Mutex::new(None),
-            pending: Mutex::new(HashMap::new()),
-            inflight: Mutex::new(HashMap::new()),
+            pending: Mutex::new(FastMap::default()),
+            inflight: Mutex::new(FastMap::default()),
             next_id: AtomicI64::new(0),
             transport_close: CancellationToken::new(),
             transport_done: CancellationToken::new(),

@@ -144,8 +144,17 @@ impl SseParser {
 #[cfg(feature = "http-server")]
 pub(crate) fn encode_event(id: Option<&str>, data: &str, retry: Option<Duration>) -> String {
     let mut out = String::with_capacity(data.len() + 48);
+    push_event(&mut out, id, data, retry);
+    out
+}
+
+/// Appends an event to `out`, written as [`encode_event`] writes it.
+#[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+pub(crate) fn push_event(out: &mut String, id: Option<&str>, data: &str, retry: Option<Duration>) {
     if let Some(retry) = retry {
-        out.push_str(&format!("retry: {}\n", retry.as_millis()));
+        out.push_str("retry: ");
+        push_decimal(out, u64::try_from(retry.as_millis()).unwrap_or(u64::MAX));
+        out.push('\n');
     }
     if let Some(id) = id {
         out.push_str("id: ");
@@ -163,7 +172,25 @@ pub(crate) fn encode_event(id: Option<&str>, data: &str, retry: Option<Duration>
         }
     }
     out.push('\n');
-    out
+}
+
+/// Appends `n` in decimal (without `fmt`'s machinery: event ids are
+/// written for every event).
+pub(crate) fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        // `n % 10` is below 10: the cast cannot truncate.
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &digit in &digits[at..] {
+        out.push(char::from(digit));
+    }
 }
 
 #[cfg(test)]

@@ -2,12 +2,13 @@
 //! stream with `Last-Event-ID`: the [`EventStore`] trait and its bounded
 //! in-memory default.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
+use crate::fast_map::FastMap;
 use crate::schema::RequestId;
 use crate::store::StoreResult;
 
@@ -66,7 +67,7 @@ type Events = VecDeque<(u64, Arc<str>)>;
 #[derive(Debug)]
 pub struct InMemoryEventStore {
     per_stream: usize,
-    streams: Mutex<HashMap<StreamKey, Events>>,
+    streams: Mutex<FastMap<StreamKey, Events>>,
 }
 
 impl InMemoryEventStore {
@@ -74,11 +75,11 @@ impl InMemoryEventStore {
     pub fn new(per_stream: usize) -> Self {
         Self {
             per_stream: per_stream.max(1),
-            streams: Mutex::new(HashMap::new()),
+            streams: Mutex::new(FastMap::default()),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<StreamKey, Events>> {
+    fn lock(&self) -> MutexGuard<'_, FastMap<StreamKey, Events>> {
         self.streams
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -181,18 +181,37 @@ pub(super) struct Accepts {
 }
 
 impl Accepts {
+    /// Whether `Accept` holds `*/*`, `application/json`, `application/*`
+    /// or `text/event-stream` anywhere, in any case: read around each `/`,
+    /// in one pass.
     pub(super) fn of(headers: &HeaderMap) -> Self {
-        let accept = header(headers, ACCEPT.as_str()).unwrap_or("").as_bytes();
-        let has = |needle: &str| {
-            accept
-                .windows(needle.len())
-                .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+        let accept = header(headers, ACCEPT).unwrap_or("").as_bytes();
+        let mut found = Self {
+            json: false,
+            sse: false,
         };
-        let any = has("*/*");
-        Self {
-            json: any || has("application/json") || has("application/*"),
-            sse: any || has("text/event-stream"),
+        for slash in memchr::memchr_iter(b'/', accept) {
+            let (before, after) = (&accept[..slash], &accept[slash + 1..]);
+            let ends = |type_: &str| {
+                before.len() >= type_.len()
+                    && before[before.len() - type_.len()..].eq_ignore_ascii_case(type_.as_bytes())
+            };
+            let starts = |sub: &str| {
+                after.len() >= sub.len() && after[..sub.len()].eq_ignore_ascii_case(sub.as_bytes())
+            };
+            if starts("*") && ends("*") {
+                return Self {
+                    json: true,
+                    sse: true,
+                };
+            }
+            if ends("application") && (starts("json") || starts("*")) {
+                found.json = true;
+            } else if ends("text") && starts("event-stream") {
+                found.sse = true;
+            }
         }
+        found
     }
 }
 
@@ -208,7 +227,7 @@ impl FromRequest<Arc<State>> for PostBody {
 
     async fn from_request(request: Request, state: &Arc<State>) -> Result<Self, Self::Rejection> {
         let (parts, body): (Parts, Body) = request.into_parts();
-        let content_type = header(&parts.headers, CONTENT_TYPE.as_str()).unwrap_or("");
+        let content_type = header(&parts.headers, CONTENT_TYPE).unwrap_or("");
         if !content_type
             .get(..16)
             .is_some_and(|t| t.eq_ignore_ascii_case("application/json"))
@@ -270,6 +289,11 @@ mod tests {
         assert!(json.json && !json.sse);
         let neither = accepts("text/html");
         assert!(!neither.json && !neither.sse);
+        let sse = accepts("text/html, TEXT/EVENT-STREAM;q=0.9");
+        assert!(!sse.json && sse.sse);
+        let inside = accepts("xapplication/jsonx, xtext/event-streamx");
+        assert!(inside.json && inside.sse);
+        assert!(!accepts("application/").json && !accepts("/json").json);
         assert!(!Accepts::of(&HeaderMap::new()).json);
     }
 }

@@ -28,9 +28,7 @@ pub(super) async fn get(
         return Err(Rejection::Stateless);
     }
     // The spec requires the client to list text/event-stream explicitly.
-    let accept = header(headers, ACCEPT.as_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let accept = header(headers, ACCEPT).unwrap_or("").to_ascii_lowercase();
     if !accept.contains("text/event-stream") {
         return Err(Rejection::NotAcceptable(
             "a GET stream needs Accept: text/event-stream",

@@ -28,8 +28,8 @@ mod service;
 mod session;
 mod streams;
 
-use std::collections::HashMap;
 use std::fmt;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -48,6 +48,7 @@ use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "auth")]
 use crate::auth::ProtectedResource;
+use crate::fast_map::FastMap;
 use crate::session::Acceptor;
 use crate::store::{Bus, SessionStore, Stores, TaskStore};
 
@@ -283,7 +284,7 @@ pub(crate) struct State {
     pub(crate) config: HttpServerConfig,
     /// What the endpoint serves (the server role, seen only through this).
     pub(crate) acceptor: Arc<dyn Acceptor>,
-    pub(crate) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    pub(crate) sessions: Mutex<FastMap<String, Arc<HttpSession>>>,
     /// Whether the background tasks run (they start inside a runtime).
     started: AtomicBool,
     /// More background work to start with them (the server role's).
@@ -372,7 +373,7 @@ impl StreamableHttpServer {
             leases,
             config,
             acceptor,
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(FastMap::default()),
             started: AtomicBool::new(false),
             deferred: Mutex::new(deferred),
             forward,
@@ -496,30 +497,48 @@ async fn reap_idle(state: std::sync::Weak<State>) {
     }
 }
 
-/// The endpoint in an axum `Router`.
-async fn endpoint(Extract(state): Extract<Arc<State>>, request: Request) -> Response {
-    handle(state, request).await
+/// The endpoint in an axum `Router`: `handle`'s own future (axum boxes it
+/// per request; a wrapping `async fn` would make it larger).
+fn endpoint(
+    Extract(state): Extract<Arc<State>>,
+    request: Request,
+) -> impl Future<Output = Response> {
+    let (parts, body) = request.into_parts();
+    handle(state, parts, body)
 }
 
 /// The endpoint: the shared checks, then the method's handler.
-async fn handle(state: Arc<State>, request: Request) -> Response {
-    state.start();
-    let (mut parts, body) = request.into_parts();
-    let guard = match Guarded::from_request_parts(&mut parts, &state).await {
-        Ok(guard) => guard,
-        Err(rejection) => return rejection.into_response(),
-    };
-    let outcome = match parts.method {
-        Method::POST => {
-            let request = Request::from_parts(parts, body);
-            match <PostBody as axum::extract::FromRequest<_>>::from_request(request, &state).await {
-                Ok(body) => return post::post(state, guard, body).await,
-                Err(rejection) => Err(rejection),
+// Not an `async fn`: one copies its arguments into locals, and this future
+// (boxed by axum per request) would hold the request's head twice.
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold its arguments twice"
+)]
+fn handle(
+    state: Arc<State>,
+    mut parts: http::request::Parts,
+    body: axum::body::Body,
+) -> impl Future<Output = Response> {
+    async move {
+        state.start();
+        let guard = match Guarded::from_request_parts(&mut parts, &state).await {
+            Ok(guard) => guard,
+            Err(rejection) => return rejection.into_response(),
+        };
+        let outcome = match parts.method {
+            Method::POST => {
+                let request = Request::from_parts(parts, body);
+                match <PostBody as axum::extract::FromRequest<_>>::from_request(request, &state)
+                    .await
+                {
+                    Ok(body) => return post::post(state, guard, body).await,
+                    Err(rejection) => Err(rejection),
+                }
             }
-        }
-        Method::GET => get::get(&state, &parts.headers, guard.identity.as_ref()).await,
-        Method::DELETE => delete::delete(&state, &parts.headers, guard.identity.as_ref()).await,
-        _ => Err(Rejection::MethodNotAllowed),
-    };
-    outcome.unwrap_or_else(IntoResponse::into_response)
+            Method::GET => get::get(&state, &parts.headers, guard.identity.as_ref()).await,
+            Method::DELETE => delete::delete(&state, &parts.headers, guard.identity.as_ref()).await,
+            _ => Err(Rejection::MethodNotAllowed),
+        };
+        outcome.unwrap_or_else(IntoResponse::into_response)
+    }
 }

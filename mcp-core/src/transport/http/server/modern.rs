@@ -4,7 +4,7 @@
 //! `Mcp-Method` and `Mcp-Name` must agree with the body; an error found here
 //! is answered at once with its status (400, or 404 for an unknown method).
 
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -18,9 +18,9 @@ use crate::request_meta::{self, RequestMeta};
 use crate::schema::ClientRequestMethod;
 
 /// The header naming the method of a request.
-const METHOD_HEADER: &str = "mcp-method";
+static METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
 /// The header naming the tool, prompt or resource a request is about.
-const NAME_HEADER: &str = "mcp-name";
+static NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 /// The headers mirroring tool arguments (`Mcp-Param-{Name}`), lower case as
 /// header names are stored.
 const PARAM_HEADER_PREFIX: &str = "mcp-param-";
@@ -60,7 +60,7 @@ pub(super) fn route(
     }
     match decoded {
         Ok(Inbound::Request(request)) => match check(headers, header_version, request) {
-            Ok(meta) => Route::Stateless(Box::new(meta)),
+            Ok(meta) => Route::Stateless(meta),
             Err(response) => Route::Answered(*response),
         },
         // No notification of these revisions needs an answer or headers:
@@ -98,7 +98,7 @@ fn check(
     headers: &HeaderMap,
     header_version: Option<&str>,
     request: &InboundRequest<'_>,
-) -> Result<RequestMeta, Box<Response>> {
+) -> Result<Box<RequestMeta>, Box<Response>> {
     let id = &request.id;
     let fail = |status: StatusCode, error: RpcError| Box::new(rpc_error(status, Some(id), &error));
     let mismatch = |detail: String| {
@@ -139,7 +139,7 @@ fn check(
         Ok(None) => return Err(fail(StatusCode::BAD_REQUEST, request_meta::missing_meta())),
         Err(e) => return Err(fail(StatusCode::BAD_REQUEST, e)),
     };
-    match header(headers, METHOD_HEADER) {
+    match header(headers, &METHOD_HEADER) {
         Some(m) if m == request.method => {}
         Some(m) => {
             return Err(mismatch(format!(
@@ -163,7 +163,7 @@ fn check(
             )
         })?;
     if let Some(name) = named(method, &head) {
-        match header(headers, NAME_HEADER).map(|h| (h, param_headers::decode_value(h))) {
+        match header(headers, &NAME_HEADER).map(|h| (h, param_headers::decode_value(h))) {
             Some((_, Ok(decoded))) if decoded == name => {}
             Some((_, Err(e))) => return Err(mismatch(format!("Mcp-Name: {e}"))),
             Some((h, _)) => {

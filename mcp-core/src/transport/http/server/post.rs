@@ -3,6 +3,7 @@
 //! An answer ready at once is the response body straight away; one that
 //! takes longer reaches the response through the session's outlet.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use axum::response::{IntoResponse, Response};
@@ -40,129 +41,153 @@ struct Head {
     parts: Arc<Parts>,
 }
 
-pub(super) async fn post(state: Arc<State>, guard: Guarded, body: PostBody) -> Response {
-    match serve(&state, guard.identity, body).await {
-        Ok(response) => response,
-        Err(rejection) => rejection.into_response(),
+// The functions below return `async move` blocks rather than being `async
+// fn`s: an `async fn` keeps its arguments and its locals apart, so its
+// future holds each argument twice (the decoded message, 128 bytes, in
+// every one of them), and these futures are nested in the one axum boxes
+// per request.
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold its arguments twice (see above)"
+)]
+pub(super) fn post(
+    state: Arc<State>,
+    guard: Guarded,
+    body: PostBody,
+) -> impl Future<Output = Response> {
+    async move {
+        match serve(&state, guard.identity, body).await {
+            Ok(response) => response,
+            Err(rejection) => rejection.into_response(),
+        }
     }
 }
 
-async fn serve(
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold its arguments twice (see above)"
+)]
+fn serve(
     state: &Arc<State>,
     identity: Option<Arc<AuthInfo>>,
     body: PostBody,
-) -> Result<Response, Rejection> {
-    let PostBody {
-        parts,
-        accepts,
-        text,
-    } = body;
-    let headers = &parts.headers;
-    let decoded = decode(&text);
-    // A request of a revision without sessions (2026-07-28) is checked
-    // against its headers here and served alone.
-    let meta = match modern::route(headers, &text, &decoded) {
-        Route::Sessions => None,
-        Route::Stateless(meta) => Some(meta),
-        Route::Answered(response) => return Ok(response),
-    };
-    let version = match meta {
-        Some(_) => None,
-        None => claimed_version(headers)?,
-    };
-    let (request_id, is_initialize) = match &decoded {
-        // A well-formed message with bad params goes to its session like any
-        // other: a request is answered -32602, a notification dropped.
-        Err(e) if e.method.is_some() => (
-            e.id.clone(),
-            e.method.as_deref() == Some(methods::INITIALIZE),
-        ),
-        Err(e) => return Ok(rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)),
-        Ok(Inbound::Request(r)) => {
-            // Scopes of the method (and of the tool, for tools/call).
-            #[cfg(feature = "auth")]
-            if let (Some(resource), Some(info)) = (&state.config.protected_resource, &identity) {
-                if resource.has_operation_scopes() {
-                    let tool = (r.method == methods::TOOLS_CALL)
-                        .then(|| tool_name(r.params))
-                        .flatten();
-                    if let Err(rejection) = resource.authorize(info, &r.method, tool.as_deref()) {
-                        return Ok(rejection.into_response());
+) -> impl Future<Output = Result<Response, Rejection>> {
+    async move {
+        let PostBody {
+            parts,
+            accepts,
+            text,
+        } = body;
+        let headers = &parts.headers;
+        let decoded = decode(&text);
+        // A request of a revision without sessions (2026-07-28) is checked
+        // against its headers here and served alone.
+        let meta = match modern::route(headers, &text, &decoded) {
+            Route::Sessions => None,
+            Route::Stateless(meta) => Some(meta),
+            Route::Answered(response) => return Ok(response),
+        };
+        let version = match meta {
+            Some(_) => None,
+            None => claimed_version(headers)?,
+        };
+        let (request_id, is_initialize) = match &decoded {
+            // A well-formed message with bad params goes to its session like any
+            // other: a request is answered -32602, a notification dropped.
+            Err(e) if e.method.is_some() => (
+                e.id.clone(),
+                e.method.as_deref() == Some(methods::INITIALIZE),
+            ),
+            Err(e) => return Ok(rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)),
+            Ok(Inbound::Request(r)) => {
+                // Scopes of the method (and of the tool, for tools/call).
+                #[cfg(feature = "auth")]
+                if let (Some(resource), Some(info)) = (&state.config.protected_resource, &identity)
+                {
+                    if resource.has_operation_scopes() {
+                        let tool = (r.method == methods::TOOLS_CALL)
+                            .then(|| tool_name(r.params))
+                            .flatten();
+                        if let Err(rejection) = resource.authorize(info, &r.method, tool.as_deref())
+                        {
+                            return Ok(rejection.into_response());
+                        }
                     }
                 }
+                (Some(r.id.clone()), r.method == methods::INITIALIZE)
             }
-            (Some(r.id.clone()), r.method == methods::INITIALIZE)
+            Ok(_) => (None, false),
+        };
+        if let Some(meta) = meta {
+            let head = Head {
+                accepts,
+                parts: parts.clone(),
+            };
+            return Ok(serve_alone(state, identity, head, decoded, meta).await);
         }
-        Ok(_) => (None, false),
-    };
-    if let Some(meta) = meta {
+        if state.config.stateless {
+            // Every POST is a session of its own; initialize itself is answered
+            // for clients that send it.
+            let preset = (!is_initialize).then(|| version.unwrap_or(ProtocolVersion::LATEST));
+            let head = Head {
+                accepts,
+                parts: parts.clone(),
+            };
+            return serve_one_shot(state, identity, head, decoded, request_id, preset, version)
+                .await;
+        }
+        let created = headers.get(SESSION_HEADER).is_none() && is_initialize;
+        let session = if created {
+            session::create(state)?
+        } else {
+            session::existing(state, headers).await?
+        };
+        session::bind_identity(&session.engine, identity.as_ref())?;
+        let Some(id) = request_id else {
+            // Notifications and responses: hand over and acknowledge.
+            if session.closed().is_cancelled() {
+                return Err(Rejection::SessionNotFound("Session not found"));
+            }
+            if let Ok(Inbound::Response(response)) = &decoded {
+                // An answer to a request another replica sent goes there.
+                session::route_answer(state, &session, response.id.as_ref(), &text).await;
+            }
+            let _ = session.engine.handle(decoded, None);
+            // `notifications/initialized` changes what other replicas must know.
+            session::persist(state, &session, session::Reach::Hint).await?;
+            return Ok(StatusCode::ACCEPTED.into_response());
+        };
         let head = Head {
             accepts,
             parts: parts.clone(),
         };
-        return Ok(serve_alone(state, identity, head, decoded, *meta).await);
-    }
-    if state.config.stateless {
-        // Every POST is a session of its own; initialize itself is answered
-        // for clients that send it.
-        let preset = (!is_initialize).then(|| version.unwrap_or(ProtocolVersion::LATEST));
-        let head = Head {
-            accepts,
-            parts: parts.clone(),
-        };
-        return serve_one_shot(state, identity, head, decoded, request_id, preset, version).await;
-    }
-    let created = headers.get(SESSION_HEADER).is_none() && is_initialize;
-    let session = if created {
-        session::create(state)?
-    } else {
-        session::existing(state, headers).await?
-    };
-    session::bind_identity(&session.engine, identity.as_ref())?;
-    let Some(id) = request_id else {
-        // Notifications and responses: hand over and acknowledge.
-        if session.closed().is_cancelled() {
-            return Err(Rejection::SessionNotFound("Session not found"));
-        }
-        if let Ok(Inbound::Response(response)) = &decoded {
-            // An answer to a request another replica sent goes there.
-            session::route_answer(state, &session, response.id.as_ref(), &text).await;
-        }
-        let _ = session.engine.handle(decoded, None);
-        // `notifications/initialized` changes what other replicas must know.
-        session::persist(state, &session, session::Reach::Hint).await?;
-        return Ok(StatusCode::ACCEPTED.into_response());
-    };
-    let head = Head {
-        accepts,
-        parts: parts.clone(),
-    };
-    let (mut response, failed_initialize) =
-        serve_in_session(state, &session, id, decoded, head, version, created).await?;
-    if failed_initialize {
-        // An initialize that failed (bad params) leaves no session behind:
-        // the client gets the error and no session id to use.
-        lock(&state.sessions).remove(&session.id);
-        session.terminate();
-        return Ok(response);
-    }
-    let reach = if created {
-        session::Reach::Created
-    } else {
-        session::Reach::Everywhere
-    };
-    if let Err(rejection) = session::persist(state, &session, reach).await {
-        if created {
-            // A session other replicas cannot find is no session.
+        let (mut response, failed_initialize) =
+            serve_in_session(state, &session, id, decoded, head, version, created).await?;
+        if failed_initialize {
+            // An initialize that failed (bad params) leaves no session behind:
+            // the client gets the error and no session id to use.
             lock(&state.sessions).remove(&session.id);
             session.terminate();
+            return Ok(response);
         }
-        return Err(rejection);
+        let reach = if created {
+            session::Reach::Created
+        } else {
+            session::Reach::Everywhere
+        };
+        if let Err(rejection) = session::persist(state, &session, reach).await {
+            if created {
+                // A session other replicas cannot find is no session.
+                lock(&state.sessions).remove(&session.id);
+                session.terminate();
+            }
+            return Err(rejection);
+        }
+        if let Ok(value) = HeaderValue::from_str(&session.id) {
+            response.headers_mut().insert(SESSION_HEADER, value);
+        }
+        Ok(response)
     }
-    if let Ok(value) = HeaderValue::from_str(&session.id) {
-        response.headers_mut().insert(SESSION_HEADER, value);
-    }
-    Ok(response)
 }
 
 /// The tool a `tools/call` names.
@@ -184,7 +209,11 @@ fn is_result(text: &str) -> bool {
 
 /// Serves request `id` in `session`; returns the response and whether it
 /// was an `initialize` that opened the session and failed.
-async fn serve_in_session(
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold its arguments twice (see above)"
+)]
+fn serve_in_session(
     state: &State,
     session: &Arc<HttpSession>,
     id: RequestId,
@@ -192,149 +221,165 @@ async fn serve_in_session(
     head: Head,
     version: Option<ProtocolVersion>,
     created: bool,
-) -> Result<(Response, bool), Rejection> {
-    let Head { accepts, parts } = head;
-    let Some(stream_id) = session
-        .streams()
-        .open_request(id.clone(), None, accepts.json)
-    else {
-        let error = RpcError::invalid_request(format!(
-            "request id {id} is already in progress in this session"
-        ));
-        return Ok((rpc_error(StatusCode::CONFLICT, Some(&id), &error), false));
-    };
-    let reply = session.engine.handle(decoded, Some(parts));
-    let priming = || {
-        let version = session
-            .engine
-            .service()
-            .and_then(|s| s.protocol_version())
-            .or(version);
-        version
-            .filter(|v| v.has_sse_priming())
-            .map(|_| priming_event(stream_id, state.config.sse_retry))
-    };
-    if let Some(Reply { text, .. }) = reply {
-        // Answered at once, in this task.
-        let failed = created && !is_result(&text);
-        if session.streams().answer_as_json(&id, stream_id) {
-            return Ok((json_body(StatusCode::OK, text), failed));
-        }
-        let answer: Arc<str> = Arc::from(text.as_str());
-        let _ = session.outlet.deliver(OutboundMessage {
-            text,
-            kind: OutboundKind::Response,
-            related: Some(id),
-        });
-        let mut replay = session
+) -> impl Future<Output = Result<(Response, bool), Rejection>> {
+    async move {
+        let Head { accepts, parts } = head;
+        let Some(stream_id) = session
             .streams()
-            .attach_post(stream_id, None)
-            .map(|(replay, _)| replay)
-            .unwrap_or_default();
-        // Other requests finishing between the two locks may have pruned
-        // this finished stream (only so many are kept for resumption): the
-        // answer in hand is sent all the same.
-        if replay.last().is_none_or(|(_, t)| *t != answer) {
-            let seq = replay.last().map_or(1, |(seq, _)| seq + 1);
-            replay.push((seq, answer));
-        }
-        return Ok((complete_sse(stream_id, priming(), &replay), failed));
-    }
-    let (live_tx, mut live_rx) = mpsc::channel(LIVE_CAPACITY);
-    let attached = session.streams().attach_post(stream_id, Some(live_tx));
-    let Some((replay, complete)) = attached else {
-        return Err(Rejection::SessionNotFound("Session ended before answering"));
-    };
-    if complete {
-        let failed = created && !replay.last().is_some_and(|(_, t)| is_result(t));
-        return Ok((complete_sse(stream_id, priming(), &replay), failed));
-    }
-    // Armed from here until the request is answered: if this handler or
-    // its event stream is dropped first, the client went away.
-    let mut disconnect = DisconnectGuard {
-        engine: Some(Arc::new(EngineRef::Session(session.clone()))),
-        request: state.config.cancel_on_disconnect.then(|| id.clone()),
-        end_session: false,
-    };
-    let mut first = None;
-    if replay.is_empty() {
-        let item = tokio::select! {
-            item = live_rx.recv() => item,
-            () = session.closed().cancelled() => None,
+            .open_request(id.clone(), None, accepts.json)
+        else {
+            let error = RpcError::invalid_request(format!(
+                "request id {id} is already in progress in this session"
+            ));
+            return Ok((rpc_error(StatusCode::CONFLICT, Some(&id), &error), false));
         };
-        match item {
-            None => {
-                disconnect.disarm();
-                return Err(Rejection::SessionNotFound("Session ended before answering"));
+        let reply = session.engine.handle(decoded, Some(parts));
+        let priming = || {
+            let version = session
+                .engine
+                .service()
+                .and_then(|s| s.protocol_version())
+                .or(version);
+            version
+                .filter(|v| v.has_sse_priming())
+                .map(|_| priming_event(stream_id, state.config.sse_retry))
+        };
+        if let Some(Reply { text, .. }) = reply {
+            // Answered at once, in this task.
+            let failed = created && !is_result(&text);
+            if session.streams().answer_as_json(&id, stream_id) {
+                return Ok((json_body(StatusCode::OK, text), failed));
             }
-            Some(LiveItem::Event {
-                text, last: true, ..
-            }) if accepts.json => {
-                disconnect.disarm();
-                let failed = created && !is_result(&text);
-                return Ok((json_body(StatusCode::OK, text.to_string()), failed));
-            }
-            Some(item) => {
-                if matches!(item, LiveItem::Close | LiveItem::Event { last: true, .. }) {
-                    disconnect.disarm();
+            let answer: Arc<str> = Arc::from(text.as_str());
+            let _ = session.outlet.deliver(OutboundMessage {
+                text,
+                kind: OutboundKind::Response,
+                related: Some(id),
+            });
+            // When the answer is all the stream carried, it is the one event to
+            // send: nothing to read back from the store.
+            let mut replay = {
+                let mut streams = session.streams();
+                if streams.only_the_answer(stream_id) {
+                    Vec::new()
+                } else {
+                    streams
+                        .attach_post(stream_id, None)
+                        .map(|(replay, _)| replay)
+                        .unwrap_or_default()
                 }
-                first = Some(item);
+            };
+            // Other requests finishing between the two locks may have pruned
+            // this finished stream (only so many are kept for resumption): the
+            // answer in hand is sent all the same.
+            if replay.last().is_none_or(|(_, t)| *t != answer) {
+                let seq = replay.last().map_or(1, |(seq, _)| seq + 1);
+                replay.push((seq, answer));
+            }
+            return Ok((complete_sse(stream_id, priming(), &replay), failed));
+        }
+        let (live_tx, mut live_rx) = mpsc::channel(LIVE_CAPACITY);
+        let attached = session.streams().attach_post(stream_id, Some(live_tx));
+        let Some((replay, complete)) = attached else {
+            return Err(Rejection::SessionNotFound("Session ended before answering"));
+        };
+        if complete {
+            let failed = created && !replay.last().is_some_and(|(_, t)| is_result(t));
+            return Ok((complete_sse(stream_id, priming(), &replay), failed));
+        }
+        // Armed from here until the request is answered: if this handler or
+        // its event stream is dropped first, the client went away.
+        let mut disconnect = DisconnectGuard {
+            engine: Some(Arc::new(EngineRef::Session(session.clone()))),
+            request: state.config.cancel_on_disconnect.then(|| id.clone()),
+            end_session: false,
+        };
+        let mut first = None;
+        if replay.is_empty() {
+            let item = tokio::select! {
+                item = live_rx.recv() => item,
+                () = session.closed().cancelled() => None,
+            };
+            match item {
+                None => {
+                    disconnect.disarm();
+                    return Err(Rejection::SessionNotFound("Session ended before answering"));
+                }
+                Some(LiveItem::Event {
+                    text, last: true, ..
+                }) if accepts.json => {
+                    disconnect.disarm();
+                    let failed = created && !is_result(&text);
+                    return Ok((json_body(StatusCode::OK, text.to_string()), failed));
+                }
+                Some(item) => {
+                    if matches!(item, LiveItem::Close | LiveItem::Event { last: true, .. }) {
+                        disconnect.disarm();
+                    }
+                    first = Some(item);
+                }
             }
         }
+        let failed = created
+            && match &first {
+                Some(LiveItem::Event {
+                    text, last: true, ..
+                }) => !is_result(text),
+                _ => false,
+            };
+        let response = sse_response(
+            Owner::Session(session.clone()),
+            stream_id,
+            priming(),
+            replay,
+            first,
+            live_rx,
+            disconnect,
+        );
+        Ok((response, failed))
     }
-    let failed = created
-        && match &first {
-            Some(LiveItem::Event {
-                text, last: true, ..
-            }) => !is_result(text),
-            _ => false,
-        };
-    let response = sse_response(
-        Owner::Session(session.clone()),
-        stream_id,
-        priming(),
-        replay,
-        first,
-        live_rx,
-        disconnect,
-    );
-    Ok((response, failed))
 }
 
 /// Serves a request that stands alone (2026-07-28): the service is called
 /// directly, with the `_meta` read when the headers were checked.
-async fn serve_alone(
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold its arguments twice (see above)"
+)]
+fn serve_alone(
     state: &State,
     identity: Option<Arc<AuthInfo>>,
     head: Head,
     decoded: Decoded<'_>,
-    meta: RequestMeta,
-) -> Response {
-    let Head { accepts, parts } = head;
-    let Ok(Inbound::Request(request)) = decoded else {
-        // `modern::route` serves only requests this way.
-        return Rejection::Internal("not a request".into()).into_response();
-    };
-    let id = request.id.clone();
-    let sink = Alone::new(Some(id.clone()));
-    let acceptor = &state.acceptor;
-    let engine = Attached::alone(sink.clone(), acceptor.config().clone());
-    let token = meta.progress_token.clone();
-    let reply = engine.handle_alone(request, token, Some(parts), |request, ctx| {
-        acceptor.serve_alone(request, meta, identity, ctx)
-    });
-    let lone = Lone {
-        engine,
-        sink,
-        id,
-        modern: true,
-        // Closing the response stream is how a client cancels a request
-        // that stands alone, e.g. ends a subscriptions/listen.
-        cancel: true,
-        end_session: false,
-        priming: None,
-    };
-    lone.finish(reply, accepts).await
+    meta: Box<RequestMeta>,
+) -> impl Future<Output = Response> {
+    async move {
+        let Head { accepts, parts } = head;
+        let Ok(Inbound::Request(request)) = decoded else {
+            // `modern::route` serves only requests this way.
+            return Rejection::Internal("not a request".into()).into_response();
+        };
+        let id = request.id.clone();
+        let sink = Alone::new(Some(id.clone()));
+        let acceptor = &state.acceptor;
+        let engine = Attached::alone(sink.clone(), acceptor.config().clone());
+        let token = meta.progress_token.clone();
+        let reply = engine.handle_alone(request, token, Some(parts), |request, ctx| {
+            acceptor.serve_alone(request, meta, identity, ctx)
+        });
+        let lone = Lone {
+            engine,
+            sink,
+            id,
+            modern: true,
+            // Closing the response stream is how a client cancels a request
+            // that stands alone, e.g. ends a subscriptions/listen.
+            cancel: true,
+            end_session: false,
+            priming: None,
+        };
+        lone.finish(reply, accepts).await
+    }
 }
 
 /// Serves a POST of the legacy stateless mode: a session of its own.
@@ -408,70 +453,76 @@ impl Lone {
         }
     }
 
-    async fn finish(self, reply: Option<Reply>, accepts: Accepts) -> Response {
-        if let Some(Reply { text, error, .. }) = reply {
-            self.end();
-            if accepts.json && self.sink.is_empty() {
-                return json_body(self.status(error), text);
-            }
-            self.sink.answer(text);
-        }
-        let (replay, mut live) = match self.sink.attach(LIVE_CAPACITY) {
-            Attach::Complete(replay) => {
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an async fn would hold its arguments twice (see above)"
+    )]
+    fn finish(self, reply: Option<Reply>, accepts: Accepts) -> impl Future<Output = Response> {
+        async move {
+            if let Some(Reply { text, error, .. }) = reply {
                 self.end();
-                return complete_sse(ALONE_STREAM, self.priming, &replay);
+                if accepts.json && self.sink.is_empty() {
+                    return json_body(self.status(error), text);
+                }
+                self.sink.answer(text);
             }
-            Attach::Live(replay, live) => (replay, live),
-        };
-        let status = (self.modern, accepts.json);
-        let Self {
-            engine,
-            id,
-            cancel,
-            end_session,
-            priming,
-            ..
-        } = self;
-        let mut disconnect = DisconnectGuard {
-            engine: Some(Arc::new(EngineRef::Own(engine))),
-            request: cancel.then_some(id),
-            end_session,
-        };
-        let mut first = None;
-        if replay.is_empty() {
-            match live.recv().await {
-                None => {
-                    disconnect.disarm();
-                    return Rejection::SessionNotFound("Session ended before answering")
-                        .into_response();
+            let (replay, mut live) = match self.sink.attach(LIVE_CAPACITY) {
+                Attach::Complete(replay) => {
+                    self.end();
+                    return complete_sse(ALONE_STREAM, self.priming, &replay);
                 }
-                Some(LiveItem::Event {
-                    text, last: true, ..
-                }) if status.1 => {
-                    disconnect.disarm();
-                    let code = if status.0 {
-                        modern::status_of(&text)
-                    } else {
-                        StatusCode::OK
-                    };
-                    return json_body(code, text.to_string());
-                }
-                Some(item) => {
-                    if matches!(item, LiveItem::Close | LiveItem::Event { last: true, .. }) {
+                Attach::Live(replay, live) => (replay, live),
+            };
+            let status = (self.modern, accepts.json);
+            let Self {
+                engine,
+                id,
+                cancel,
+                end_session,
+                priming,
+                ..
+            } = self;
+            let mut disconnect = DisconnectGuard {
+                engine: Some(Arc::new(EngineRef::Own(engine))),
+                request: cancel.then_some(id),
+                end_session,
+            };
+            let mut first = None;
+            if replay.is_empty() {
+                match live.recv().await {
+                    None => {
                         disconnect.disarm();
+                        return Rejection::SessionNotFound("Session ended before answering")
+                            .into_response();
                     }
-                    first = Some(item);
+                    Some(LiveItem::Event {
+                        text, last: true, ..
+                    }) if status.1 => {
+                        disconnect.disarm();
+                        let code = if status.0 {
+                            modern::status_of(&text)
+                        } else {
+                            StatusCode::OK
+                        };
+                        return json_body(code, text.to_string());
+                    }
+                    Some(item) => {
+                        if matches!(item, LiveItem::Close | LiveItem::Event { last: true, .. }) {
+                            disconnect.disarm();
+                        }
+                        first = Some(item);
+                    }
                 }
             }
+            sse_response(
+                Owner::Alone,
+                ALONE_STREAM,
+                priming,
+                replay,
+                first,
+                live,
+                disconnect,
+            )
         }
-        sse_response(
-            Owner::Alone,
-            ALONE_STREAM,
-            priming,
-            replay,
-            first,
-            live,
-            disconnect,
-        )
     }
 }

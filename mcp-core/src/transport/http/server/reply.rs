@@ -7,8 +7,8 @@ use std::sync::Arc;
 use axum::body::{Body, Bytes};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use http::{HeaderMap, StatusCode};
+use http::header::{AsHeaderName, CACHE_CONTROL, CONTENT_TYPE, HeaderName};
+use http::{HeaderMap, HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 
 use super::session::HttpSession;
@@ -16,12 +16,16 @@ use super::streams::{LiveItem, Replay, event_id};
 use crate::jsonrpc::{ErrorCode, RpcError, encode_error};
 use crate::schema::RequestId;
 use crate::session::Attached;
-use crate::transport::http::sse::encode_event;
+use crate::transport::http::sse::{encode_event, push_event};
 
-pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
-pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+// Header names as `HeaderName`s, parsed once: a lookup by `&str` parses
+// (validates and lower-cases) the name on every call.
+static SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
+static VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(crate) const SESSION_HEADER: &HeaderName = &SESSION;
+pub(crate) const VERSION_HEADER: &HeaderName = &VERSION;
 
-pub(super) fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(super) fn header<K: AsHeaderName>(headers: &HeaderMap, name: K) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -45,7 +49,12 @@ pub(super) fn rpc_error(status: StatusCode, id: Option<&RequestId>, error: &RpcE
 
 /// A JSON-RPC message as a whole JSON body.
 pub(super) fn json_body(status: StatusCode, text: String) -> Response {
-    (status, [(CONTENT_TYPE, "application/json")], text).into_response()
+    let mut response = Response::new(Body::from(text));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
 }
 
 /// The priming event of a stream (an id and the retry hint, no data).
@@ -54,25 +63,23 @@ pub(super) fn priming_event(stream_id: u64, retry: std::time::Duration) -> Strin
 }
 
 /// An event stream that is complete already: the priming event (if any)
-/// and every event, with no live part.
+/// and every event, with no live part; written into one buffer.
 pub(super) fn complete_sse(stream_id: u64, priming: Option<String>, events: &Replay) -> Response {
+    let size: usize = events.iter().map(|(_, text)| text.len() + 64).sum();
     let mut body = priming.unwrap_or_default();
+    body.reserve(size);
     for (seq, text) in events {
-        body.push_str(&encode_event(Some(&event_id(stream_id, *seq)), text, None));
+        push_event(&mut body, Some(&event_id(stream_id, *seq)), text, None);
     }
     sse_head(Body::from(body))
 }
 
 pub(super) fn sse_head(body: Body) -> Response {
-    (
-        StatusCode::OK,
-        [
-            (CONTENT_TYPE, "text/event-stream"),
-            (CACHE_CONTROL, "no-cache"),
-        ],
-        body,
-    )
-        .into_response()
+    let mut response = Response::new(body);
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
 }
 
 /// Who to tell what became of a live event stream.

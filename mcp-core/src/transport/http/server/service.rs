@@ -72,8 +72,9 @@ where
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         let state = self.state.clone();
-        let request = request.map(axum::body::Body::new);
-        Box::pin(async move { Ok(super::handle(state, request).await.map(ResponseBody)) })
+        let (parts, body) = request.into_parts();
+        let answer = super::handle(state, parts, axum::body::Body::new(body));
+        Box::pin(async move { Ok(answer.await.map(ResponseBody)) })
     }
 }
 

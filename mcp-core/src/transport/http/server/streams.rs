@@ -2,14 +2,16 @@
 //! request it belongs to, or the standalone GET stream. Every stream keeps
 //! its recent events, so a client can resume with `Last-Event-ID`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
 use super::event_store::{EventStore, StreamKey};
 
+use crate::fast_map::FastMap;
 use crate::schema::RequestId;
+use crate::transport::http::sse::push_decimal;
 
 /// The stream of messages not tied to a request (served by GET), without a
 /// shared store; with one, stream ids start at this replica's id shifted
@@ -70,8 +72,8 @@ impl Stream {
 /// across an await.
 #[derive(Debug)]
 pub(crate) struct Streams {
-    streams: HashMap<u64, Stream>,
-    by_request: HashMap<RequestId, u64>,
+    streams: FastMap<u64, Stream>,
+    by_request: FastMap<RequestId, u64>,
     next_id: u64,
     /// The standalone stream's id (the first of this replica's ids).
     standalone: u64,
@@ -105,8 +107,8 @@ impl Streams {
             STANDALONE
         };
         Self {
-            streams: HashMap::new(),
-            by_request: HashMap::new(),
+            streams: FastMap::default(),
+            by_request: FastMap::default(),
             next_id: standalone + 1,
             standalone,
             session,
@@ -245,6 +247,14 @@ impl Streams {
             self.by_request.remove(id);
         }
         true
+    }
+
+    /// Whether the answer just pushed to `stream_id` is its only event (so
+    /// the POST answered at once has nothing else to replay).
+    pub(crate) fn only_the_answer(&self, stream_id: u64) -> bool {
+        self.streams
+            .get(&stream_id)
+            .is_some_and(|s| s.done && s.next_seq == 2)
     }
 
     /// Attaches the POST that started the request to its stream: returns
@@ -421,7 +431,7 @@ impl Streams {
 
 /// The stream `stream_id`, the standalone one created if need be.
 fn stream_mut(
-    streams: &mut HashMap<u64, Stream>,
+    streams: &mut FastMap<u64, Stream>,
     stream_id: u64,
     standalone: u64,
 ) -> Option<&mut Stream> {
@@ -433,7 +443,11 @@ fn stream_mut(
 
 /// Event ids are `<stream>/<seq>`; `<stream>/0` is a stream's priming event.
 pub(crate) fn event_id(stream_id: u64, seq: u64) -> String {
-    format!("{stream_id}/{seq}")
+    let mut id = String::with_capacity(24);
+    push_decimal(&mut id, stream_id);
+    id.push('/');
+    push_decimal(&mut id, seq);
+    id
 }
 
 /// Parses a `Last-Event-ID`.
