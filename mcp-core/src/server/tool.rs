@@ -256,15 +256,11 @@ impl ToolDef {
             input_schema,
             false,
             move |args: Map<String, Value>, cx: Context| {
-                // Deserialized and started here, so that the future holds
-                // only the handler's (not the context and arguments too).
-                let call = serde_json::from_value::<A>(Value::Object(args))
-                    .map(|args| handler(args, cx))
-                    .map_err(|e| CallToolResult::error(format!("Invalid arguments: {e}")));
+                let call = start_typed(args, |args| handler(args, cx));
                 async move {
                     let call = match call {
                         Ok(call) => call,
-                        Err(invalid) => return Ok(invalid),
+                        Err(invalid) => return Ok(*invalid),
                     };
                     match call.await {
                         Ok(output) => Ok(output.into_result()),
@@ -335,14 +331,11 @@ impl ToolDef {
         let validator = InputValidator::lazy(Value::Object(input_schema.clone()));
         let handler = Arc::new(handler);
         let handler: Handler = Arc::new(move |args: Map<String, Value>, cx: Context| {
-            // As in `new`: the future holds only the handler's.
-            let call = serde_json::from_value::<A>(Value::Object(args))
-                .map(|args| handler(args, cx))
-                .map_err(|e| CallToolResult::error(format!("Invalid arguments: {e}")));
+            let call = start_typed(args, |args| handler(args, cx));
             Box::pin(async move {
                 match call {
                     Ok(call) => call.await.into_tool_result(),
-                    Err(invalid) => Ok(invalid),
+                    Err(invalid) => Ok(*invalid),
                 }
             })
         });
@@ -581,6 +574,18 @@ impl ToolDef {
         };
         Ok(arguments)
     }
+}
+
+/// Deserializes a typed tool's arguments and starts its handler now, so that
+/// the tool's future holds only the handler's (not the context and the
+/// arguments too); arguments that do not fit `A` are the tool's error.
+fn start_typed<A: DeserializeOwned, R>(
+    args: Map<String, Value>,
+    start: impl FnOnce(A) -> R,
+) -> std::result::Result<R, Box<CallToolResult>> {
+    serde_json::from_value::<A>(Value::Object(args))
+        .map(start)
+        .map_err(|e| Box::new(CallToolResult::error(format!("Invalid arguments: {e}"))))
 }
 
 #[cfg(test)]
