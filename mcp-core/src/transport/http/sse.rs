@@ -174,23 +174,10 @@ pub(crate) fn push_event(out: &mut String, id: Option<&str>, data: &str, retry: 
     out.push('\n');
 }
 
-/// Appends `n` in decimal (without `fmt`'s machinery: event ids are
-/// written for every event).
-pub(crate) fn push_decimal(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        // `n % 10` is below 10: the cast cannot truncate.
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &digit in &digits[at..] {
-        out.push(char::from(digit));
-    }
+/// Appends `n` in decimal (with `itoa`, not `fmt`'s machinery: event ids
+/// are written for every event).
+pub(crate) fn push_decimal(out: &mut String, n: u64) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 #[cfg(test)]
