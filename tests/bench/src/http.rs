@@ -84,6 +84,16 @@ impl Target {
         }
     }
 
+    /// The same requests (headers, session id and bodies) sent to `addr`:
+    /// how a floor is fed the bytes this target gets.
+    pub fn same_requests_to(&self, addr: SocketAddr) -> Self {
+        match (&self.session, self.stateless) {
+            (_, true) => Self::stateless(addr, self.answers),
+            (Some(session), false) => Self::for_session(addr, self.answers, session),
+            (None, false) => Self::new(addr, self.answers),
+        }
+    }
+
     /// The session's id, if the target has one.
     pub fn session(&self) -> Option<&str> {
         self.session.as_deref()

@@ -219,8 +219,6 @@ pub(crate) struct Driven {
 /// How a target is spoken to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Speak {
-    /// Plain JSON-RPC (the floor).
-    Floor,
     /// A 2025-11-25 session (`initialize` first).
     Session,
     /// 2026-07-28 requests standing alone.
@@ -235,9 +233,24 @@ pub(crate) async fn prepare(
     let mut first = Conn::connect(addr).await?;
     let target = match speak {
         Speak::Session => Target::with_session(addr, answers, &mut first).await?,
-        Speak::Floor => Target::new(addr, answers),
         Speak::Stateless => Target::stateless(addr, answers),
     };
+    connect(target, first).await
+}
+
+/// The floor at `addr`, sent the very requests `like` gets (same headers,
+/// session id included, and body), so that a ratio counts only what the
+/// server does with them.
+pub(crate) async fn prepare_floor(
+    addr: std::net::SocketAddr,
+    like: &Target,
+) -> Result<Driven, Error> {
+    connect(like.same_requests_to(addr), Conn::connect(addr).await?).await
+}
+
+/// Checks one call on `first`, then opens the connections of c=32.
+async fn connect(target: Target, mut first: Conn) -> Result<Driven, Error> {
+    let addr = target.addr;
     first.verify_call(&target).await?;
     let mut many = Vec::with_capacity(HTTP_CONCURRENCY);
     for _ in 0..HTTP_CONCURRENCY {
@@ -275,39 +288,48 @@ async fn http_runs(
     pass: &mut Pass,
     [floor, json, sse]: [std::net::SocketAddr; 3],
 ) -> Result<(), Error> {
-    let mut floor = prepare(floor, Speak::Floor, Answers::Json).await?;
     let mut json = prepare(json, Speak::Session, Answers::Json).await?;
     let mut sse = prepare(sse, Speak::Session, Answers::Sse).await?;
     // The JSON server serves 2026-07-28 requests on the same endpoint.
     let mut stateless = prepare(json.target.addr, Speak::Stateless, Answers::Json).await?;
+    // Each row has its own floor, sent the same bytes as ours.
+    let mut floor_json = prepare_floor(floor, &json.target).await?;
+    let mut floor_sse = prepare_floor(floor, &sse.target).await?;
+    let mut floor_stateless = prepare_floor(floor, &stateless.target).await?;
     for many in [false, true] {
-        for d in [&mut floor, &mut json, &mut sse, &mut stateless] {
+        for d in [
+            &mut floor_json,
+            &mut json,
+            &mut floor_sse,
+            &mut sse,
+            &mut floor_stateless,
+            &mut stateless,
+        ] {
             drive(d, many, settings.warmup).await?;
         }
     }
+    let mut rows = [
+        ("http.c1.json", &mut floor_json, &mut json),
+        ("http.c1.sse", &mut floor_sse, &mut sse),
+        ("http.stateless", &mut floor_stateless, &mut stateless),
+    ];
     for _ in 0..settings.reps {
-        let mut f = drive(&mut floor, false, settings.duration).await?;
-        let mut j = drive(&mut json, false, settings.duration).await?;
-        let mut s = drive(&mut sse, false, settings.duration).await?;
-        let mut n = drive(&mut stateless, false, settings.duration).await?;
-        let copy = |f: &Run| Run {
-            count: f.count,
-            elapsed: f.elapsed,
-            latencies_ns: f.latencies_ns.clone(),
-        };
-        let (mut f2, mut f3) = (copy(&f), copy(&f));
-        record_latency_run(pass, "http.c1.json", &mut j, &mut f);
-        record_latency_run(pass, "http.c1.sse", &mut s, &mut f2);
-        record_latency_run(pass, "http.stateless", &mut n, &mut f3);
+        for (prefix, floor, ours) in &mut rows {
+            let mut f = drive(floor, false, settings.duration).await?;
+            let mut o = drive(ours, false, settings.duration).await?;
+            record_latency_run(pass, prefix, &mut o, &mut f);
+        }
     }
     for _ in 0..settings.reps {
-        let f = drive(&mut floor, true, settings.duration).await?;
-        let j = drive(&mut json, true, settings.duration).await?;
-        let s = drive(&mut sse, true, settings.duration).await?;
-        for (key, ours) in [("http.c32.json.rps", &j), ("http.c32.sse.rps", &s)] {
+        for (key, floor, ours) in [
+            ("http.c32.json.rps", &mut floor_json, &mut json),
+            ("http.c32.sse.rps", &mut floor_sse, &mut sse),
+        ] {
+            let f = drive(floor, true, settings.duration).await?;
+            let o = drive(ours, true, settings.duration).await?;
             let m = pass.entry(key);
             m.floor.push(f.per_second());
-            m.ours.push(ours.per_second());
+            m.ours.push(o.per_second());
         }
     }
     Ok(())

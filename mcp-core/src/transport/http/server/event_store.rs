@@ -15,8 +15,8 @@ use crate::store::StoreResult;
 /// Names one SSE stream: the MCP session and the stream within it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StreamKey {
-    /// The `Mcp-Session-Id`.
-    pub session: String,
+    /// The `Mcp-Session-Id` (shared: a key is made for every event).
+    pub session: Arc<str>,
     /// The stream within the session (0 is the GET stream).
     pub stream: u64,
 }

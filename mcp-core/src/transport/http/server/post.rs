@@ -183,7 +183,10 @@ fn serve(
             }
             return Err(rejection);
         }
-        if let Ok(value) = HeaderValue::from_str(&session.id) {
+        // The id goes out with the answer that creates the session (spec:
+        // "on the HTTP response containing the InitializeResult"); a client
+        // has it from then on, so later answers need not repeat it.
+        if created && let Ok(value) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_HEADER, value);
         }
         Ok(response)

@@ -14,7 +14,7 @@ use axum::response::Response;
 use super::event_store::{EventStore, StreamKey};
 use super::reply::sse_head;
 use super::session::HttpSession;
-use super::streams::event_id;
+use super::streams::EventId;
 use crate::jsonrpc::{Inbound, RpcError, decode, encode_error};
 use crate::transport::http::sse::encode_event;
 
@@ -74,7 +74,7 @@ impl Follow {
                 let mut chunk = String::new();
                 for (seq, text) in events {
                     chunk.push_str(&encode_event(
-                        Some(&event_id(self.key.stream, seq)),
+                        Some(EventId::new(self.key.stream, seq).as_str()),
                         &text,
                         None,
                     ));
@@ -108,7 +108,7 @@ impl Follow {
                 let mut chunk = String::new();
                 for (seq, text) in events {
                     chunk.push_str(&encode_event(
-                        Some(&event_id(self.key.stream, seq)),
+                        Some(EventId::new(self.key.stream, seq).as_str()),
                         &text,
                         None,
                     ));
@@ -128,7 +128,7 @@ impl Follow {
             "the server replica running this request stopped before answering it",
         );
         Some(encode_event(
-            Some(&event_id(self.key.stream, self.after + 1)),
+            Some(EventId::new(self.key.stream, self.after + 1).as_str()),
             &encode_error(Some(&request), &error),
             None,
         ))

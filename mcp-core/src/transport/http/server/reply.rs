@@ -12,7 +12,7 @@ use http::{HeaderMap, HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 
 use super::session::HttpSession;
-use super::streams::{LiveItem, Replay, event_id};
+use super::streams::{EventId, LiveItem, Replay};
 use crate::jsonrpc::{ErrorCode, RpcError, encode_error};
 use crate::schema::RequestId;
 use crate::session::Attached;
@@ -59,17 +59,24 @@ pub(super) fn json_body(status: StatusCode, text: String) -> Response {
 
 /// The priming event of a stream (an id and the retry hint, no data).
 pub(super) fn priming_event(stream_id: u64, retry: std::time::Duration) -> String {
-    encode_event(Some(&event_id(stream_id, 0)), "", Some(retry))
+    encode_event(Some(EventId::new(stream_id, 0).as_str()), "", Some(retry))
 }
 
 /// An event stream that is complete already: the priming event (if any)
 /// and every event, with no live part; written into one buffer.
 pub(super) fn complete_sse(stream_id: u64, priming: Option<String>, events: &Replay) -> Response {
+    let priming = priming.as_deref().unwrap_or_default();
     let size: usize = events.iter().map(|(_, text)| text.len() + 64).sum();
-    let mut body = priming.unwrap_or_default();
-    body.reserve(size);
+    // One allocation of the whole size (the priming event is short).
+    let mut body = String::with_capacity(priming.len() + size);
+    body.push_str(priming);
     for (seq, text) in events {
-        push_event(&mut body, Some(&event_id(stream_id, *seq)), text, None);
+        push_event(
+            &mut body,
+            Some(EventId::new(stream_id, *seq).as_str()),
+            text,
+            None,
+        );
     }
     sse_head(Body::from(body))
 }
@@ -159,11 +166,9 @@ pub(super) fn sse_response(
     let owner = Arc::new(owner);
     let head: Vec<String> = priming
         .into_iter()
-        .chain(
-            replay
-                .iter()
-                .map(|(seq, text)| encode_event(Some(&event_id(stream_id, *seq)), text, None)),
-        )
+        .chain(replay.iter().map(|(seq, text)| {
+            encode_event(Some(EventId::new(stream_id, *seq).as_str()), text, None)
+        }))
         .collect();
     if let (Some((seq, _)), Owner::Session(session)) = (replay.last(), &*owner) {
         session.streams().delivered(stream_id, *seq);
@@ -198,8 +203,11 @@ pub(super) fn sse_response(
                         if last {
                             disconnect.disarm();
                         }
-                        let chunk =
-                            Bytes::from(encode_event(Some(&event_id(stream_id, seq)), &text, None));
+                        let chunk = Bytes::from(encode_event(
+                            Some(EventId::new(stream_id, seq).as_str()),
+                            &text,
+                            None,
+                        ));
                         Some((Ok::<_, Infallible>(chunk), (None, live, disconnect, last)))
                     }
                 }

@@ -55,7 +55,7 @@ impl HttpSession {
         let shared = store.shared().is_some();
         let outlet = Arc::new(Outlet {
             session: id.clone(),
-            streams: Mutex::new(Streams::new(id.clone(), store, json_mode)),
+            streams: Mutex::new(Streams::new(Arc::from(id.as_str()), store, json_mode)),
             closed: CancellationToken::new(),
             forward,
         });

@@ -11,7 +11,6 @@ use super::event_store::{EventStore, StreamKey};
 
 use crate::fast_map::FastMap;
 use crate::schema::RequestId;
-use crate::transport::http::sse::push_decimal;
 
 /// The stream of messages not tied to a request (served by GET), without a
 /// shared store; with one, stream ids start at this replica's id shifted
@@ -78,7 +77,7 @@ pub(crate) struct Streams {
     /// The standalone stream's id (the first of this replica's ids).
     standalone: u64,
     /// The session, for the event store's keys.
-    session: String,
+    session: Arc<str>,
     /// Where events are kept for resumption.
     store: Arc<dyn EventStore>,
     /// Most finished request streams kept for late resumption.
@@ -98,7 +97,7 @@ pub(crate) enum AttachError {
 }
 
 impl Streams {
-    pub(crate) fn new(session: String, store: Arc<dyn EventStore>, json_mode: bool) -> Self {
+    pub(crate) fn new(session: Arc<str>, store: Arc<dyn EventStore>, json_mode: bool) -> Self {
         // The standalone stream is created when first used: most sessions
         // never use it, and an idle session should cost little memory.
         let standalone = if store.shared().is_some() {
@@ -441,13 +440,36 @@ fn stream_mut(
     streams.get_mut(&stream_id)
 }
 
-/// Event ids are `<stream>/<seq>`; `<stream>/0` is a stream's priming event.
-pub(crate) fn event_id(stream_id: u64, seq: u64) -> String {
-    let mut id = String::with_capacity(24);
-    push_decimal(&mut id, stream_id);
-    id.push('/');
-    push_decimal(&mut id, seq);
-    id
+/// An event id, `<stream>/<seq>` (`<stream>/0` is a stream's priming
+/// event), written on the stack: one is written for every event.
+pub(crate) struct EventId {
+    text: [u8; 41],
+    len: usize,
+}
+
+impl EventId {
+    pub(crate) fn new(stream_id: u64, seq: u64) -> Self {
+        let mut id = Self {
+            text: [0; 41],
+            len: 0,
+        };
+        id.push(itoa::Buffer::new().format(stream_id).as_bytes());
+        id.push(b"/");
+        id.push(itoa::Buffer::new().format(seq).as_bytes());
+        id
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        // Two u64s (20 digits each) and the slash always fit.
+        if let Some(to) = self.text.get_mut(self.len..self.len + bytes.len()) {
+            to.copy_from_slice(bytes);
+            self.len += bytes.len();
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.text[..self.len]).unwrap_or_default()
+    }
 }
 
 /// Parses a `Last-Event-ID`.
@@ -561,7 +583,9 @@ mod tests {
 
     #[test]
     fn event_ids_round_trip() {
-        assert_eq!(parse_event_id(&event_id(3, 14)), Some((3, 14)));
+        assert_eq!(parse_event_id(EventId::new(3, 14).as_str()), Some((3, 14)));
+        let max = EventId::new(u64::MAX, u64::MAX);
+        assert_eq!(parse_event_id(max.as_str()), Some((u64::MAX, u64::MAX)));
         assert_eq!(parse_event_id("junk"), None);
     }
 }
