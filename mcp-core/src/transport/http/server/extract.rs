@@ -1,19 +1,20 @@
-//! The checks every request of the endpoint passes, as axum extractors
-//! with typed rejections: header size, Host/Origin, bearer token
-//! ([`Guarded`]); and for a POST, media types, body size and UTF-8
-//! ([`PostBody`]). A rejection is an HTTP error with a JSON-RPC error body.
+//! The checks every request of the endpoint passes, with typed rejections:
+//! header size, Host/Origin, bearer token ([`Guarded`], an axum extractor
+//! that reads the head in one pass); and for a POST, media types, body size
+//! and UTF-8 ([`PostBody::read`]). A rejection is an HTTP error with a
+//! JSON-RPC error body.
 
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequestParts, Request};
 use axum::response::{IntoResponse, Response};
-use http::header::{ACCEPT, ALLOW, CONTENT_TYPE};
+use http::header::{ACCEPT, ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode};
 
 use super::State;
-use super::reply::{header, http_error, rpc_error};
+use super::reply::{http_error, rpc_error};
 use crate::auth::AuthInfo;
 use crate::jsonrpc::{ErrorCode, RpcError};
 
@@ -130,6 +131,55 @@ impl IntoResponse for Rejection {
 /// bearer token's subject on a protected resource.
 pub(super) struct Guarded {
     pub(super) identity: Option<Arc<AuthInfo>>,
+    /// What a POST's body checks need of the head, found in the same pass.
+    pub(super) body: BodyHeads,
+}
+
+/// The head fields a POST's body is checked against.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BodyHeads {
+    /// `Content-Type` is `application/json`.
+    json: bool,
+    accepts: Accepts,
+}
+
+/// The header fields the shared checks read, found in one pass over the
+/// map: every `HeaderMap::get` hashes its name, and the pass that adds up
+/// the size visits each field anyway.
+struct Scanned<'a> {
+    size: usize,
+    host: Option<&'a HeaderValue>,
+    origin: Option<&'a HeaderValue>,
+    content_type: Option<&'a HeaderValue>,
+    accept: Option<&'a HeaderValue>,
+}
+
+/// Reads `headers` once. Each field is its first value, as `get` gives it;
+/// the size counts every field as sent (`name: value` and CRLF).
+fn scan(headers: &HeaderMap) -> Scanned<'_> {
+    let mut found = Scanned {
+        size: 0,
+        host: None,
+        origin: None,
+        content_type: None,
+        accept: None,
+    };
+    for (name, value) in headers {
+        found.size += name.as_str().len() + value.len() + 4;
+        let slot = if *name == HOST {
+            &mut found.host
+        } else if *name == ORIGIN {
+            &mut found.origin
+        } else if *name == CONTENT_TYPE {
+            &mut found.content_type
+        } else if *name == ACCEPT {
+            &mut found.accept
+        } else {
+            continue;
+        };
+        slot.get_or_insert(value);
+    }
+    found
 }
 
 impl FromRequestParts<Arc<State>> for Guarded {
@@ -140,14 +190,25 @@ impl FromRequestParts<Arc<State>> for Guarded {
         state: &Arc<State>,
     ) -> Result<Self, Self::Rejection> {
         let limit = state.config.max_header_size;
-        if header_size(&parts.headers) > limit {
+        let scanned = scan(&parts.headers);
+        if scanned.size > limit {
             return Err(Rejection::HeadersTooLarge { limit });
         }
         state
             .config
             .host_policy
-            .check(&parts.headers)
+            .check(scanned.host, scanned.origin)
             .map_err(|why| Rejection::Forbidden(why.to_string()))?;
+        let content_type = scanned
+            .content_type
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let body = BodyHeads {
+            json: content_type
+                .get(..16)
+                .is_some_and(|t| t.eq_ignore_ascii_case("application/json")),
+            accepts: Accepts::of(scanned.accept),
+        };
         // A protected resource validates the token before anything else.
         #[cfg(not(feature = "auth"))]
         let identity = None;
@@ -161,16 +222,8 @@ impl FromRequestParts<Arc<State>> for Guarded {
                     .map_err(|rejection| Rejection::Auth(Box::new(rejection.into_response())))?,
             ),
         };
-        Ok(Self { identity })
+        Ok(Self { identity, body })
     }
-}
-
-/// The size of the header fields as sent: `name: value` and CRLF each.
-fn header_size(headers: &HeaderMap) -> usize {
-    headers
-        .iter()
-        .map(|(name, value)| name.as_str().len() + value.len() + 4)
-        .sum()
 }
 
 /// What the client of a POST accepts.
@@ -184,8 +237,8 @@ impl Accepts {
     /// Whether `Accept` holds `*/*`, `application/json`, `application/*`
     /// or `text/event-stream` anywhere, in any case: read around each `/`,
     /// in one pass.
-    pub(super) fn of(headers: &HeaderMap) -> Self {
-        let accept = header(headers, ACCEPT).unwrap_or("").as_bytes();
+    pub(super) fn of(accept: Option<&HeaderValue>) -> Self {
+        let accept = accept.map_or(&b""[..], HeaderValue::as_bytes);
         let mut found = Self {
             json: false,
             sse: false,
@@ -222,24 +275,24 @@ pub(super) struct PostBody {
     pub(super) text: String,
 }
 
-impl FromRequest<Arc<State>> for PostBody {
-    type Rejection = Rejection;
-
-    async fn from_request(request: Request, state: &Arc<State>) -> Result<Self, Self::Rejection> {
-        let (parts, body): (Parts, Body) = request.into_parts();
-        let content_type = header(&parts.headers, CONTENT_TYPE).unwrap_or("");
-        if !content_type
-            .get(..16)
-            .is_some_and(|t| t.eq_ignore_ascii_case("application/json"))
-        {
+impl PostBody {
+    /// Checks the media types (as [`Guarded`] found them) and reads the
+    /// body, within the size limit, as UTF-8 text.
+    pub(super) async fn read(
+        request: Request,
+        state: &State,
+        heads: BodyHeads,
+    ) -> Result<Self, Rejection> {
+        if !heads.json {
             return Err(Rejection::UnsupportedMediaType);
         }
-        let accepts = Accepts::of(&parts.headers);
+        let accepts = heads.accepts;
         if !accepts.json && !accepts.sse {
             return Err(Rejection::NotAcceptable(
                 "accept application/json and text/event-stream",
             ));
         }
+        let (parts, body): (Parts, Body) = request.into_parts();
         let limit = state.config.max_body_size;
         let bytes = axum::body::to_bytes(body, limit)
             .await
@@ -274,9 +327,7 @@ mod tests {
     use super::*;
 
     fn accepts(value: &str) -> Accepts {
-        let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT, value.parse().unwrap());
-        Accepts::of(&headers)
+        Accepts::of(Some(&value.parse().unwrap()))
     }
 
     #[test]
@@ -294,6 +345,6 @@ mod tests {
         let inside = accepts("xapplication/jsonx, xtext/event-streamx");
         assert!(inside.json && inside.sse);
         assert!(!accepts("application/").json && !accepts("/json").json);
-        assert!(!Accepts::of(&HeaderMap::new()).json);
+        assert!(!Accepts::of(None).json);
     }
 }

@@ -1,7 +1,6 @@
 //! DNS-rebinding protection: which `Host` and `Origin` headers are accepted.
 
-use http::HeaderMap;
-use http::header::{HOST, ORIGIN};
+use http::HeaderValue;
 
 /// Which `Host` (and, when present, `Origin`) a request may carry.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -37,19 +36,21 @@ impl HostPolicy {
         }
     }
 
-    /// Checks the request's headers; the error says which header failed.
-    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), String> {
+    /// Checks a request's `Host` and `Origin` (as found in its headers); the
+    /// error says which header failed.
+    pub(crate) fn check(
+        &self,
+        host: Option<&HeaderValue>,
+        origin: Option<&HeaderValue>,
+    ) -> Result<(), String> {
         if *self == Self::Any {
             return Ok(());
         }
-        let host = headers
-            .get(HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or_default();
+        let host = host.and_then(|h| h.to_str().ok()).unwrap_or_default();
         if !self.allows(host) {
             return Err(format!("Host `{host}` is not allowed"));
         }
-        if let Some(origin) = headers.get(ORIGIN) {
+        if let Some(origin) = origin {
             let origin = origin.to_str().unwrap_or_default();
             let origin_host = origin
                 .split_once("://")
@@ -67,46 +68,52 @@ impl HostPolicy {
 mod tests {
     use super::*;
 
-    fn headers(host: &str, origin: Option<&str>) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        h.insert(HOST, host.parse().unwrap());
-        if let Some(o) = origin {
-            h.insert(ORIGIN, o.parse().unwrap());
+    struct Head(HeaderValue, Option<HeaderValue>);
+
+    fn headers(host: &str, origin: Option<&str>) -> Head {
+        Head(host.parse().unwrap(), origin.map(|o| o.parse().unwrap()))
+    }
+
+    impl HostPolicy {
+        fn check_head(&self, head: &Head) -> Result<(), String> {
+            self.check(Some(&head.0), head.1.as_ref())
         }
-        h
     }
 
     #[test]
     fn loopback_policy_blocks_rebinding() {
         let p = HostPolicy::Loopback;
-        assert!(p.check(&headers("localhost:3000", None)).is_ok());
+        assert!(p.check_head(&headers("localhost:3000", None)).is_ok());
         assert!(
-            p.check(&headers("127.0.0.1:3000", Some("http://127.0.0.1:3000")))
+            p.check_head(&headers("127.0.0.1:3000", Some("http://127.0.0.1:3000")))
                 .is_ok()
         );
         assert!(
-            p.check(&headers("[::1]:8080", Some("http://localhost:8080")))
+            p.check_head(&headers("[::1]:8080", Some("http://localhost:8080")))
                 .is_ok()
         );
-        assert!(p.check(&headers("evil.example.com", None)).is_err());
+        assert!(p.check_head(&headers("evil.example.com", None)).is_err());
         assert!(
-            p.check(&headers("localhost:3000", Some("http://evil.example.com")))
+            p.check_head(&headers("localhost:3000", Some("http://evil.example.com")))
                 .is_err()
         );
-        assert!(p.check(&headers("localhost.evil.com:80", None)).is_err());
-        assert!(p.check(&headers("LocalHost", None)).is_ok());
-        assert!(p.check(&headers("[::1]", None)).is_ok());
-        assert!(p.check(&headers("[::2]:80", None)).is_err());
-        assert!(p.check(&headers("127.0.0.10", None)).is_err());
+        assert!(
+            p.check_head(&headers("localhost.evil.com:80", None))
+                .is_err()
+        );
+        assert!(p.check_head(&headers("LocalHost", None)).is_ok());
+        assert!(p.check_head(&headers("[::1]", None)).is_ok());
+        assert!(p.check_head(&headers("[::2]:80", None)).is_err());
+        assert!(p.check_head(&headers("127.0.0.10", None)).is_err());
     }
 
     #[test]
     fn allow_list_is_exact() {
         let p = HostPolicy::AllowList(vec!["mcp.example.com".into()]);
         assert!(
-            p.check(&headers("MCP.example.com", Some("https://mcp.example.com")))
+            p.check_head(&headers("MCP.example.com", Some("https://mcp.example.com")))
                 .is_ok()
         );
-        assert!(p.check(&headers("localhost", None)).is_err());
+        assert!(p.check_head(&headers("localhost", None)).is_err());
     }
 }

@@ -528,9 +528,7 @@ fn handle(
         let outcome = match parts.method {
             Method::POST => {
                 let request = Request::from_parts(parts, body);
-                match <PostBody as axum::extract::FromRequest<_>>::from_request(request, &state)
-                    .await
-                {
+                match PostBody::read(request, &state, guard.body).await {
                     Ok(body) => return post::post(state, guard, body).await,
                     Err(rejection) => Err(rejection),
                 }

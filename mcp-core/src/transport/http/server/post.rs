@@ -136,7 +136,7 @@ fn serve(
             return serve_one_shot(state, identity, head, decoded, request_id, preset, version)
                 .await;
         }
-        let created = headers.get(SESSION_HEADER).is_none() && is_initialize;
+        let created = is_initialize && headers.get(SESSION_HEADER).is_none();
         let session = if created {
             session::create(state)?
         } else {
