@@ -50,9 +50,10 @@ struct Params<'a> {
 
 /// The keys read, as written: the small ones as `Value`s, the capabilities
 /// and client info as raw text, read straight into their types (see
-/// [`typed`]).
+/// [`typed`]). A transport that reads the params itself may read this in
+/// the same pass (then [`read_fields`]).
 #[derive(Deserialize)]
-struct Meta<'a> {
+pub(crate) struct Meta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
     version: Option<Value>,
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow)]
@@ -88,22 +89,35 @@ pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<Box<RequestMeta>>
 pub(crate) fn read_meta(
     meta: &RawValue,
 ) -> (Option<String>, Result<Option<Box<RequestMeta>>, RpcError>) {
-    let meta: Meta<'_> = match serde_json::from_str(meta.get()) {
-        Ok(meta) => meta,
+    match serde_json::from_str(meta.get()) {
+        Ok(meta) => read_fields(meta),
         Err(e) => {
             let error = RpcError::invalid_params(format!("`_meta` must be an object: {e}"));
-            return (None, Err(error));
+            (None, Err(error))
         }
-    };
-    let claimed = match &meta.version {
-        Some(Value::String(v)) => Some(v.clone()),
-        _ => None,
-    };
-    (claimed, checked(meta))
+    }
 }
 
-fn checked(meta: Meta<'_>) -> Result<Option<Box<RequestMeta>>, RpcError> {
-    let Some(claim) = meta.version else {
+/// [`read_meta`] of a `_meta` read already.
+pub(crate) fn read_fields(
+    mut meta: Meta<'_>,
+) -> (Option<String>, Result<Option<Box<RequestMeta>>, RpcError>) {
+    match meta.version.take() {
+        Some(Value::String(requested)) => {
+            let checked = checked(meta, Some(Ok(&requested)));
+            (Some(requested), checked)
+        }
+        Some(_) => (None, checked(meta, Some(Err(())))),
+        None => (None, checked(meta, None)),
+    }
+}
+
+/// `claim`: the revision the `_meta` names (`Err`: not as a string).
+fn checked(
+    meta: Meta<'_>,
+    claim: Option<Result<&str, ()>>,
+) -> Result<Option<Box<RequestMeta>>, RpcError> {
+    let Some(claim) = claim else {
         // Metadata without a revision: a 2026-07-28 client that forgot it,
         // or an older client's own `_meta` (progress tokens); only the
         // former has the other per-request keys.
@@ -114,16 +128,18 @@ fn checked(meta: Meta<'_>) -> Result<Option<Box<RequestMeta>>, RpcError> {
         }
         return Ok(None);
     };
-    let Value::String(requested) = claim else {
+    let Ok(requested) = claim else {
         return Err(invalid_meta(&format!(
             "`{PROTOCOL_VERSION}` must be a string"
         )));
     };
-    let version = match ProtocolVersion::parse(&requested) {
+    let version = match ProtocolVersion::parse(requested) {
         Some(v) if !v.has_initialize() => v,
-        _ => return Err(unsupported_version(&requested)),
+        _ => return Err(unsupported_version(requested)),
     };
     let capabilities = match meta.capabilities {
+        // No capabilities, the common case, without running the parser.
+        Some(caps) if caps.get() == "{}" => ClientCapabilities::default(),
         Some(caps) if caps.get().trim_start().starts_with('{') => typed(caps)
             .map_err(|e| invalid_meta(&format!("`{CLIENT_CAPABILITIES}` is not valid: {e}")))?,
         Some(_) => {
@@ -295,6 +311,15 @@ mod tests {
                 .unwrap()
                 .iter()
                 .any(|v| v == "2026-07-28")
+        );
+    }
+
+    #[test]
+    fn no_capabilities_read_as_the_default() {
+        let caps: Box<RawValue> = serde_json::from_str("{}").unwrap();
+        assert_eq!(
+            typed::<ClientCapabilities>(&caps).unwrap(),
+            ClientCapabilities::default()
         );
     }
 
