@@ -7,6 +7,8 @@
 //! without them uses only the key names.
 #![cfg_attr(not(feature = "server"), allow(dead_code))]
 
+use std::sync::{Arc, OnceLock};
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -30,7 +32,8 @@ pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 #[derive(Clone, Debug)]
 pub(crate) struct RequestMeta {
     pub(crate) version: ProtocolVersion,
-    pub(crate) capabilities: ClientCapabilities,
+    /// Shared (see [`shared_capabilities`]): moved around cheaply.
+    pub(crate) capabilities: Arc<ClientCapabilities>,
     pub(crate) info: Option<Implementation>,
     pub(crate) log_level: Option<LoggingLevel>,
     /// The request's `progressToken`, read in the same pass.
@@ -139,8 +142,9 @@ fn checked(
     };
     let capabilities = match meta.capabilities {
         // No capabilities, the common case, without running the parser.
-        Some(caps) if caps.get() == "{}" => ClientCapabilities::default(),
+        Some(caps) if caps.get() == "{}" => no_capabilities(),
         Some(caps) if caps.get().trim_start().starts_with('{') => typed(caps)
+            .map(shared_capabilities)
             .map_err(|e| invalid_meta(&format!("`{CLIENT_CAPABILITIES}` is not valid: {e}")))?,
         Some(_) => {
             return Err(invalid_meta(&format!(
@@ -178,6 +182,22 @@ fn checked(
         progress_token,
         sent_params: None,
     })))
+}
+
+/// Capabilities as a session or a request keeps them. The type is large
+/// (hundreds of bytes, mostly empty options); a client declaring none
+/// shares one empty set instead of costing each a copy.
+pub(crate) fn shared_capabilities(capabilities: ClientCapabilities) -> Arc<ClientCapabilities> {
+    if capabilities == ClientCapabilities::default() {
+        no_capabilities()
+    } else {
+        Arc::new(capabilities)
+    }
+}
+
+fn no_capabilities() -> Arc<ClientCapabilities> {
+    static EMPTY: OnceLock<Arc<ClientCapabilities>> = OnceLock::new();
+    EMPTY.get_or_init(Default::default).clone()
 }
 
 /// `raw` read as a `T`: straight from the text, in one pass; when that

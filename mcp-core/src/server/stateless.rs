@@ -170,7 +170,7 @@ fn request_state(
         info: meta
             .info
             .unwrap_or_else(|| Implementation::new("unnamed-client", "")),
-        capabilities: ClientHello::capabilities(meta.capabilities),
+        capabilities: meta.capabilities,
         version: meta.version,
         offers,
     };
