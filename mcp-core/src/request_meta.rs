@@ -7,6 +7,8 @@
 //! without them uses only the key names.
 #![cfg_attr(not(feature = "server"), allow(dead_code))]
 
+use std::sync::{Arc, OnceLock};
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -30,7 +32,8 @@ pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 #[derive(Clone, Debug)]
 pub(crate) struct RequestMeta {
     pub(crate) version: ProtocolVersion,
-    pub(crate) capabilities: ClientCapabilities,
+    /// Shared (see [`shared_capabilities`]): moved around cheaply.
+    pub(crate) capabilities: Arc<ClientCapabilities>,
     pub(crate) info: Option<Implementation>,
     pub(crate) log_level: Option<LoggingLevel>,
     /// The request's `progressToken`, read in the same pass.
@@ -50,9 +53,10 @@ struct Params<'a> {
 
 /// The keys read, as written: the small ones as `Value`s, the capabilities
 /// and client info as raw text, read straight into their types (see
-/// [`typed`]).
+/// [`typed`]). A transport that reads the params itself may read this in
+/// the same pass (then [`read_fields`]).
 #[derive(Deserialize)]
-struct Meta<'a> {
+pub(crate) struct Meta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
     version: Option<Value>,
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow)]
@@ -88,22 +92,35 @@ pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<Box<RequestMeta>>
 pub(crate) fn read_meta(
     meta: &RawValue,
 ) -> (Option<String>, Result<Option<Box<RequestMeta>>, RpcError>) {
-    let meta: Meta<'_> = match serde_json::from_str(meta.get()) {
-        Ok(meta) => meta,
+    match serde_json::from_str(meta.get()) {
+        Ok(meta) => read_fields(meta),
         Err(e) => {
             let error = RpcError::invalid_params(format!("`_meta` must be an object: {e}"));
-            return (None, Err(error));
+            (None, Err(error))
         }
-    };
-    let claimed = match &meta.version {
-        Some(Value::String(v)) => Some(v.clone()),
-        _ => None,
-    };
-    (claimed, checked(meta))
+    }
 }
 
-fn checked(meta: Meta<'_>) -> Result<Option<Box<RequestMeta>>, RpcError> {
-    let Some(claim) = meta.version else {
+/// [`read_meta`] of a `_meta` read already.
+pub(crate) fn read_fields(
+    mut meta: Meta<'_>,
+) -> (Option<String>, Result<Option<Box<RequestMeta>>, RpcError>) {
+    match meta.version.take() {
+        Some(Value::String(requested)) => {
+            let checked = checked(meta, Some(Ok(&requested)));
+            (Some(requested), checked)
+        }
+        Some(_) => (None, checked(meta, Some(Err(())))),
+        None => (None, checked(meta, None)),
+    }
+}
+
+/// `claim`: the revision the `_meta` names (`Err`: not as a string).
+fn checked(
+    meta: Meta<'_>,
+    claim: Option<Result<&str, ()>>,
+) -> Result<Option<Box<RequestMeta>>, RpcError> {
+    let Some(claim) = claim else {
         // Metadata without a revision: a 2026-07-28 client that forgot it,
         // or an older client's own `_meta` (progress tokens); only the
         // former has the other per-request keys.
@@ -114,17 +131,20 @@ fn checked(meta: Meta<'_>) -> Result<Option<Box<RequestMeta>>, RpcError> {
         }
         return Ok(None);
     };
-    let Value::String(requested) = claim else {
+    let Ok(requested) = claim else {
         return Err(invalid_meta(&format!(
             "`{PROTOCOL_VERSION}` must be a string"
         )));
     };
-    let version = match ProtocolVersion::parse(&requested) {
+    let version = match ProtocolVersion::parse(requested) {
         Some(v) if !v.has_initialize() => v,
-        _ => return Err(unsupported_version(&requested)),
+        _ => return Err(unsupported_version(requested)),
     };
     let capabilities = match meta.capabilities {
+        // No capabilities, the common case, without running the parser.
+        Some(caps) if caps.get() == "{}" => no_capabilities(),
         Some(caps) if caps.get().trim_start().starts_with('{') => typed(caps)
+            .map(shared_capabilities)
             .map_err(|e| invalid_meta(&format!("`{CLIENT_CAPABILITIES}` is not valid: {e}")))?,
         Some(_) => {
             return Err(invalid_meta(&format!(
@@ -162,6 +182,22 @@ fn checked(meta: Meta<'_>) -> Result<Option<Box<RequestMeta>>, RpcError> {
         progress_token,
         sent_params: None,
     })))
+}
+
+/// Capabilities as a session or a request keeps them. The type is large
+/// (hundreds of bytes, mostly empty options); a client declaring none
+/// shares one empty set instead of costing each a copy.
+pub(crate) fn shared_capabilities(capabilities: ClientCapabilities) -> Arc<ClientCapabilities> {
+    if capabilities == ClientCapabilities::default() {
+        no_capabilities()
+    } else {
+        Arc::new(capabilities)
+    }
+}
+
+fn no_capabilities() -> Arc<ClientCapabilities> {
+    static EMPTY: OnceLock<Arc<ClientCapabilities>> = OnceLock::new();
+    EMPTY.get_or_init(Default::default).clone()
 }
 
 /// `raw` read as a `T`: straight from the text, in one pass; when that
@@ -295,6 +331,15 @@ mod tests {
                 .unwrap()
                 .iter()
                 .any(|v| v == "2026-07-28")
+        );
+    }
+
+    #[test]
+    fn no_capabilities_read_as_the_default() {
+        let caps: Box<RawValue> = serde_json::from_str("{}").unwrap();
+        assert_eq!(
+            typed::<ClientCapabilities>(&caps).unwrap(),
+            ClientCapabilities::default()
         );
     }
 

@@ -63,11 +63,16 @@ pub fn encode_notification<P: Serialize>(
 
 /// Encodes a successful response around an already encoded result.
 pub fn encode_result(id: &RequestId, result: &RawValue) -> String {
+    encode_result_json(id, result.get())
+}
+
+/// [`encode_result`] of a result that is valid JSON text already (written
+/// whole by a serializer, or joined from valid pieces).
+pub(crate) fn encode_result_json(id: &RequestId, result: &str) -> String {
     // Written straight into one allocation of the right size: the result is
     // JSON text already, and only the id needs encoding.
     const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
     const RESULT: &str = r#","result":"#;
-    let result = result.get();
     let mut out = String::with_capacity(HEAD.len() + 24 + RESULT.len() + result.len() + 1);
     out.push_str(HEAD);
     match id {

@@ -12,7 +12,7 @@ use crate::extensions::RequestMethod;
 use crate::jsonrpc::{InboundRequest, RpcError};
 use crate::request_meta::RequestMeta;
 use crate::session::{
-    Acceptor, Attached, OutboundSink, RequestContext, RequestFuture, SessionConfig,
+    Acceptor, AloneFuture, Attached, OutboundSink, RequestContext, SessionConfig,
 };
 use crate::transport::http::{HttpServerConfig, StreamableHttpServer};
 use crate::{ProtocolVersion, Result};
@@ -47,7 +47,7 @@ impl Acceptor for ServerAcceptor {
         meta: Box<RequestMeta>,
         identity: Option<Arc<AuthInfo>>,
         ctx: RequestContext,
-    ) -> std::result::Result<RequestFuture, RpcError> {
+    ) -> std::result::Result<AloneFuture, RpcError> {
         let method = RequestMethod::resolve(&request.method, Some(meta.version))
             .ok_or_else(|| RpcError::method_not_found(&request.method))?;
         let profile = self.registry.as_ref().and_then(Server::profile);

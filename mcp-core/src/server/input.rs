@@ -42,7 +42,7 @@ pub(crate) struct InputRound {
     /// What a sealed `requestState` is bound to: the method and its params
     /// (computed when first needed — most rounds never seal a state).
     binding: std::sync::OnceLock<String>,
-    method: String,
+    method: &'static str,
     params: Option<Box<RawValue>>,
     key: RequestStateKey,
     next_auto: AtomicUsize,
@@ -86,7 +86,7 @@ impl InputRound {
     /// -32602 if it is not one this server sealed for this request) and its
     /// `inputResponses` added to the answers.
     pub(crate) fn start(
-        method: &str,
+        method: &'static str,
         params: Option<&RawValue>,
         key: RequestStateKey,
     ) -> Result<Self, RpcError> {
@@ -132,7 +132,7 @@ impl InputRound {
             responses,
             carried: previous.handler,
             binding,
-            method: method.to_string(),
+            method,
             params: params.map(ToOwned::to_owned),
             key,
             next_auto: AtomicUsize::new(0),
@@ -236,7 +236,7 @@ impl InputRound {
         let state = RoundState {
             binding: self
                 .binding
-                .get_or_init(|| bind(&self.method, self.params.as_deref()))
+                .get_or_init(|| bind(self.method, self.params.as_deref()))
                 .clone(),
             expires: request_state::expiry(),
             answers: self.answers.clone(),

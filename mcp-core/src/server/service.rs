@@ -185,7 +185,13 @@ impl Service for ServerService {
             if let Some(meta) = request_meta::read(request.params)? {
                 let method = RequestMethod::resolve(&request.method, Some(meta.version))
                     .ok_or_else(|| RpcError::method_not_found(&request.method))?;
-                return stateless::serve(&self.handler, None, method, meta, None, request, ctx);
+                let answer =
+                    stateless::serve(&self.handler, None, method, meta, None, request, ctx)?;
+                return Ok(Box::pin(async move {
+                    RawValue::from_string(answer.await?).map_err(|e| {
+                        RpcError::internal(format!("could not encode the result: {e}"))
+                    })
+                }));
             }
         }
         let method = core.ok_or_else(|| RpcError::method_not_found(&request.method))?;

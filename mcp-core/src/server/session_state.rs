@@ -51,12 +51,7 @@ impl ClientHello {
     pub(crate) fn capabilities(
         capabilities: ClientCapabilities,
     ) -> std::sync::Arc<ClientCapabilities> {
-        static EMPTY: OnceLock<std::sync::Arc<ClientCapabilities>> = OnceLock::new();
-        if capabilities == ClientCapabilities::default() {
-            EMPTY.get_or_init(Default::default).clone()
-        } else {
-            std::sync::Arc::new(capabilities)
-        }
+        crate::request_meta::shared_capabilities(capabilities)
     }
 }
 

@@ -26,7 +26,7 @@ use crate::schema::{
     ClientRequest, DiscoverResult, DiscoverResultCacheScope, Implementation, JsonObject,
     ServerCapabilities,
 };
-use crate::session::{RequestContext, RequestFuture};
+use crate::session::{AloneFuture, RequestContext, RequestFuture};
 use crate::tasks::TasksRequest;
 
 /// How long a client may reuse a cacheable result when the handler said
@@ -74,7 +74,7 @@ pub(super) fn serve(
     identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
-) -> Result<RequestFuture, RpcError> {
+) -> Result<AloneFuture, RpcError> {
     let profile = match profile {
         Some(profile) => profile.clone(),
         None => Profile::of(handler.as_ref())?,
@@ -170,7 +170,7 @@ fn request_state(
         info: meta
             .info
             .unwrap_or_else(|| Implementation::new("unnamed-client", "")),
-        capabilities: ClientHello::capabilities(meta.capabilities),
+        capabilities: meta.capabilities,
         version: meta.version,
         offers,
     };
@@ -197,7 +197,7 @@ fn serve_extension(
     identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
-) -> Result<RequestFuture, RpcError> {
+) -> Result<AloneFuture, RpcError> {
     let spec = method.spec();
     if !offered_extensions(&profile.info.capabilities).contains_key(spec.extension) {
         return Err(RpcError::method_not_found(method.as_str()));
@@ -246,12 +246,13 @@ fn offered_extensions(capabilities: &ServerCapabilities) -> IndexMap<String, Jso
 /// What a stateless revision's answer carries that a neutral value may
 /// leave out: `resultType`, caching hints on cacheable results, the
 /// server's name in `_meta`; and its error codes (a missing resource is
-/// -32602 from 2026-07-28 on).
+/// -32602 from 2026-07-28 on). The text returned is valid JSON (valid
+/// pieces joined, or written by serde), so it is not parsed again.
 fn stamp(
     cacheable: bool,
     answer: Result<Box<RawValue>, RpcError>,
     server_info: &RawValue,
-) -> Result<Box<RawValue>, RpcError> {
+) -> Result<String, RpcError> {
     let raw = answer.map_err(|mut e| {
         if e.code == ErrorCode::RESOURCE_NOT_FOUND {
             e.code = ErrorCode::INVALID_PARAMS;
@@ -259,8 +260,7 @@ fn stamp(
         e
     })?;
     if let Some(stamped) = stamp_text(cacheable, raw.get(), server_info) {
-        return RawValue::from_string(stamped)
-            .map_err(|e| RpcError::internal(format!("could not encode the result: {e}")));
+        return Ok(stamped);
     }
     let mut result: Map<String, Value> = serde_json::from_str(raw.get())
         .map_err(|e| RpcError::internal(format!("a result must be a JSON object: {e}")))?;
@@ -283,7 +283,7 @@ fn stamp(
             meta.insert(SERVER_INFO.into(), info);
         }
     }
-    serde_json::value::to_raw_value(&result)
+    serde_json::to_string(&result)
         .map_err(|e| RpcError::internal(format!("could not encode the result: {e}")))
 }
 

@@ -20,7 +20,7 @@ use super::trace::{self, Outcome, RequestTrace};
 use super::{Peer, RequestContext, SessionConfig};
 use crate::jsonrpc::{
     DecodeError, ErrorCode, Inbound, InboundNotification, InboundRequest, InboundResponse,
-    RpcError, decode, encode_empty_result, encode_error, encode_result,
+    RpcError, decode, encode_empty_result, encode_error, encode_result_json,
 };
 use crate::schema::{
     CancelledNotificationParams, ProgressNotificationParams, ProgressToken, RequestId, methods,
@@ -30,6 +30,30 @@ use crate::{Error, Result};
 
 /// What a handler returns: the encoded result, or the error to answer with.
 pub(crate) type RequestFuture = BoxFuture<'static, std::result::Result<Box<RawValue>, RpcError>>;
+
+/// What a request that stands alone returns: its result as the JSON text
+/// to send, which the role writes whole (stamped for its revision), so
+/// that nothing parses it again only to check it.
+#[cfg(feature = "server")]
+pub(crate) type AloneFuture = BoxFuture<'static, std::result::Result<String, RpcError>>;
+
+/// A request's result as JSON text, ready to go into its response.
+trait ResultJson: Send + 'static {
+    fn json(&self) -> &str;
+}
+
+impl ResultJson for Box<RawValue> {
+    fn json(&self) -> &str {
+        self.get()
+    }
+}
+
+/// Valid JSON by the [`AloneFuture`] contract.
+impl ResultJson for String {
+    fn json(&self) -> &str {
+        self
+    }
+}
 
 /// A role's handling of inbound messages. Decoding happens synchronously
 /// (borrowing the received text); the returned future owns what it needs.
@@ -108,7 +132,7 @@ pub(crate) trait Acceptor: Send + Sync + 'static {
         meta: Box<crate::request_meta::RequestMeta>,
         identity: Option<Arc<crate::auth::AuthInfo>>,
         ctx: RequestContext,
-    ) -> std::result::Result<RequestFuture, RpcError>;
+    ) -> std::result::Result<AloneFuture, RpcError>;
 
     /// The settings of the sessions and requests it serves.
     fn config(&self) -> &SessionConfig;
@@ -450,7 +474,7 @@ impl Attached {
         start: impl FnOnce(
             InboundRequest<'_>,
             RequestContext,
-        ) -> std::result::Result<RequestFuture, RpcError>,
+        ) -> std::result::Result<AloneFuture, RpcError>,
     ) -> Option<Reply> {
         handle_request(&self.shared, request, |_| progress_token, http, start)
     }
@@ -563,7 +587,7 @@ fn progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
 /// Starts handling a request through `start`; returns the answer when it is
 /// ready at once. `token` reads the progress token (from the params, or
 /// from what the caller has read already).
-fn handle_request(
+fn handle_request<R: ResultJson>(
     shared: &Arc<Shared>,
     request: InboundRequest<'_>,
     token: impl FnOnce(Option<&RawValue>) -> Option<ProgressToken>,
@@ -571,7 +595,10 @@ fn handle_request(
     start: impl FnOnce(
         InboundRequest<'_>,
         RequestContext,
-    ) -> std::result::Result<RequestFuture, RpcError>,
+    ) -> std::result::Result<
+        BoxFuture<'static, std::result::Result<R, RpcError>>,
+        RpcError,
+    >,
 ) -> Option<Reply> {
     let id = request.id.clone();
     let limit = shared.config.max_concurrent_requests;
@@ -666,7 +693,7 @@ fn handle_request(
             Ok(result) => {
                 trace.finish(&Outcome::Ok);
                 Reply {
-                    text: encode_result(&id, &result),
+                    text: encode_result_json(&id, result.json()),
                     id: Some(id),
                     error: None,
                 }
@@ -700,7 +727,10 @@ fn handle_request(
         let (text, kind) = match outcome {
             Some(Ok(result)) => {
                 trace.finish(&Outcome::Ok);
-                (encode_result(&id, &result), OutboundKind::Response)
+                (
+                    encode_result_json(&id, result.json()),
+                    OutboundKind::Response,
+                )
             }
             Some(Err(error)) => {
                 trace.finish(&Outcome::Error(error.code.0));

@@ -41,6 +41,8 @@ pub use config::SessionConfig;
 pub use context::RequestContext;
 #[cfg(feature = "server")]
 pub(crate) use context::number;
+#[cfg(feature = "server")]
+pub(crate) use engine::AloneFuture;
 pub use engine::Session;
 #[cfg(feature = "http-server")]
 pub(crate) use engine::{Acceptor, Attached, Reply};

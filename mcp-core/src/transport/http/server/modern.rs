@@ -94,6 +94,50 @@ struct Head<'a> {
     meta: Option<&'a RawValue>,
 }
 
+/// [`Head`] with its `_meta` read in the same pass: the common case, where
+/// the `_meta` is an object of the expected types. When this does not
+/// read, [`Head`] and [`request_meta::read_meta`] find out why, as before.
+#[derive(Deserialize)]
+struct HeadAndMeta<'a> {
+    #[serde(borrow)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow)]
+    uri: Option<&'a RawValue>,
+    #[serde(rename = "taskId", borrow)]
+    task_id: Option<&'a RawValue>,
+    #[serde(rename = "_meta", borrow)]
+    meta: Option<request_meta::Meta<'a>>,
+}
+
+/// What the checks read of a request's params: the names, and the
+/// revision its `_meta` claims with what that `_meta` says.
+fn read_params<'a>(params: Option<&'a RawValue>) -> (Head<'a>, Option<String>, MetaRead) {
+    if let Some(read) = params.and_then(|p| serde_json::from_str::<HeadAndMeta<'_>>(p.get()).ok()) {
+        let (claimed, meta) = match read.meta {
+            Some(meta) => request_meta::read_fields(meta),
+            None => (None, Ok(None)),
+        };
+        let head = Head {
+            name: read.name,
+            uri: read.uri,
+            task_id: read.task_id,
+            meta: None,
+        };
+        return (head, claimed, meta);
+    }
+    // Params that are not an object have no `_meta` (and no name).
+    let head: Head<'_> = params
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or_default();
+    let (claimed, meta) = match head.meta {
+        Some(meta) => request_meta::read_meta(meta),
+        None => (None, Ok(None)),
+    };
+    (head, claimed, meta)
+}
+
+type MetaRead = Result<Option<Box<RequestMeta>>, RpcError>;
+
 fn check(
     headers: &HeaderMap,
     header_version: Option<&str>,
@@ -110,15 +154,7 @@ fn check(
             ),
         )
     };
-    // Params that are not an object have no `_meta` (and no name).
-    let head: Head<'_> = request
-        .params
-        .and_then(|p| serde_json::from_str(p.get()).ok())
-        .unwrap_or_default();
-    let (claimed, meta) = match head.meta {
-        Some(meta) => request_meta::read_meta(meta),
-        None => (None, Ok(None)),
-    };
+    let (head, claimed, meta) = read_params(request.params);
     // The header and the body must name the same revision; checked before
     // whether that revision is supported.
     match (header_version, claimed.as_deref()) {
