@@ -14,7 +14,7 @@ use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode};
 
 use super::State;
-use super::reply::{http_error, rpc_error};
+use super::reply::{SESSION_HEADER, VERSION_HEADER, http_error, rpc_error};
 use crate::auth::AuthInfo;
 use crate::jsonrpc::{ErrorCode, RpcError};
 
@@ -133,6 +133,24 @@ pub(super) struct Guarded {
     pub(super) identity: Option<Arc<AuthInfo>>,
     /// What a POST's body checks need of the head, found in the same pass.
     pub(super) body: BodyHeads,
+    /// The session and revision the request names, found in the same pass.
+    pub(super) mcp: McpHeads,
+}
+
+/// The MCP header fields of a request (each its first value).
+#[derive(Debug, Default)]
+pub(super) struct McpHeads {
+    /// `Mcp-Session-Id`.
+    pub(super) session: Option<HeaderValue>,
+    /// `MCP-Protocol-Version`.
+    pub(super) version: Option<HeaderValue>,
+}
+
+impl McpHeads {
+    /// The session id, if present and visible ASCII.
+    pub(super) fn session(&self) -> Option<&str> {
+        self.session.as_ref().and_then(|v| v.to_str().ok())
+    }
 }
 
 /// The head fields a POST's body is checked against.
@@ -152,6 +170,8 @@ struct Scanned<'a> {
     origin: Option<&'a HeaderValue>,
     content_type: Option<&'a HeaderValue>,
     accept: Option<&'a HeaderValue>,
+    session: Option<&'a HeaderValue>,
+    version: Option<&'a HeaderValue>,
 }
 
 /// Reads `headers` once. Each field is its first value, as `get` gives it;
@@ -163,6 +183,8 @@ fn scan(headers: &HeaderMap) -> Scanned<'_> {
         origin: None,
         content_type: None,
         accept: None,
+        session: None,
+        version: None,
     };
     for (name, value) in headers {
         found.size += name.as_str().len() + value.len() + 4;
@@ -174,6 +196,10 @@ fn scan(headers: &HeaderMap) -> Scanned<'_> {
             &mut found.content_type
         } else if *name == ACCEPT {
             &mut found.accept
+        } else if name == SESSION_HEADER {
+            &mut found.session
+        } else if name == VERSION_HEADER {
+            &mut found.version
         } else {
             continue;
         };
@@ -209,6 +235,10 @@ impl FromRequestParts<Arc<State>> for Guarded {
                 .is_some_and(|t| t.eq_ignore_ascii_case("application/json")),
             accepts: Accepts::of(scanned.accept),
         };
+        let mcp = McpHeads {
+            session: scanned.session.cloned(),
+            version: scanned.version.cloned(),
+        };
         // A protected resource validates the token before anything else.
         #[cfg(not(feature = "auth"))]
         let identity = None;
@@ -222,7 +252,11 @@ impl FromRequestParts<Arc<State>> for Guarded {
                     .map_err(|rejection| Rejection::Auth(Box::new(rejection.into_response())))?,
             ),
         };
-        Ok(Self { identity, body })
+        Ok(Self {
+            identity,
+            body,
+            mcp,
+        })
     }
 }
 
@@ -306,12 +340,12 @@ impl PostBody {
     }
 }
 
-/// The protocol revision a request claims in its header, if any; an
-/// unsupported one is an error (400).
+/// The protocol revision a request claims in its header (`value`), if
+/// any; an unsupported one is an error (400).
 pub(super) fn claimed_version(
-    headers: &HeaderMap,
+    value: Option<&HeaderValue>,
 ) -> Result<Option<crate::ProtocolVersion>, Rejection> {
-    let Some(value) = headers.get(super::reply::VERSION_HEADER) else {
+    let Some(value) = value else {
         return Ok(None);
     };
     // A value that is not visible ASCII is present but invalid, not absent.

@@ -9,7 +9,7 @@ use http::header::ACCEPT;
 use tokio::sync::mpsc;
 
 use super::State;
-use super::extract::{Rejection, claimed_version};
+use super::extract::{McpHeads, Rejection, claimed_version};
 use super::modern;
 use super::post::LIVE_CAPACITY;
 use super::reply::{DisconnectGuard, Owner, header, priming_event, sse_response};
@@ -22,6 +22,7 @@ const LAST_EVENT_ID: &str = "last-event-id";
 pub(super) async fn get(
     state: &State,
     headers: &HeaderMap,
+    mcp: &McpHeads,
     identity: Option<&Arc<AuthInfo>>,
 ) -> Result<Response, Rejection> {
     if state.config.stateless || modern::names_a_stateless_revision(headers) {
@@ -34,8 +35,8 @@ pub(super) async fn get(
             "a GET stream needs Accept: text/event-stream",
         ));
     }
-    claimed_version(headers)?;
-    let session = session::existing(state, headers).await?;
+    claimed_version(mcp.version.as_ref())?;
+    let session = session::existing(state, mcp.session()).await?;
     session::bind_identity(&session.engine, identity)?;
     let (stream_id, after) = match header(headers, LAST_EVENT_ID) {
         None => (session.streams().standalone(), None),

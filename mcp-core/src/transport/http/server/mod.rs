@@ -533,7 +533,9 @@ fn handle(
                     Err(rejection) => Err(rejection),
                 }
             }
-            Method::GET => get::get(&state, &parts.headers, guard.identity.as_ref()).await,
+            Method::GET => {
+                get::get(&state, &parts.headers, &guard.mcp, guard.identity.as_ref()).await
+            }
             Method::DELETE => delete::delete(&state, &parts.headers, guard.identity.as_ref()).await,
             _ => Err(Rejection::MethodNotAllowed),
         };

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 use super::State;
 use super::alone::{ALONE_STREAM, Alone, Attach};
-use super::extract::{Accepts, Guarded, PostBody, Rejection, claimed_version};
+use super::extract::{Accepts, Guarded, McpHeads, PostBody, Rejection, claimed_version};
 use super::modern::{self, Route};
 use super::reply::{
     DisconnectGuard, EngineRef, Owner, SESSION_HEADER, complete_sse, json_body, priming_event,
@@ -56,7 +56,7 @@ pub(super) fn post(
     body: PostBody,
 ) -> impl Future<Output = Response> {
     async move {
-        match serve(&state, guard.identity, body).await {
+        match serve(&state, guard.identity, &guard.mcp, body).await {
             Ok(response) => response,
             Err(rejection) => rejection.into_response(),
         }
@@ -70,6 +70,7 @@ pub(super) fn post(
 fn serve(
     state: &Arc<State>,
     identity: Option<Arc<AuthInfo>>,
+    mcp: &McpHeads,
     body: PostBody,
 ) -> impl Future<Output = Result<Response, Rejection>> {
     async move {
@@ -89,7 +90,7 @@ fn serve(
         };
         let version = match meta {
             Some(_) => None,
-            None => claimed_version(headers)?,
+            None => claimed_version(mcp.version.as_ref())?,
         };
         let (request_id, is_initialize) = match &decoded {
             // A well-formed message with bad params goes to its session like any
@@ -136,11 +137,11 @@ fn serve(
             return serve_one_shot(state, identity, head, decoded, request_id, preset, version)
                 .await;
         }
-        let created = is_initialize && headers.get(SESSION_HEADER).is_none();
+        let created = is_initialize && mcp.session.is_none();
         let session = if created {
             session::create(state)?
         } else {
-            session::existing(state, headers).await?
+            session::existing(state, mcp.session()).await?
         };
         session::bind_identity(&session.engine, identity.as_ref())?;
         let Some(id) = request_id else {

@@ -9,12 +9,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use http::HeaderMap;
-
 use super::State;
 use super::extract::Rejection;
 use super::lease::Lease;
-use super::reply::{SESSION_HEADER, header};
+
 use super::streams::{LiveItem, Streams};
 use crate::auth::AuthInfo;
 use crate::schema::RequestId;
@@ -206,15 +204,15 @@ fn new_session_id() -> Result<String, Rejection> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Finds the session named by the request's `Mcp-Session-Id`. With a
+/// Finds the session named by the request's `Mcp-Session-Id` (`id`). With a
 /// session store, its record decides: gone there is gone here (404), and a
 /// session this replica has not seen is re-created from it. A session this
 /// replica holds a lease on is served as it is (see `lease.rs`).
 pub(super) async fn existing(
     state: &State,
-    headers: &HeaderMap,
+    id: Option<&str>,
 ) -> Result<Arc<HttpSession>, Rejection> {
-    let Some(id) = header(headers, SESSION_HEADER) else {
+    let Some(id) = id else {
         return Err(Rejection::BadRequest(
             "the Mcp-Session-Id header is required".into(),
         ));
