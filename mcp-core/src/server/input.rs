@@ -16,10 +16,8 @@
 //! server. Handlers must ask the same questions, under the same keys, given
 //! the same answers.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use serde::Deserialize;
@@ -253,34 +251,26 @@ impl InputRound {
     }
 }
 
-/// Runs a handler's future for one round: it completes with the handler's
+/// Polls a handler's future for one round: it completes with the handler's
 /// answer, or as soon as the handler waits only on unanswered questions
 /// (with an `InputRequiredResult`), or on a missing capability (-32021).
-pub(crate) fn run(handler: RequestFuture, round: Arc<InputRound>) -> RequestFuture {
-    Box::pin(Round { handler, round })
-}
-
-struct Round {
-    handler: RequestFuture,
-    round: Arc<InputRound>,
-}
-
-impl Future for Round {
-    type Output = Result<Box<RawValue>, RpcError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        let polled = self.handler.as_mut().poll(cx);
-        if let Poll::Ready(answer) = polled {
-            // A missing capability wins over what the handler made of it.
-            return Poll::Ready(match self.round.ending(cx.waker()) {
-                Some(Err(e)) => Err(e),
-                _ => answer,
-            });
-        }
-        match self.round.ending(cx.waker()) {
-            Some(end) => Poll::Ready(end),
-            None => Poll::Pending,
-        }
+/// A poll function, not a future of its own: the caller's future drives it
+/// (one box per request, not two).
+pub(crate) fn poll(
+    handler: &mut RequestFuture,
+    round: &InputRound,
+    cx: &mut TaskContext<'_>,
+) -> Poll<Result<Box<RawValue>, RpcError>> {
+    if let Poll::Ready(answer) = handler.as_mut().poll(cx) {
+        // A missing capability wins over what the handler made of it.
+        return Poll::Ready(match round.ending(cx.waker()) {
+            Some(Err(e)) => Err(e),
+            _ => answer,
+        });
+    }
+    match round.ending(cx.waker()) {
+        Some(end) => Poll::Ready(end),
+        None => Poll::Pending,
     }
 }
 

@@ -4,7 +4,10 @@
 //! per-revision codec on the way out (see `ARCHITECTURE.md`, "Neutral types
 //! and the revisions").
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
 
 use indexmap::IndexMap;
 
@@ -115,7 +118,7 @@ pub(super) fn serve(
         None
     };
     // Matched, not `map_err(..)?` (see `ServerService::request`).
-    let mut answer = match ClientRequest::from_parts(method, request.id, request.params) {
+    let answer = match ClientRequest::from_parts(method, request.id, request.params) {
         Ok(request) => {
             let state = request_state(meta, identity, offers, &ctx, round.clone());
             let cx = Context::for_request(ctx, state.clone());
@@ -123,13 +126,35 @@ pub(super) fn serve(
         }
         Err(e) => return Err(RpcError::invalid_params(e)),
     };
-    if let Some(round) = round {
-        answer = input::run(answer, round);
-    }
     let cacheable = method.spec().cacheable.contains(version);
-    Ok(Box::pin(async move {
-        stamp(cacheable, answer.await, &profile.server_info)
+    Ok(Box::pin(Answer {
+        handler: answer,
+        round,
+        cacheable,
+        profile,
     }))
+}
+
+/// The answer of a core request standing alone: its handler, run in its
+/// input round if it has one, and its result stamped.
+struct Answer {
+    handler: RequestFuture,
+    round: Option<Arc<InputRound>>,
+    cacheable: bool,
+    profile: Arc<Profile>,
+}
+
+impl Future for Answer {
+    type Output = Result<String, RpcError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let answer = match &this.round {
+            Some(round) => input::poll(&mut this.handler, round, cx),
+            None => this.handler.as_mut().poll(cx),
+        };
+        answer.map(|answer| stamp(this.cacheable, answer, &this.profile.server_info))
+    }
 }
 
 /// SEP-2243 on the server: the `Mcp-Param-*` headers of a `tools/call`

@@ -152,8 +152,9 @@ pub(crate) struct Shared {
     pending: Mutex<FastMap<RequestId, PendingCall>>,
     inflight: Mutex<FastMap<RequestId, CancellationToken>>,
     next_id: AtomicI64,
-    transport_close: CancellationToken,
-    transport_done: CancellationToken,
+    /// Only a session over a [`Transport`] has a transport to stop.
+    transport_close: Option<CancellationToken>,
+    transport_done: Option<CancellationToken>,
     /// The session's `mcp.session` span (none for a request that stands
     /// alone; disabled when nobody listens).
     pub(crate) span: tracing::Span,
@@ -215,7 +216,9 @@ impl Shared {
         for (_, token) in lock(&self.inflight).drain() {
             token.cancel();
         }
-        self.transport_close.cancel();
+        if let Some(close) = &self.transport_close {
+            close.cancel();
+        }
     }
 
     async fn send(&self, text: String, kind: OutboundKind, related: Option<RequestId>) {
@@ -238,8 +241,8 @@ impl Shared {
             pending: Mutex::new(FastMap::default()),
             inflight: Mutex::new(FastMap::default()),
             next_id: AtomicI64::new(0),
-            transport_close: CancellationToken::new(),
-            transport_done: CancellationToken::new(),
+            transport_close: None,
+            transport_done: None,
             span,
         }
     }
@@ -283,8 +286,8 @@ impl Session {
         } = transport.start()?;
         let span = trace::session(false);
         let shared = Arc::new(Shared {
-            transport_close: close,
-            transport_done: done,
+            transport_close: Some(close),
+            transport_done: Some(done),
             ..Shared::new(Outbound::Channel(outbound), config, span.clone())
         });
         let peer = Peer {
@@ -307,7 +310,9 @@ impl Session {
         self.peer
             .shared
             .close("the session was closed locally".into());
-        self.peer.shared.transport_done.cancelled().await;
+        if let Some(done) = &self.peer.shared.transport_done {
+            done.cancelled().await;
+        }
     }
 
     /// Waits until the session ends, and returns why.
@@ -490,7 +495,9 @@ impl Attached {
             return;
         }
         self.shared.close(reason.to_string());
-        self.shared.transport_done.cancel();
+        if let Some(done) = &self.shared.transport_done {
+            done.cancel();
+        }
         if let Some(service) = &self.service {
             service.closed(reason);
         }

@@ -4,7 +4,7 @@
 //! `Mcp-Method` and `Mcp-Name` must agree with the body; an error found here
 //! is answered at once with its status (400, or 404 for an unknown method).
 
-use axum::http::{HeaderMap, HeaderName, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -44,7 +44,8 @@ pub(super) fn route(
     text: &str,
     decoded: &Result<Inbound<'_>, Box<DecodeError>>,
 ) -> Route {
-    let header_version = header(headers, VERSION_HEADER);
+    let found = Found::scan(headers);
+    let header_version = found.version.and_then(text_of);
     let stateless = match header_version {
         Some(value) => match ProtocolVersion::parse(value) {
             Some(v) => !v.has_initialize(),
@@ -53,13 +54,13 @@ pub(super) fn route(
             // path refuses the header as before.
             None => claims_a_revision(text),
         },
-        None => header(headers, SESSION_HEADER).is_none() && claims_a_revision(text),
+        None => found.session.and_then(text_of).is_none() && claims_a_revision(text),
     };
     if !stateless {
         return Route::Sessions;
     }
     match decoded {
-        Ok(Inbound::Request(request)) => match check(headers, header_version, request) {
+        Ok(Inbound::Request(request)) => match check(headers, &found, header_version, request) {
             Ok(meta) => Route::Stateless(meta),
             Err(response) => Route::Answered(*response),
         },
@@ -74,6 +75,46 @@ pub(super) fn route(
         Err(e) if e.notification => Route::Answered(StatusCode::ACCEPTED.into_response()),
         Err(e) => Route::Answered(rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)),
     }
+}
+
+/// The headers a POST's route reads, found in one pass over the map (a
+/// lookup hashes the name; a POST has few headers). Each is its first
+/// value, as `get` gives it.
+#[derive(Default)]
+struct Found<'h> {
+    version: Option<&'h HeaderValue>,
+    session: Option<&'h HeaderValue>,
+    method: Option<&'h HeaderValue>,
+    name: Option<&'h HeaderValue>,
+    /// Whether any `Mcp-Param-*` header came (collected only then).
+    params: bool,
+}
+
+impl<'h> Found<'h> {
+    fn scan(headers: &'h HeaderMap) -> Self {
+        let mut found = Self::default();
+        for (name, value) in headers {
+            let slot = if name == VERSION_HEADER {
+                &mut found.version
+            } else if name == SESSION_HEADER {
+                &mut found.session
+            } else if *name == METHOD_HEADER {
+                &mut found.method
+            } else if *name == NAME_HEADER {
+                &mut found.name
+            } else {
+                found.params |= name.as_str().starts_with(PARAM_HEADER_PREFIX);
+                continue;
+            };
+            slot.get_or_insert(value);
+        }
+        found
+    }
+}
+
+/// A header's value as text, as [`header`] reads it.
+fn text_of(value: &HeaderValue) -> Option<&str> {
+    value.to_str().ok()
 }
 
 /// Cheap test on the raw text; [`check`] reads the claim properly.
@@ -140,6 +181,7 @@ type MetaRead = Result<Option<Box<RequestMeta>>, RpcError>;
 
 fn check(
     headers: &HeaderMap,
+    found: &Found<'_>,
     header_version: Option<&str>,
     request: &InboundRequest<'_>,
 ) -> Result<Box<RequestMeta>, Box<Response>> {
@@ -175,7 +217,7 @@ fn check(
         Ok(None) => return Err(fail(StatusCode::BAD_REQUEST, request_meta::missing_meta())),
         Err(e) => return Err(fail(StatusCode::BAD_REQUEST, e)),
     };
-    match header(headers, &METHOD_HEADER) {
+    match found.method.and_then(text_of) {
         Some(m) if m == request.method => {}
         Some(m) => {
             return Err(mismatch(format!(
@@ -199,7 +241,11 @@ fn check(
             )
         })?;
     if let Some(name) = named(method, &head) {
-        match header(headers, &NAME_HEADER).map(|h| (h, param_headers::decode_value(h))) {
+        match found
+            .name
+            .and_then(text_of)
+            .map(|h| (h, param_headers::decode_value(h)))
+        {
             Some((_, Ok(decoded))) if decoded == name => {}
             Some((_, Err(e))) => return Err(mismatch(format!("Mcp-Name: {e}"))),
             Some((h, _)) => {
@@ -210,7 +256,12 @@ fn check(
             None => return Err(mismatch("the Mcp-Name header is missing".into())),
         }
         if method == RequestMethod::Core(ClientRequestMethod::CallTool) {
-            meta.sent_params = Some((name, sent_params(headers)));
+            let sent = if found.params {
+                sent_params(headers)
+            } else {
+                Vec::new()
+            };
+            meta.sent_params = Some((name, sent));
         }
     }
     Ok(meta)
