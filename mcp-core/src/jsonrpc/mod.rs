@@ -9,6 +9,7 @@ mod error;
 pub use decode::{
     DecodeError, Inbound, InboundNotification, InboundRequest, InboundResponse, decode,
 };
+#[cfg(any(feature = "server", feature = "client"))]
 pub(crate) use encode::encode_result_json;
 pub use encode::{
     encode_empty_result, encode_error, encode_notification, encode_request, encode_result,
