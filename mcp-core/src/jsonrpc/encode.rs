@@ -76,10 +76,8 @@ pub(crate) fn encode_result_json(id: &RequestId, result: &str) -> String {
     let mut out = String::with_capacity(HEAD.len() + 24 + RESULT.len() + result.len() + 1);
     out.push_str(HEAD);
     match id {
-        // Writing to a String cannot fail.
-        RequestId::Integer(n) => {
-            let _ = std::fmt::Write::write_fmt(&mut out, format_args!("{n}"));
-        }
+        // `itoa`, not `fmt`'s machinery: this runs for every answer.
+        RequestId::Integer(n) => out.push_str(itoa::Buffer::new().format(*n)),
         // Serializing a string cannot fail.
         RequestId::String(_) => out.push_str(&serde_json::to_string(id).unwrap_or_default()),
     }

@@ -21,12 +21,12 @@ use super::outbound::Outbound;
 use super::outbound::OutboundSink;
 use super::trace;
 use super::{Peer, RequestContext, SessionConfig};
-use crate::jsonrpc::{InboundNotification, InboundRequest, RpcError};
 #[cfg(feature = "http-server")]
 use crate::jsonrpc::{DecodeError, Inbound};
-use crate::schema::{ProgressNotificationParams, RequestId};
+use crate::jsonrpc::{InboundNotification, InboundRequest, RpcError};
 #[cfg(feature = "http-server")]
 use crate::schema::ProgressToken;
+use crate::schema::{ProgressNotificationParams, RequestId};
 use crate::transport::{InboundFrame, OutboundKind, OutboundMessage, Transport, TransportHandle};
 use crate::{Error, Result};
 

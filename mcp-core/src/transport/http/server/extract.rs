@@ -273,6 +273,23 @@ impl Accepts {
     /// in one pass.
     pub(super) fn of(accept: Option<&HeaderValue>) -> Self {
         let accept = accept.map_or(&b""[..], HeaderValue::as_bytes);
+        // What the spec tells clients to send (and what the SDKs send, byte
+        // for byte), and a client that takes only streams: known at once.
+        match accept {
+            b"application/json, text/event-stream" => {
+                return Self {
+                    json: true,
+                    sse: true,
+                };
+            }
+            b"text/event-stream" => {
+                return Self {
+                    json: false,
+                    sse: true,
+                };
+            }
+            _ => {}
+        }
         let mut found = Self {
             json: false,
             sse: false,
@@ -368,6 +385,10 @@ mod tests {
     fn accept_is_read_without_regard_to_case() {
         let both = accepts("Application/JSON, Text/Event-Stream");
         assert!(both.json && both.sse);
+        let usual = accepts("application/json, text/event-stream");
+        assert!(usual.json && usual.sse);
+        let stream = accepts("text/event-stream");
+        assert!(!stream.json && stream.sse);
         let any = accepts("*/*");
         assert!(any.json && any.sse);
         let json = accepts("application/*;q=0.5");

@@ -22,7 +22,7 @@ fn is_loopback(host: &str) -> bool {
     let name = match host.strip_prefix('[') {
         // [::1]:port
         Some(rest) => return rest.split(']').next() == Some("::1"),
-        None => host.split(':').next().unwrap_or_default(),
+        None => memchr::memchr(b':', host.as_bytes()).map_or(host, |colon| &host[..colon]),
     };
     name.eq_ignore_ascii_case("localhost") || name == "127.0.0.1"
 }

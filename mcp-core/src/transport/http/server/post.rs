@@ -26,8 +26,7 @@ use crate::auth::AuthInfo;
 use crate::jsonrpc::{DecodeError, ErrorCode, Inbound, RpcError, decode};
 use crate::request_meta::RequestMeta;
 use crate::schema::{RequestId, methods};
-use crate::session::{Attached, OutboundSink, Reply};
-use crate::transport::{OutboundKind, OutboundMessage};
+use crate::session::{Attached, Reply};
 
 /// Events buffered for one HTTP response before its reader counts as slow.
 pub(super) const LIVE_CAPACITY: usize = 64;
@@ -254,12 +253,8 @@ fn serve_in_session(
             if session.streams().answer_as_json(&id, stream_id) {
                 return Ok((json_body(StatusCode::OK, text), failed));
             }
-            let answer: Arc<str> = Arc::from(text.as_str());
-            let _ = session.outlet.deliver(OutboundMessage {
-                text,
-                kind: OutboundKind::Response,
-                related: Some(id),
-            });
+            let answer: Arc<str> = Arc::from(text);
+            session.outlet.deliver_answer(id, answer.clone());
             // When the answer is all the stream carried, it is the one event to
             // send: nothing to read back from the store.
             let mut replay = {

@@ -152,6 +152,23 @@ impl Outlet {
     }
 }
 
+impl Outlet {
+    /// Delivers the answer to request `id` that is in hand already as
+    /// shared text (the POST that got it at once also writes it): the
+    /// same as [`OutboundSink::deliver`] of a response, without a copy.
+    pub(super) fn deliver_answer(&self, id: RequestId, text: Arc<str>) {
+        if self.closed.is_cancelled() {
+            return;
+        }
+        let mut streams = lock(&self.streams);
+        if let Some((live, item)) = streams.push(Some(&id), text, true) {
+            if let Err(mpsc::error::TrySendError::Full(_)) = live.try_send(item) {
+                streams.detach(&live);
+            }
+        }
+    }
+}
+
 impl OutboundSink for Outlet {
     fn deliver(&self, message: OutboundMessage) -> Result<(), ()> {
         if self.closed.is_cancelled() {
