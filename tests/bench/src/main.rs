@@ -221,7 +221,7 @@ fn main() {
             started.elapsed().as_secs_f64()
         ),
         "floors: stdio = `bench-floor-stdio` (serde_json line reader, canned response); \
-         HTTP = `bench-floor-http` (bare axum handler, JSON body parsed, JSON answer); \
+         HTTP = `bench-floor-http` (bare axum handler sent the very bytes ours gets, JSON body parsed, the answer in ours' form); \
          decode = serde_json into `serde_json::Value`; Python = the official SDK (`mcp`) server"
             .to_string(),
     ];

@@ -165,10 +165,17 @@ pub(crate) fn push_event(out: &mut String, id: Option<&str>, data: &str, retry: 
         out.push_str("data:\n");
     } else {
         out.push_str("event: message\n");
-        for line in data.split('\n') {
+        // JSON text as serde_json writes it has no line breaks: one line.
+        if memchr::memchr(b'\n', data.as_bytes()).is_none() {
             out.push_str("data: ");
-            out.push_str(line);
+            out.push_str(data);
             out.push('\n');
+        } else {
+            for line in data.split('\n') {
+                out.push_str("data: ");
+                out.push_str(line);
+                out.push('\n');
+            }
         }
     }
     out.push('\n');
@@ -224,6 +231,16 @@ mod tests {
         assert_eq!(events[0].retry, Some(Duration::from_millis(250)));
         let priming = parse_in_chunks(encode_event(Some("s-0"), "", None).as_bytes(), 1);
         assert_eq!(priming[0].data, "");
+        // Text with line breaks goes out as several data lines.
+        let lines = encode_event(None, "{\n\"a\": 1\n}", None);
+        assert_eq!(
+            lines,
+            "event: message\ndata: {\ndata: \"a\": 1\ndata: }\n\n"
+        );
+        assert_eq!(
+            parse_in_chunks(lines.as_bytes(), 2)[0].data,
+            "{\n\"a\": 1\n}"
+        );
     }
 
     #[test]
