@@ -147,7 +147,7 @@ impl Context {
 
     /// The client's name and version.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.session.client.get().map(|c| &c.info)
+        self.session.client.get().map(|c| &*c.info)
     }
 
     /// What the client declared it supports.
