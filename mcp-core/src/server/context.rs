@@ -90,7 +90,7 @@ impl Context {
     pub(crate) fn for_session(session: Arc<SessionState>) -> Self {
         Self {
             peer: session.peer.clone(),
-            cancel: session.peer.shared.closed.child_token(),
+            cancel: session.peer.shared.closed().child_token(),
             request: None,
             session,
             task: None,
