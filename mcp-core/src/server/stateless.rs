@@ -111,6 +111,7 @@ pub(super) fn serve(
         Some(Arc::new(InputRound::start(
             method.as_str(),
             request.params,
+            meta.round_fields,
             key,
         )?))
     } else {
