@@ -42,6 +42,10 @@ pub(crate) struct RequestMeta {
     /// Over Streamable HTTP, a `tools/call`'s tool name and its
     /// `Mcp-Param-*` headers, to check against the tool's declarations.
     pub(crate) sent_params: Option<(String, crate::param_headers::SentParams)>,
+    /// Whether the params hold `inputResponses` or `requestState`, when a
+    /// transport's pass over them found out; `None`: search their text.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    pub(crate) round_fields: Option<bool>,
 }
 
 /// Only the `_meta` of the params is read here; the rest is skipped.
@@ -181,6 +185,7 @@ fn checked(
         log_level,
         progress_token,
         sent_params: None,
+        round_fields: None,
     })))
 }
 

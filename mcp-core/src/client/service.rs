@@ -105,7 +105,7 @@ impl ClientService {
             // capability processes the request normally (spec).
             return Ok(work);
         };
-        let cancel = peer.shared.closed.child_token();
+        let cancel = peer.shared.closed().child_token();
         let peer = peer.clone();
         Ok(Box::pin(async move {
             let task = manager.create(OWNER, ttl, cancel.clone()).await?;

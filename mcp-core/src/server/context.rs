@@ -90,7 +90,7 @@ impl Context {
     pub(crate) fn for_session(session: Arc<SessionState>) -> Self {
         Self {
             peer: session.peer.clone(),
-            cancel: session.peer.shared.closed.child_token(),
+            cancel: session.peer.shared.closed().child_token(),
             request: None,
             session,
             task: None,
@@ -147,7 +147,7 @@ impl Context {
 
     /// The client's name and version.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.session.client.get().map(|c| &c.info)
+        self.session.client.get().map(|c| &*c.info)
     }
 
     /// What the client declared it supports.

@@ -82,18 +82,21 @@ struct RoundParams {
 impl InputRound {
     /// The round a request is in: its `requestState` opened (refused with
     /// -32602 if it is not one this server sealed for this request) and its
-    /// `inputResponses` added to the answers.
+    /// `inputResponses` added to the answers. `present`: whether the params
+    /// hold either field, if the caller already knows.
     pub(crate) fn start(
         method: &'static str,
         params: Option<&RawValue>,
+        present: Option<bool>,
         key: RequestStateKey,
     ) -> Result<Self, RpcError> {
         // The round fields alone are read here; the params as a whole only
         // when a state is opened or sealed (the binding).
         let round: RoundParams = match params {
-            // Most requests are a first round: when the text names neither
-            // field (and has no escape that could spell one), skip the parse.
-            Some(raw) if names_round_fields(raw.get()) => {
+            // Most requests are a first round: when the params hold neither
+            // field (or their text names neither, and has no escape that
+            // could spell one), skip the parse.
+            Some(raw) if present.unwrap_or_else(|| names_round_fields(raw.get())) => {
                 serde_json::from_str(raw.get()).map_err(RpcError::invalid_params)?
             }
             _ => RoundParams::default(),

@@ -49,7 +49,7 @@ impl ServerSession {
 
     /// The client's name and version, once it has initialized.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.state.client.get().map(|c| &c.info)
+        self.state.client.get().map(|c| &*c.info)
     }
 
     /// The negotiated protocol revision, once initialized.
@@ -94,7 +94,7 @@ pub fn serve(
 /// HTTP, where every POST is a session of its own).
 fn preset_hello(handler: &dyn ServerHandler, version: ProtocolVersion) -> ClientHello {
     ClientHello {
-        info: Implementation::new("stateless-client", "0"),
+        info: Arc::new(Implementation::new("stateless-client", "0")),
         capabilities: ClientHello::capabilities(crate::schema::ClientCapabilities::default()),
         version,
         offers: ServerOffers::new(&handler.info().capabilities),
@@ -464,7 +464,7 @@ fn initialize(
     let version = ProtocolVersion::negotiate(&params.protocol_version);
     let info = handler.info();
     let hello = ClientHello {
-        info: params.client_info,
+        info: Arc::new(params.client_info),
         capabilities: ClientHello::capabilities(params.capabilities),
         version,
         offers: ServerOffers::new(&info.capabilities),

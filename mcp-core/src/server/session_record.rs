@@ -40,7 +40,7 @@ pub(super) fn record(state: &SessionState) -> Option<String> {
     subscriptions.sort();
     let record = SessionRecord {
         protocol_version: hello.version.as_str().to_string(),
-        client_info: hello.info.clone(),
+        client_info: (*hello.info).clone(),
         client_capabilities: (*hello.capabilities).clone(),
         initialized: state.initialized.load(Ordering::Acquire),
         log_level: state.log_level(),
@@ -68,7 +68,7 @@ pub(super) fn restore(
     }
     if state.client.get().is_none() {
         let _ = state.client.set(ClientHello {
-            info: record.client_info,
+            info: std::sync::Arc::new(record.client_info),
             capabilities: ClientHello::capabilities(record.client_capabilities),
             version,
             offers,

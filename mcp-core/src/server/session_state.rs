@@ -36,7 +36,9 @@ pub(crate) struct SessionState {
 /// server's answer offers.
 #[derive(Clone, Debug)]
 pub(crate) struct ClientHello {
-    pub(crate) info: Implementation,
+    /// Shared: a stateless request that names no client gets the one
+    /// default (see [`ClientHello::unnamed`]).
+    pub(crate) info: std::sync::Arc<Implementation>,
     /// Shared when empty (see [`ClientHello::capabilities`]).
     pub(crate) capabilities: std::sync::Arc<ClientCapabilities>,
     pub(crate) version: ProtocolVersion,
@@ -52,6 +54,15 @@ impl ClientHello {
         capabilities: ClientCapabilities,
     ) -> std::sync::Arc<ClientCapabilities> {
         crate::request_meta::shared_capabilities(capabilities)
+    }
+
+    /// The client of a stateless request whose `_meta` names none: one
+    /// value for all of them, not a new one per request.
+    pub(crate) fn unnamed() -> std::sync::Arc<Implementation> {
+        static UNNAMED: OnceLock<std::sync::Arc<Implementation>> = OnceLock::new();
+        UNNAMED
+            .get_or_init(|| std::sync::Arc::new(Implementation::new("unnamed-client", "")))
+            .clone()
     }
 }
 

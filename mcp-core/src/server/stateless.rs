@@ -26,8 +26,7 @@ use crate::jsonrpc::{ErrorCode, InboundRequest, RpcError};
 use crate::param_headers;
 use crate::request_meta::{self, RequestMeta, SERVER_INFO};
 use crate::schema::{
-    ClientRequest, DiscoverResult, DiscoverResultCacheScope, Implementation, JsonObject,
-    ServerCapabilities,
+    ClientRequest, DiscoverResult, DiscoverResultCacheScope, JsonObject, ServerCapabilities,
 };
 use crate::session::{AloneFuture, RequestContext, RequestFuture};
 use crate::tasks::TasksRequest;
@@ -112,6 +111,7 @@ pub(super) fn serve(
         Some(Arc::new(InputRound::start(
             method.as_str(),
             request.params,
+            meta.round_fields,
             key,
         )?))
     } else {
@@ -192,9 +192,7 @@ fn request_state(
     round: Option<Arc<InputRound>>,
 ) -> Arc<SessionState> {
     let hello = ClientHello {
-        info: meta
-            .info
-            .unwrap_or_else(|| Implementation::new("unnamed-client", "")),
+        info: meta.info.map_or_else(ClientHello::unnamed, Arc::new),
         capabilities: meta.capabilities,
         version: meta.version,
         offers,

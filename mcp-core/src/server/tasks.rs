@@ -40,7 +40,7 @@ pub(crate) async fn start(
         return start_extension_task(manager, tool, params, &cx).await;
     }
     let owner = cx.session.task_owner().to_string();
-    let cancel = cx.session.peer.shared.closed.child_token();
+    let cancel = cx.session.peer.shared.closed().child_token();
     let ttl = params.task.as_ref().and_then(|t| t.ttl);
     let task = manager.create(&owner, ttl, cancel.clone()).await?;
     let link = TaskLink {

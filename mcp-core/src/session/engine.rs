@@ -1,7 +1,7 @@
 use crate::fast_map::FastMap;
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use futures::future::BoxFuture;
 use serde_json::value::RawValue;
@@ -149,7 +149,9 @@ pub(crate) struct PendingCall {
 pub(crate) struct Shared {
     pub(crate) outbound: Outbound,
     pub(crate) config: SessionConfig,
-    pub(crate) closed: CancellationToken,
+    /// Made when first asked for: a request standing alone almost never
+    /// is, and a token costs an allocation and a locked drop.
+    closed: OnceLock<CancellationToken>,
     close_reason: Mutex<Option<String>>,
     pending: Mutex<FastMap<RequestId, PendingCall>>,
     inflight: Mutex<FastMap<RequestId, CancellationToken>>,
@@ -169,6 +171,18 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
+    /// Cancelled when the session closes.
+    pub(crate) fn closed(&self) -> &CancellationToken {
+        self.closed.get_or_init(CancellationToken::new)
+    }
+
+    /// Whether the session has closed (without making the token).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed
+            .get()
+            .is_some_and(CancellationToken::is_cancelled)
+    }
+
     pub(crate) fn next_request_id(&self) -> RequestId {
         RequestId::Integer(self.next_id.fetch_add(1, Ordering::Relaxed))
     }
@@ -176,7 +190,7 @@ impl Shared {
     pub(crate) fn insert_pending(&self, id: RequestId, call: PendingCall) {
         lock(&self.pending).insert(id, call);
         // The session may have closed between the caller's check and now.
-        if self.closed.is_cancelled() {
+        if self.is_closed() {
             self.fail_pending();
         }
     }
@@ -186,7 +200,7 @@ impl Shared {
     }
 
     pub(crate) fn closed_reason(&self) -> Option<String> {
-        if !self.closed.is_cancelled() {
+        if !self.is_closed() {
             return None;
         }
         Some(
@@ -213,7 +227,7 @@ impl Shared {
                 *slot = Some(reason);
             }
         }
-        self.closed.cancel();
+        self.closed().cancel();
         self.fail_pending();
         for (_, token) in lock(&self.inflight).drain() {
             token.cancel();
@@ -238,7 +252,7 @@ impl Shared {
         Self {
             outbound,
             config,
-            closed: CancellationToken::new(),
+            closed: OnceLock::new(),
             close_reason: Mutex::new(None),
             pending: Mutex::new(FastMap::default()),
             inflight: Mutex::new(FastMap::default()),
@@ -330,7 +344,7 @@ async fn run(
     service: Arc<dyn Service>,
 ) {
     // Registered once, not once per message.
-    let closed = shared.closed.cancelled();
+    let closed = shared.closed().cancelled();
     tokio::pin!(closed);
     // Each message is handled synchronously; the only await per message is
     // sending its answer. This keeps the task (alive for the whole session)
@@ -392,7 +406,7 @@ pub(crate) struct Attached {
 impl fmt::Debug for Attached {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Attached")
-            .field("closed", &self.shared.closed.is_cancelled())
+            .field("closed", &self.shared.is_closed())
             .finish_non_exhaustive()
     }
 }
@@ -493,7 +507,7 @@ impl Attached {
 
     /// Ends the session: pending calls fail, running handlers are cancelled.
     pub(crate) fn close(&self, reason: &str) {
-        if self.shared.closed.is_cancelled() {
+        if self.shared.is_closed() {
             return;
         }
         self.shared.close(reason.to_string());

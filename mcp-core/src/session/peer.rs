@@ -226,12 +226,12 @@ impl Peer {
 
     /// Whether the session has ended.
     pub fn is_closed(&self) -> bool {
-        self.shared.closed.is_cancelled()
+        self.shared.is_closed()
     }
 
     /// Waits until the session ends.
     pub async fn closed(&self) {
-        self.shared.closed.cancelled().await;
+        self.shared.closed().cancelled().await;
     }
 
     /// Why the session ended, once it has.

@@ -219,7 +219,7 @@ pub(super) fn handle_request<R: ResultJson>(
     };
     drop(entered);
     if let Poll::Ready(outcome) = first {
-        if shared.closed.is_cancelled() {
+        if shared.is_closed() {
             trace.finish(&Outcome::Cancelled);
             return None;
         }
@@ -241,7 +241,7 @@ pub(super) fn handle_request<R: ResultJson>(
     lock(&shared.inflight).insert(id.clone(), cancel.clone());
     // The session may have closed (and cancelled what was in `inflight`)
     // before the insert.
-    if shared.closed.is_cancelled() {
+    if shared.is_closed() {
         cancel.cancel();
     }
     let shared = shared.clone();

@@ -148,16 +148,28 @@ struct HeadAndMeta<'a> {
     task_id: Option<&'a RawValue>,
     #[serde(rename = "_meta", borrow)]
     meta: Option<request_meta::Meta<'a>>,
+    /// Noted so that the input round need not search the text for them.
+    #[serde(rename = "inputResponses", borrow)]
+    input_responses: Option<&'a RawValue>,
+    #[serde(rename = "requestState", borrow)]
+    request_state: Option<&'a RawValue>,
 }
 
 /// What the checks read of a request's params: the names, and the
 /// revision its `_meta` claims with what that `_meta` says.
 fn read_params<'a>(params: Option<&'a RawValue>) -> (Head<'a>, Option<String>, MetaRead) {
     if let Some(read) = params.and_then(|p| serde_json::from_str::<HeadAndMeta<'_>>(p.get()).ok()) {
-        let (claimed, meta) = match read.meta {
+        let (claimed, mut meta) = match read.meta {
             Some(meta) => request_meta::read_fields(meta),
             None => (None, Ok(None)),
         };
+        // Params are an object (the decoder refuses others), so fields
+        // this pass did not see are not there: a `null` one reads as absent
+        // there too.
+        if let Ok(Some(meta)) = &mut meta {
+            meta.round_fields =
+                Some(read.input_responses.is_some() || read.request_state.is_some());
+        }
         let head = Head {
             name: read.name,
             uri: read.uri,
