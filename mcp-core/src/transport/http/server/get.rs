@@ -12,7 +12,7 @@ use super::State;
 use super::extract::{McpHeads, Rejection, claimed_version};
 use super::modern;
 use super::post::LIVE_CAPACITY;
-use super::reply::{DisconnectGuard, Owner, header, priming_event, sse_response};
+use super::reply::{DisconnectGuard, Owner, header, sse_response};
 use super::session;
 use super::streams::{AttachError, parse_event_id};
 use crate::auth::AuthInfo;
@@ -75,7 +75,7 @@ pub(super) async fn get(
         .service()
         .and_then(|s| s.protocol_version())
         .filter(|v| v.has_sse_priming() && after.is_none())
-        .map(|_| priming_event(stream_id, state.config.sse_retry));
+        .map(|_| state.config.sse_retry);
     let live = if done {
         // Nothing more will come: close right after the replay.
         let (_, rx) = mpsc::channel(1);

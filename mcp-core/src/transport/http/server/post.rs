@@ -16,8 +16,8 @@ use super::alone::{ALONE_STREAM, Alone, Attach};
 use super::extract::{Accepts, Guarded, McpHeads, PostBody, Rejection, claimed_version};
 use super::modern::{self, Route};
 use super::reply::{
-    DisconnectGuard, EngineRef, Owner, SESSION_HEADER, complete_sse, json_body, priming_event,
-    rpc_error, sse_response,
+    DisconnectGuard, EngineRef, Owner, SESSION_HEADER, complete_sse, json_body, rpc_error,
+    sse_response,
 };
 use super::session::{self, HttpSession, lock};
 use super::streams::LiveItem;
@@ -245,7 +245,7 @@ fn serve_in_session(
                 .or(version);
             version
                 .filter(|v| v.has_sse_priming())
-                .map(|_| priming_event(stream_id, state.config.sse_retry))
+                .map(|_| state.config.sse_retry)
         };
         if let Some(Reply { text, .. }) = reply {
             // Answered at once, in this task.
@@ -411,7 +411,7 @@ async fn serve_one_shot(
         .and_then(|s| s.protocol_version())
         .or(version)
         .filter(|v| v.has_sse_priming())
-        .map(|_| priming_event(ALONE_STREAM, state.config.sse_retry));
+        .map(|_| state.config.sse_retry);
     let lone = Lone {
         engine,
         sink,
@@ -435,7 +435,8 @@ struct Lone {
     cancel: bool,
     /// The engine is this POST's own session: ended with it.
     end_session: bool,
-    priming: Option<String>,
+    /// The retry hint of the priming event, when the revision has one.
+    priming: Option<std::time::Duration>,
 }
 
 impl Lone {

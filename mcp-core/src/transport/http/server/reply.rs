@@ -3,6 +3,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::response::{IntoResponse, Response};
@@ -58,18 +59,25 @@ pub(super) fn json_body(status: StatusCode, text: String) -> Response {
 }
 
 /// The priming event of a stream (an id and the retry hint, no data).
-pub(super) fn priming_event(stream_id: u64, retry: std::time::Duration) -> String {
+fn priming_event(stream_id: u64, retry: Duration) -> String {
     encode_event(Some(EventId::new(stream_id, 0).as_str()), "", Some(retry))
 }
 
-/// An event stream that is complete already: the priming event (if any)
-/// and every event, with no live part; written into one buffer.
-pub(super) fn complete_sse(stream_id: u64, priming: Option<String>, events: &Replay) -> Response {
-    let priming = priming.as_deref().unwrap_or_default();
+/// An event stream that is complete already: the priming event (when
+/// `priming` gives its retry hint) and every event, with no live part;
+/// written into one buffer.
+pub(super) fn complete_sse(stream_id: u64, priming: Option<Duration>, events: &Replay) -> Response {
     let size: usize = events.iter().map(|(_, text)| text.len() + 64).sum();
-    // One allocation of the whole size (the priming event is short).
-    let mut body = String::with_capacity(priming.len() + size);
-    body.push_str(priming);
+    // One allocation of the whole size (the priming event is under 64).
+    let mut body = String::with_capacity(64 + size);
+    if let Some(retry) = priming {
+        push_event(
+            &mut body,
+            Some(EventId::new(stream_id, 0).as_str()),
+            "",
+            Some(retry),
+        );
+    }
     for (seq, text) in events {
         push_event(
             &mut body,
@@ -157,7 +165,7 @@ impl Drop for DisconnectGuard {
 pub(super) fn sse_response(
     owner: Owner,
     stream_id: u64,
-    priming: Option<String>,
+    priming: Option<Duration>,
     replay: Replay,
     first: Option<LiveItem>,
     live: mpsc::Receiver<LiveItem>,
@@ -165,6 +173,7 @@ pub(super) fn sse_response(
 ) -> Response {
     let owner = Arc::new(owner);
     let head: Vec<String> = priming
+        .map(|retry| priming_event(stream_id, retry))
         .into_iter()
         .chain(replay.iter().map(|(seq, text)| {
             encode_event(Some(EventId::new(stream_id, *seq).as_str()), text, None)
