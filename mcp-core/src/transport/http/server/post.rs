@@ -254,20 +254,17 @@ fn serve_in_session(
                 return Ok((json_body(StatusCode::OK, text), failed));
             }
             let answer: Arc<str> = Arc::from(text);
-            session.outlet.deliver_answer(id, answer.clone());
             // When the answer is all the stream carried, it is the one event to
             // send: nothing to read back from the store.
-            let mut replay = {
-                let mut streams = session.streams();
-                if streams.only_the_answer(stream_id) {
-                    Vec::new()
-                } else {
-                    streams
-                        .attach_post(stream_id, None)
-                        .map(|(replay, _)| replay)
-                        .unwrap_or_default()
-                }
-            };
+            if session.outlet.deliver_answer(id, answer.clone(), stream_id) {
+                let only = [(1, answer)];
+                return Ok((complete_sse(stream_id, priming(), &only), failed));
+            }
+            let mut replay = session
+                .streams()
+                .attach_post(stream_id, None)
+                .map(|(replay, _)| replay)
+                .unwrap_or_default();
             // Other requests finishing between the two locks may have pruned
             // this finished stream (only so many are kept for resumption): the
             // answer in hand is sent all the same.

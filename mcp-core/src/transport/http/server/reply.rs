@@ -66,7 +66,11 @@ fn priming_event(stream_id: u64, retry: Duration) -> String {
 /// An event stream that is complete already: the priming event (when
 /// `priming` gives its retry hint) and every event, with no live part;
 /// written into one buffer.
-pub(super) fn complete_sse(stream_id: u64, priming: Option<Duration>, events: &Replay) -> Response {
+pub(super) fn complete_sse(
+    stream_id: u64,
+    priming: Option<Duration>,
+    events: &[(u64, Arc<str>)],
+) -> Response {
     let size: usize = events.iter().map(|(_, text)| text.len() + 64).sum();
     // One allocation of the whole size (the priming event is under 64).
     let mut body = String::with_capacity(64 + size);

@@ -156,9 +156,11 @@ impl Outlet {
     /// Delivers the answer to request `id` that is in hand already as
     /// shared text (the POST that got it at once also writes it): the
     /// same as [`OutboundSink::deliver`] of a response, without a copy.
-    pub(super) fn deliver_answer(&self, id: RequestId, text: Arc<str>) {
+    /// Returns whether it is the only event of its stream `stream_id` (so
+    /// that nothing need be read back), found under the same lock.
+    pub(super) fn deliver_answer(&self, id: RequestId, text: Arc<str>, stream_id: u64) -> bool {
         if self.closed.is_cancelled() {
-            return;
+            return false;
         }
         let mut streams = lock(&self.streams);
         if let Some((live, item)) = streams.push(Some(&id), text, true) {
@@ -166,6 +168,7 @@ impl Outlet {
                 streams.detach(&live);
             }
         }
+        streams.only_the_answer(stream_id)
     }
 }
 
