@@ -122,37 +122,47 @@ fn claims_a_revision(text: &str) -> bool {
     text.contains(request_meta::PROTOCOL_VERSION)
 }
 
-/// What the checks read of a request's params, in one pass.
-#[derive(Deserialize, Default)]
-struct Head<'a> {
-    #[serde(borrow)]
-    name: Option<&'a RawValue>,
-    #[serde(borrow)]
-    uri: Option<&'a RawValue>,
-    #[serde(rename = "taskId", borrow)]
-    task_id: Option<&'a RawValue>,
-    #[serde(rename = "_meta", borrow)]
-    meta: Option<&'a RawValue>,
-}
-
-/// [`Head`] with its `_meta` read in the same pass: the common case, where
-/// the `_meta` is an object of the expected types. When this does not
-/// read, [`Head`] and [`request_meta::read_meta`] find out why, as before.
+/// What the checks read of a request's params, in one pass: the names,
+/// the `_meta` (as `M`: raw, or read in the same pass), and whether the
+/// fields of an input round are there.
 #[derive(Deserialize)]
-struct HeadAndMeta<'a> {
+struct Params<'a, M> {
     #[serde(borrow)]
     name: Option<&'a RawValue>,
     #[serde(borrow)]
     uri: Option<&'a RawValue>,
     #[serde(rename = "taskId", borrow)]
     task_id: Option<&'a RawValue>,
-    #[serde(rename = "_meta", borrow)]
-    meta: Option<request_meta::Meta<'a>>,
+    #[serde(rename = "_meta")]
+    meta: Option<M>,
     /// Noted so that the input round need not search the text for them.
     #[serde(rename = "inputResponses", borrow)]
     input_responses: Option<&'a RawValue>,
     #[serde(rename = "requestState", borrow)]
     request_state: Option<&'a RawValue>,
+}
+
+/// The params with their `_meta` left raw.
+type Head<'a> = Params<'a, &'a RawValue>;
+
+/// The params with their `_meta` read in the same pass: the common case,
+/// where the `_meta` is an object of the expected types. When this does
+/// not read, [`Head`] and [`request_meta::read_meta`] find out why, as
+/// before.
+type HeadAndMeta<'a> = Params<'a, request_meta::Meta<'a>>;
+
+impl<M> Params<'_, M> {
+    /// Params that are not an object: no names, no `_meta`.
+    fn empty() -> Self {
+        Self {
+            name: None,
+            uri: None,
+            task_id: None,
+            meta: None,
+            input_responses: None,
+            request_state: None,
+        }
+    }
 }
 
 /// What the checks read of a request's params: the names, and the
@@ -175,13 +185,15 @@ fn read_params<'a>(params: Option<&'a RawValue>) -> (Head<'a>, Option<String>, M
             uri: read.uri,
             task_id: read.task_id,
             meta: None,
+            input_responses: read.input_responses,
+            request_state: read.request_state,
         };
         return (head, claimed, meta);
     }
     // Params that are not an object have no `_meta` (and no name).
     let head: Head<'_> = params
         .and_then(|p| serde_json::from_str(p.get()).ok())
-        .unwrap_or_default();
+        .unwrap_or_else(Params::empty);
     let (claimed, meta) = match head.meta {
         Some(meta) => request_meta::read_meta(meta),
         None => (None, Ok(None)),
