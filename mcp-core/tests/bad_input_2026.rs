@@ -872,11 +872,7 @@ async fn send_http(addr: std::net::SocketAddr, body: &Value, head: &Head) -> (u1
         .unwrap();
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
-    let json = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .rfind(|d| !d.trim().is_empty())
-        .map_or(text.as_str(), str::trim);
+    let json = common::answer_json(&text);
     (status, serde_json::from_str(json).ok())
 }
 

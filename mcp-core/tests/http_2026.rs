@@ -41,12 +41,8 @@ async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: Value) -> (Statu
     let response = request.send().await.unwrap();
     let status = response.status();
     let text = response.text().await.unwrap();
-    let json = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .rfind(|d| !d.trim().is_empty())
-        .map_or_else(|| text.clone(), str::to_string);
-    (status, serde_json::from_str(&json).unwrap_or(Value::Null))
+    let json = common::answer_json(&text);
+    (status, serde_json::from_str(json).unwrap_or(Value::Null))
 }
 
 fn call(id: i64, name: &str, version: &str) -> Value {

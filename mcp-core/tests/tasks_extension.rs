@@ -43,19 +43,7 @@ fn server() -> Server {
     })
     .unwrap()
     .task_support(Required);
-    let ask = ToolDef::raw("ask", no_params(), |_, cx| async move {
-        let params = serde_json::from_value(json!({
-            "mode": "form", "message": "Go?",
-            "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
-        }))
-        .unwrap();
-        match cx.elicit(params).await {
-            Ok(answer) => CallToolResult::text(format!("answered {}", answer.action)),
-            Err(e) => CallToolResult::error(e.to_string()),
-        }
-    })
-    .unwrap()
-    .task_support(Optional);
+    let ask = common::asking_tool().task_support(Optional);
     let boom = ToolDef::fallible("boom", no_params(), |_, _| async {
         Err(RpcError::internal("boom"))
     })
@@ -439,12 +427,8 @@ async fn post(addr: SocketAddr, method: &str, p: Value, name: Option<&str>) -> (
     let response = request.send().await.unwrap();
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
-    let json = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .rfind(|d| !d.trim().is_empty())
-        .map_or_else(|| text.clone(), str::to_string);
-    (status, serde_json::from_str(&json).unwrap_or(Value::Null))
+    let json = common::answer_json(&text);
+    (status, serde_json::from_str(json).unwrap_or(Value::Null))
 }
 
 #[tokio::test]
@@ -578,12 +562,8 @@ async fn a_task_belongs_to_the_caller_who_created_it() {
                 .await
                 .unwrap();
             let text = response.text().await.unwrap();
-            let json = text
-                .lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .rfind(|d| !d.trim().is_empty())
-                .map_or_else(|| text.clone(), str::to_string);
-            serde_json::from_str::<Value>(&json).unwrap()
+            let json = common::answer_json(&text);
+            serde_json::from_str::<Value>(json).unwrap()
         }
     };
     let created = call(

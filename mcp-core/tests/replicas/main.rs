@@ -55,6 +55,28 @@ async fn replica(config: HttpServerConfig) -> (String, Server) {
     (format!("http://{addr}/mcp"), server)
 }
 
+/// A fresh in-memory session store and bus for replicas to share.
+fn store_and_bus() -> (Arc<InMemorySessionStore>, Arc<InMemoryBus>) {
+    (
+        Arc::new(InMemorySessionStore::new()),
+        Arc::new(InMemoryBus::new()),
+    )
+}
+
+/// Opens the session's GET stream on `url` (checked: 200).
+async fn open_stream(url: &str, session: &str) -> reqwest::Response {
+    let get = reqwest::Client::new()
+        .get(url)
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", session)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), 200);
+    get
+}
+
 fn shared(store: &Arc<InMemorySessionStore>, bus: &Arc<InMemoryBus>) -> HttpServerConfig {
     HttpServerConfig::default()
         .session_store(store.clone())
@@ -142,10 +164,7 @@ fn logs(reply: &Reply) -> usize {
 
 #[tokio::test]
 async fn a_session_moves_between_replicas_with_its_level_and_subscriptions() {
-    let (store, bus) = (
-        Arc::new(InMemorySessionStore::new()),
-        Arc::new(InMemoryBus::new()),
-    );
+    let (store, bus) = store_and_bus();
     let (a, _) = replica(shared(&store, &bus)).await;
     let (b, server_b) = replica(shared(&store, &bus)).await;
     let session = open(&a).await;
@@ -170,15 +189,7 @@ async fn a_session_moves_between_replicas_with_its_level_and_subscriptions() {
 
     // A GET stream held by A hears of an update B announces, for a
     // subscription made on B.
-    let get = reqwest::Client::new()
-        .get(&a)
-        .header("Accept", "text/event-stream")
-        .header("Mcp-Session-Id", &session)
-        .header("MCP-Protocol-Version", "2025-11-25")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(get.status(), 200);
+    let get = open_stream(&a, &session).await;
     let reply = call(
         &b,
         &session,
@@ -211,10 +222,7 @@ async fn a_session_moves_between_replicas_with_its_level_and_subscriptions() {
 
 #[tokio::test]
 async fn a_deleted_session_is_gone_on_every_replica() {
-    let (store, bus) = (
-        Arc::new(InMemorySessionStore::new()),
-        Arc::new(InMemoryBus::new()),
-    );
+    let (store, bus) = store_and_bus();
     let (a, _) = replica(shared(&store, &bus)).await;
     let (b, _) = replica(shared(&store, &bus)).await;
     let session = open(&a).await;
@@ -348,10 +356,7 @@ async fn status_as(
 
 #[tokio::test]
 async fn a_session_belongs_to_its_subject_on_every_replica() {
-    let (store, bus) = (
-        Arc::new(InMemorySessionStore::new()),
-        Arc::new(InMemoryBus::new()),
-    );
+    let (store, bus) = store_and_bus();
     let protected = || {
         ProtectedResource::builder(RESOURCE, ["http://127.0.0.1/issuer"], Named)
             .build()

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use mcp_core::server::{Server, ToolDef};
-use mcp_core::store::{InMemoryBus, InMemorySessionStore, InMemoryTaskStore};
+use mcp_core::store::InMemoryTaskStore;
 use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
 use serde_json::{Value, json};
 
-use crate::{Reply, call, open, shared};
+use crate::{Reply, call, open, open_stream, shared, store_and_bus};
 
 /// A server with task tools: `wait` runs until cancelled (then says so on
 /// `stopped`), `quick` answers at once, `ask` asks the client first.
@@ -35,19 +35,7 @@ fn task_server(stopped: Arc<tokio::sync::Notify>) -> Server {
     })
     .unwrap()
     .task_support(Optional);
-    let ask = ToolDef::raw("ask", no_params(), |_, cx| async move {
-        let params = serde_json::from_value(json!({
-            "mode": "form", "message": "Go?",
-            "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
-        }))
-        .unwrap();
-        match cx.elicit(params).await {
-            Ok(answer) => CallToolResult::text(format!("answered {}", answer.action)),
-            Err(e) => CallToolResult::error(e.to_string()),
-        }
-    })
-    .unwrap()
-    .task_support(Optional);
+    let ask = mcp_test_support::asking_tool().task_support(Optional);
     Server::builder("tasks", "1")
         .tool(wait)
         .tool(quick)
@@ -76,10 +64,7 @@ async fn three_task_replicas() -> Vec<(
     tokio::task::JoinHandle<std::io::Result<()>>,
     Arc<tokio::sync::Notify>,
 )> {
-    let (store, bus) = (
-        Arc::new(InMemorySessionStore::new()),
-        Arc::new(InMemoryBus::new()),
-    );
+    let (store, bus) = store_and_bus();
     let tasks = Arc::new(InMemoryTaskStore::default());
     let mut replicas = Vec::new();
     for _ in 0..3 {
@@ -192,12 +177,8 @@ async fn post_2026(url: &str, method: &str, mut params: Value, name: &str) -> Va
         .await
         .unwrap();
     let text = response.text().await.unwrap();
-    let json = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .rfind(|d| !d.trim().is_empty())
-        .map_or_else(|| text.clone(), str::to_string);
-    serde_json::from_str(&json).unwrap_or(Value::Null)
+    let json = mcp_test_support::answer_json(&text);
+    serde_json::from_str(json).unwrap_or(Value::Null)
 }
 
 /// `tasks/get` through `url` until `done` holds (bounded); the last task.
@@ -256,15 +237,7 @@ async fn a_task_status_reaches_the_get_stream_another_replica_holds() {
     let replicas = three_task_replicas().await;
     let (a, b) = (&replicas[0].0, &replicas[1].0);
     let session = open(a).await;
-    let get = reqwest::Client::new()
-        .get(b)
-        .header("Accept", "text/event-stream")
-        .header("Mcp-Session-Id", &session)
-        .header("MCP-Protocol-Version", "2025-11-25")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(get.status(), 200);
+    let get = open_stream(b, &session).await;
     let created = result_of(
         &call(
             a,

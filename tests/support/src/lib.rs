@@ -19,8 +19,9 @@ use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 use mcp_core::schema::{
-    CompleteResultCompletion, ContentBlock, CreateMessageRequestParams, GetPromptResult,
-    PromptMessage, ReadResourceResult, Role, SamplingMessage, SamplingMessageContent, TextContent,
+    CallToolResult, CompleteResultCompletion, ContentBlock, CreateMessageRequestParams,
+    GetPromptResult, PromptMessage, ReadResourceResult, Role, SamplingMessage,
+    SamplingMessageContent, TextContent,
 };
 use mcp_core::server::{
     PromptDef, ResourceDef, ResourceTemplateDef, Server, ServerBuilder, ToolDef,
@@ -472,6 +473,34 @@ pub fn obj(value: serde_json::Value) -> serde_json::Map<String, serde_json::Valu
         serde_json::Value::Object(map) => map,
         other => panic!("not an object: {other}"),
     }
+}
+
+/// The JSON text of an HTTP answer's message: the last non-empty `data:`
+/// line of an event stream, or the whole body (a JSON answer).
+pub fn answer_json(body: &str) -> &str {
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .rfind(|d| !d.trim().is_empty())
+        .map_or(body, str::trim)
+}
+
+/// A tool `ask` without arguments that asks the client a form ("Go?", one
+/// boolean `ok`) and answers `answered <action>`, or the error as a tool
+/// error.
+pub fn asking_tool() -> ToolDef {
+    let no_params = serde_json::json!({"type": "object", "properties": {}});
+    ToolDef::raw("ask", no_params, |_, cx| async move {
+        let params = serde_json::from_value(serde_json::json!({
+            "mode": "form", "message": "Go?",
+            "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+        }))
+        .expect("valid elicitation params");
+        match cx.elicit(params).await {
+            Ok(answer) => CallToolResult::text(format!("answered {}", answer.action)),
+            Err(e) => CallToolResult::error(e.to_string()),
+        }
+    })
+    .expect("a valid input schema")
 }
 
 /// The text of content block `index` of a tool result.

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{FromRequestParts, Request};
+use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
 use http::header::{ACCEPT, ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use http::request::Parts;
@@ -330,7 +330,8 @@ impl PostBody {
     /// Checks the media types (as [`Guarded`] found them) and reads the
     /// body, within the size limit, as UTF-8 text.
     pub(super) async fn read(
-        request: Request,
+        parts: Parts,
+        body: Body,
         state: &State,
         heads: BodyHeads,
     ) -> Result<Self, Rejection> {
@@ -343,7 +344,6 @@ impl PostBody {
                 "accept application/json and text/event-stream",
             ));
         }
-        let (parts, body): (Parts, Body) = request.into_parts();
         let limit = state.config.max_body_size;
         let bytes = axum::body::to_bytes(body, limit)
             .await

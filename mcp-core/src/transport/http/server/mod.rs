@@ -526,13 +526,10 @@ fn handle(
             Err(rejection) => return rejection.into_response(),
         };
         let outcome = match parts.method {
-            Method::POST => {
-                let request = Request::from_parts(parts, body);
-                match PostBody::read(request, &state, guard.body).await {
-                    Ok(body) => return post::post(state, guard, body).await,
-                    Err(rejection) => Err(rejection),
-                }
-            }
+            Method::POST => match PostBody::read(parts, body, &state, guard.body).await {
+                Ok(body) => return post::post(state, guard, body).await,
+                Err(rejection) => Err(rejection),
+            },
             Method::GET => {
                 get::get(&state, &parts.headers, &guard.mcp, guard.identity.as_ref()).await
             }

@@ -163,12 +163,21 @@ impl Outlet {
             return false;
         }
         let mut streams = lock(&self.streams);
-        if let Some((live, item)) = streams.push(Some(&id), text, true) {
-            if let Err(mpsc::error::TrySendError::Full(_)) = live.try_send(item) {
-                streams.detach(&live);
-            }
-        }
+        let delivery = streams.push(Some(&id), text, true);
+        hand_live(&mut streams, delivery);
         streams.only_the_answer(stream_id)
+    }
+}
+
+/// Hands a delivered event to the response attached to its stream, if any.
+/// The event is stored either way. A response that went away is fine; one
+/// whose reader fell behind is ended, so that a slow client neither blocks
+/// the session nor grows memory: it resumes with Last-Event-ID.
+fn hand_live(streams: &mut Streams, delivery: Option<(mpsc::Sender<LiveItem>, LiveItem)>) {
+    if let Some((live, item)) = delivery {
+        if let Err(mpsc::error::TrySendError::Full(_)) = live.try_send(item) {
+            streams.detach(&live);
+        }
     }
 }
 
@@ -204,15 +213,7 @@ impl OutboundSink for Outlet {
                 streams.push(message.related.as_ref(), text, is_response)
             }
         };
-        if let Some((live, item)) = delivery {
-            // The event is stored either way. A response that went away is
-            // fine; one whose reader fell behind is ended, so that a slow
-            // client neither blocks the session nor grows memory: it resumes
-            // with Last-Event-ID.
-            if let Err(mpsc::error::TrySendError::Full(_)) = live.try_send(item) {
-                streams.detach(&live);
-            }
-        }
+        hand_live(&mut streams, delivery);
         Ok(())
     }
 }
