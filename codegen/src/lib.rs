@@ -24,6 +24,8 @@ mod python;
 mod serde_impls;
 mod unions;
 
+use std::collections::BTreeMap;
+
 use proc_macro2::TokenStream;
 
 use serde_json::Value;
@@ -147,14 +149,27 @@ pub fn generate_all(revisions: &[RevisionSchema<'_>]) -> Result<Vec<Module>, Err
     let mut modules = Vec::new();
     let mut extra = table.emit(&neutral)?;
     extra.extend(methods::revision_enum(revisions.iter().map(|r| r.version)));
+    let read_elsewhere = request_meta_keys(&neutral)?;
     modules.push(Module {
         name: "neutral".into(),
-        code: module(&neutral, &sources.join(" + "), Methods::Own, extra)?,
+        code: module(
+            &neutral,
+            &sources.join(" + "),
+            Methods::Own,
+            extra,
+            &read_elsewhere,
+        )?,
     });
     for (rev, normalized) in &with_types {
         modules.push(Module {
             name: format!("v{}", rev.version.replace('-', "_")),
-            code: module(normalized, rev.source, Methods::Shared, TokenStream::new())?,
+            code: module(
+                normalized,
+                rev.source,
+                Methods::Shared,
+                TokenStream::new(),
+                &BTreeMap::new(),
+            )?,
         });
     }
     Ok(modules)
@@ -166,7 +181,66 @@ pub fn generate_all(revisions: &[RevisionSchema<'_>]) -> Result<Vec<Module>, Err
 pub fn generate(schema_json: &str, source: &str) -> Result<String, Error> {
     let original: Value = serde_json::from_str(schema_json)?;
     let normalized = normalize::apply_all(&original)?;
-    module(&normalized, source, Methods::Own, TokenStream::new())
+    module(
+        &normalized,
+        source,
+        Methods::Own,
+        TokenStream::new(),
+        &BTreeMap::new(),
+    )
+}
+
+/// The def that declares the `_meta` keys of a request (2026-07-28).
+const REQUEST_META_DEF: &str = "RequestMetaObject";
+
+/// The neutral `_meta` structs of requests, each with the keys of
+/// [`REQUEST_META_DEF`] that have no field of their own. A server serving a
+/// 2026-07-28 request reads those per request (protocol revision, client
+/// capabilities, client info, log level) before it decodes the params, and
+/// hands them to handlers typed; it decodes the params inside the generated
+/// `with_request_meta_taken`, so that they do not keep a second, untyped
+/// copy in `extra` (building it cost more than the rest of a `tools/call`'s
+/// params). Any other decode keeps every key: the neutral types still read
+/// and write every message losslessly. A request `_meta` is a `_meta`
+/// property that declares `progressToken`; its struct is named
+/// `{Def}Meta`. None when no revision declares the def.
+fn request_meta_keys(neutral: &Value) -> Result<BTreeMap<String, Vec<String>>, Error> {
+    let mut out = BTreeMap::new();
+    let Some(defs) = names::defs(neutral) else {
+        return Ok(out);
+    };
+    let Some(declared) = defs
+        .get(REQUEST_META_DEF)
+        .and_then(|d| d.get("properties"))
+        .and_then(Value::as_object)
+    else {
+        return Ok(out);
+    };
+    for (name, def) in defs {
+        let Some(meta) = def
+            .get("properties")
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get("properties"))
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        if !meta.contains_key("progressToken") {
+            continue;
+        }
+        let keys: Vec<String> = declared
+            .keys()
+            .filter(|k| !meta.contains_key(k.as_str()))
+            .cloned()
+            .collect();
+        if keys.is_empty() {
+            return Err(Error::Schema(format!(
+                "`{name}._meta` declares every key of `{REQUEST_META_DEF}`"
+            )));
+        }
+        out.insert(format!("{}Meta", rust_type(name)), keys);
+    }
+    Ok(out)
 }
 
 /// Where a module's method-name constants live.
@@ -183,6 +257,7 @@ fn module(
     source: &str,
     methods_at: Methods,
     extra: TokenStream,
+    read_elsewhere: &BTreeMap<String, Vec<String>>,
 ) -> Result<String, Error> {
     let unions = model::tagged_unions(normalized)?;
     let result_unions = model::result_unions(normalized);
@@ -224,7 +299,7 @@ fn module(
     let const_names: Vec<String> = synthesized.consts.iter().map(|(n, _)| n.clone()).collect();
     postprocess::constructors(&mut file, &const_names);
     postprocess::compositions(&mut file, &model::compositions(normalized), &const_names);
-    serde_impls::rewrite(&mut file)?;
+    serde_impls::rewrite(&mut file, read_elsewhere)?;
 
     let (table, method_names) = consts::method_table(&unions);
     let mut ours = match methods_at {

@@ -14,6 +14,8 @@
 //! and fields written in declaration order (then the unknown keys, in the
 //! order received).
 
+use std::collections::BTreeMap;
+
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use syn::ext::IdentExt;
@@ -26,8 +28,16 @@ use crate::catch_all::{denies_unknown_fields, derives_serde, serde_options};
 /// Replaces the serde derives of every struct with named fields by
 /// generated impls, and reads integers leniently in typify's hand-written
 /// impls too (constant error codes). Adds the support module the impls use.
-pub(crate) fn rewrite(file: &mut File) -> Result<(), Error> {
+///
+/// `read_elsewhere` names, per struct, keys its `extra` does not keep: a
+/// request's `_meta` keys the engine reads itself (see
+/// `request_meta_keys` in lib.rs).
+pub(crate) fn rewrite(
+    file: &mut File,
+    read_elsewhere: &BTreeMap<String, Vec<String>>,
+) -> Result<(), Error> {
     let mut impls = Vec::new();
+    let mut skipped = 0;
     for item in &mut file.items {
         let Item::Struct(item) = item else {
             continue;
@@ -35,13 +45,31 @@ pub(crate) fn rewrite(file: &mut File) -> Result<(), Error> {
         if !derives_serde(item) || !matches!(item.fields, syn::Fields::Named(_)) {
             continue;
         }
-        let spec = StructSpec::read(item)?;
+        let mut spec = StructSpec::read(item)?;
+        if let Some(keys) = read_elsewhere.get(&spec.ident.to_string()) {
+            if spec.extra.is_none() {
+                return Err(Error::Schema(format!(
+                    "`{}` skips keys but keeps no others",
+                    spec.ident
+                )));
+            }
+            spec.skipped = keys.clone();
+            skipped += 1;
+        }
         strip_serde(item);
         impls.push(spec.impls());
     }
+    if skipped != read_elsewhere.len() {
+        return Err(Error::Schema(format!(
+            "{} of the {} structs that skip keys were generated",
+            skipped,
+            read_elsewhere.len()
+        )));
+    }
     IntegerReads.visit_file_mut(file);
     let support = support();
-    let parsed: File = syn::parse2(quote! { #support #(#impls)* })?;
+    let taken = (!read_elsewhere.is_empty()).then(request_meta_taken);
+    let parsed: File = syn::parse2(quote! { #support #taken #(#impls)* })?;
     file.items.extend(parsed.items);
     Ok(())
 }
@@ -80,6 +108,8 @@ struct StructSpec {
     fields: Vec<FieldSpec>,
     /// The catch-all field; `None` when unknown keys are an error.
     extra: Option<Ident>,
+    /// Keys read and dropped, not kept in `extra`.
+    skipped: Vec<String>,
 }
 
 impl StructSpec {
@@ -157,6 +187,7 @@ impl StructSpec {
             ident: name.clone(),
             fields,
             extra,
+            skipped: Vec::new(),
         })
     }
 
@@ -164,7 +195,28 @@ impl StructSpec {
         let name = &self.ident;
         let keys: Vec<&str> = self.fields.iter().map(|f| f.key.as_str()).collect();
         let indices = 0..keys.len();
+        // One index past the fields: known, and dropped when read.
+        let skipped = &self.skipped;
+        let skip_index = keys.len();
+        let skip_arm = (!skipped.is_empty()).then(|| {
+            quote! {
+                #( #skipped )|* if request_meta_is_taken() => ::std::option::Option::Some(#skip_index),
+            }
+        });
         let fields_doc = format!("The JSON keys of `{name}`'s fields, in field order.");
+        let key_doc: &[&str] = if skipped.is_empty() {
+            &[
+                " The index in `JSON_KEYS` of `key` (a `match`: faster than a",
+                " search on every key read).",
+            ]
+        } else {
+            &[
+                " The index in `JSON_KEYS` of `key` (a `match`: faster than a",
+                " search on every key read); one past the end for a key the",
+                " caller read already (see [`with_request_meta_taken`]),",
+                " dropped rather than kept in `extra`.",
+            ]
+        };
         let serialize = self.serialize();
         let deserialize = self.deserialize();
         quote! {
@@ -172,11 +224,11 @@ impl StructSpec {
                 #[doc = #fields_doc]
                 const JSON_KEYS: &'static [&'static str] = &[ #(#keys),* ];
 
-                /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-                /// search on every key read).
+                #( #[doc = #key_doc] )*
                 fn json_key(key: &str) -> ::std::option::Option<usize> {
                     match key {
                         #( #keys => ::std::option::Option::Some(#indices), )*
+                        #skip_arm
                         _ => ::std::option::Option::None,
                     }
                 }
@@ -419,6 +471,40 @@ impl VisitMut for IntegerReads {
 
 /// The module the generated impls use: reading object keys against a
 /// struct's field names, and lenient integers.
+/// What a caller that read a request's reserved `_meta` keys itself uses
+/// to decode the params without keeping them a second time (see
+/// `request_meta_keys` in lib.rs). A flag per thread: a decode runs on one
+/// thread without yielding, and the structs' `Deserialize` impls have no
+/// other way to be told.
+fn request_meta_taken() -> TokenStream {
+    quote! {
+        ::std::thread_local! {
+            static REQUEST_META_TAKEN: ::std::cell::Cell<bool> = const { ::std::cell::Cell::new(false) };
+        }
+
+        fn request_meta_is_taken() -> bool {
+            REQUEST_META_TAKEN.with(::std::cell::Cell::get)
+        }
+
+        /// Runs `decode` (a decoding of request params) with the request
+        /// `_meta` keys of 2026-07-28 (`io.modelcontextprotocol/protocolVersion`,
+        /// `…/clientCapabilities`, `…/clientInfo`, `…/logLevel`) dropped
+        /// rather than kept in the `_meta` structs' `extra`: for a caller
+        /// that read them already and hands them on typed. Decoded
+        /// otherwise, the params keep every key.
+        pub fn with_request_meta_taken<T>(decode: impl FnOnce() -> T) -> T {
+            struct Reset(bool);
+            impl Drop for Reset {
+                fn drop(&mut self) {
+                    REQUEST_META_TAKEN.with(|taken| taken.set(self.0));
+                }
+            }
+            let _reset = Reset(REQUEST_META_TAKEN.with(|taken| taken.replace(true)));
+            decode()
+        }
+    }
+}
+
 fn support() -> TokenStream {
     quote! {
         mod serde_support {

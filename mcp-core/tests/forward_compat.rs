@@ -170,6 +170,58 @@ fn unknown_params_keys_survive_dispatch() {
     );
 }
 
+/// A 2026-07-28 request's reserved `_meta` keys stay in the params, except
+/// in a decode whose caller read them already (the stateless server), and
+/// only for that decode.
+#[test]
+fn request_meta_keys_are_dropped_only_when_taken() {
+    let params = json!({
+        "name": "a",
+        "arguments": {},
+        "_meta": {
+            "progressToken": 7,
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} },
+            "io.modelcontextprotocol/clientInfo": { "name": "c", "version": "1" },
+            "io.modelcontextprotocol/logLevel": "info",
+            "io.modelcontextprotocol/related-task": { "taskId": "t" },
+            "com.example/trace": "t"
+        }
+    });
+    let raw = serde_json::value::to_raw_value(&params).unwrap();
+    let decode = || {
+        let request = n::ClientRequest::from_parts(
+            n::ClientRequestMethod::CallTool,
+            n::RequestId::Integer(1),
+            Some(&raw),
+        )
+        .unwrap();
+        let n::ClientRequest::CallTool(call) = request else {
+            panic!("decoded as {request:?}");
+        };
+        call.params.meta.unwrap()
+    };
+    let kept = decode();
+    assert_eq!(
+        serde_json::to_value(&kept).unwrap(),
+        params["_meta"],
+        "a plain decode keeps every key"
+    );
+    let taken = n::with_request_meta_taken(decode);
+    assert_eq!(taken.progress_token, Some(n::ProgressToken::Integer(7)));
+    let mut left: Vec<&str> = taken.extra.keys().map(String::as_str).collect();
+    left.sort_unstable();
+    assert_eq!(
+        left,
+        ["com.example/trace", "io.modelcontextprotocol/related-task"],
+        "only the keys the caller read are dropped"
+    );
+    // Nested and after: the flag is the decode's alone.
+    let nested = n::with_request_meta_taken(|| n::with_request_meta_taken(decode).extra.len());
+    assert_eq!(nested, 2);
+    assert_eq!(decode(), kept);
+}
+
 #[test]
 fn a_field_wins_over_an_extra_key_of_its_name() {
     let mut tool = n::Tool::new(

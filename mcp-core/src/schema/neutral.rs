@@ -8337,6 +8337,29 @@ mod serde_support {
         }
     }
 }
+::std::thread_local! {
+    static REQUEST_META_TAKEN : ::std::cell::Cell < bool > = const {
+    ::std::cell::Cell::new(false) };
+}
+fn request_meta_is_taken() -> bool {
+    REQUEST_META_TAKEN.with(::std::cell::Cell::get)
+}
+/// Runs `decode` (a decoding of request params) with the request
+/// `_meta` keys of 2026-07-28 (`io.modelcontextprotocol/protocolVersion`,
+/// `…/clientCapabilities`, `…/clientInfo`, `…/logLevel`) dropped
+/// rather than kept in the `_meta` structs' `extra`: for a caller
+/// that read them already and hands them on typed. Decoded
+/// otherwise, the params keep every key.
+pub fn with_request_meta_taken<T>(decode: impl FnOnce() -> T) -> T {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            REQUEST_META_TAKEN.with(|taken| taken.set(self.0));
+        }
+    }
+    let _reset = Reset(REQUEST_META_TAKEN.with(|taken| taken.replace(true)));
+    decode()
+}
 impl Annotations {
     ///The JSON keys of `Annotations`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["audience", "lastModified", "priority"];
@@ -9278,10 +9301,17 @@ impl CallToolRequestParamsMeta {
     ///The JSON keys of `CallToolRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -11175,10 +11205,17 @@ impl CompleteRequestParamsMeta {
     ///The JSON keys of `CompleteRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -11852,10 +11889,17 @@ impl CreateMessageRequestParamsMeta {
     ///The JSON keys of `CreateMessageRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -12677,10 +12721,17 @@ impl ElicitRequestFormParamsMeta {
     ///The JSON keys of `ElicitRequestFormParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -12995,10 +13046,17 @@ impl ElicitRequestUrlParamsMeta {
     ///The JSON keys of `ElicitRequestUrlParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -13744,10 +13802,17 @@ impl GetPromptRequestParamsMeta {
     ///The JSON keys of `GetPromptRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -15398,10 +15463,17 @@ impl InitializeRequestParamsMeta {
     ///The JSON keys of `InitializeRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -19609,10 +19681,17 @@ impl PaginatedRequestParamsMeta {
     ///The JSON keys of `PaginatedRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -20875,10 +20954,17 @@ impl ReadResourceRequestParamsMeta {
     ///The JSON keys of `ReadResourceRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -21547,10 +21633,17 @@ impl RequestParamsMeta {
     ///The JSON keys of `RequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -22231,10 +22324,17 @@ impl ResourceRequestParamsMeta {
     ///The JSON keys of `ResourceRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -23892,10 +23992,17 @@ impl SetLevelRequestParamsMeta {
     ///The JSON keys of `SetLevelRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -24287,10 +24394,17 @@ impl SubscribeRequestParamsMeta {
     ///The JSON keys of `SubscribeRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -25357,10 +25471,17 @@ impl TaskAugmentedRequestParamsMeta {
     ///The JSON keys of `TaskAugmentedRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }
@@ -27415,10 +27536,17 @@ impl UnsubscribeRequestParamsMeta {
     ///The JSON keys of `UnsubscribeRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read).
+    /// search on every key read); one past the end for a key the
+    /// caller read already (see [`with_request_meta_taken`]),
+    /// dropped rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
+            "io.modelcontextprotocol/clientCapabilities"
+            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
+            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(1usize)
+            }
             _ => ::std::option::Option::None,
         }
     }

@@ -27,6 +27,7 @@ use crate::param_headers;
 use crate::request_meta::{self, RequestMeta, SERVER_INFO};
 use crate::schema::{
     ClientRequest, DiscoverResult, DiscoverResultCacheScope, JsonObject, ServerCapabilities,
+    with_request_meta_taken,
 };
 use crate::session::{AloneFuture, RequestContext, RequestFuture};
 use crate::tasks::TasksRequest;
@@ -117,8 +118,11 @@ pub(super) fn serve(
     } else {
         None
     };
-    // Matched, not `map_err(..)?` (see `ServerService::request`).
-    let answer = match ClientRequest::from_parts(method, request.id, request.params) {
+    // Matched, not `map_err(..)?` (see `ServerService::request`). The
+    // `_meta` keys read into `meta` are not kept again in the params.
+    let decoded =
+        with_request_meta_taken(|| ClientRequest::from_parts(method, request.id, request.params));
+    let answer = match decoded {
         Ok(request) => {
             let state = request_state(meta, identity, offers, &ctx, round.clone());
             let cx = Context::for_request(ctx, state.clone());
