@@ -52,6 +52,8 @@ pub(crate) struct Variant {
     pub(crate) id: Option<bool>,
     /// The member has a `jsonrpc` property, and whether it is required.
     pub(crate) jsonrpc: Option<bool>,
+    /// The member is held in a `Box` (see [`holds_capabilities`]).
+    pub(crate) boxed: bool,
 }
 
 /// Requests answered by `EmptyResult`, by def name (the schema says so only
@@ -120,7 +122,14 @@ fn discriminate(
                 result: None,
                 id: field("id"),
                 jsonrpc: field("jsonrpc"),
+                boxed: holds_capabilities(member_def, defs),
             });
+        }
+        // Boxing helps only beside smaller members.
+        if variants.iter().all(|v| v.boxed) {
+            for v in &mut variants {
+                v.boxed = false;
+            }
         }
         let mut values: Vec<&str> = variants.iter().map(|v| v.tag_value.as_str()).collect();
         values.sort_unstable();
@@ -164,6 +173,31 @@ fn discriminate(
         }));
     }
     Ok(None)
+}
+
+/// Whether a union member holds a side's capabilities inline: in its own
+/// properties, or in those of a def a property names (its params, their
+/// `_meta`), a few levels down (`initialize`, `subscriptions/listen`). Each
+/// capability is an inline optional struct, so such a member is over a
+/// kilobyte where the others are a few hundred bytes: held in a `Box`, it
+/// does not make every value of its union that large (a `tools/call` is
+/// moved several times on its way to the handler). Arrays and unions hold
+/// their items on the heap already and are not followed. When every member
+/// of a union holds them (2026-07-28's own requests), none is boxed.
+fn holds_capabilities(def: &Value, defs: &Map<String, Value>) -> bool {
+    fn inline(def: &Value, defs: &Map<String, Value>, depth: u8) -> bool {
+        let Some(props) = def.get("properties").and_then(Value::as_object) else {
+            return false;
+        };
+        props.values().any(|prop| match ref_name(prop) {
+            Some(target) if target.ends_with("Capabilities") => true,
+            Some(target) => {
+                depth > 0 && defs.get(target).is_some_and(|d| inline(d, defs, depth - 1))
+            }
+            None => depth > 0 && inline(prop, defs, depth - 1),
+        })
+    }
+    inline(def, defs, 3)
 }
 
 fn is_required(def: &Value, prop: &str) -> bool {

@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::model::{TaggedUnion, UnionKind};
+use crate::model::{TaggedUnion, UnionKind, Variant};
 use crate::names::{method_const, rust_type};
 
 pub(crate) fn tagged_union(u: &TaggedUnion, const_names: &[(String, String)]) -> TokenStream {
@@ -25,6 +25,24 @@ pub(crate) fn tagged_union(u: &TaggedUnion, const_names: &[(String, String)]) ->
         .iter()
         .map(|v| format_ident!("{}", rust_type(&v.def)))
         .collect();
+    let held: Vec<_> = u
+        .variants
+        .iter()
+        .zip(&types)
+        .map(|(v, ty)| {
+            if v.boxed {
+                quote! { ::std::boxed::Box<#ty> }
+            } else {
+                quote! { #ty }
+            }
+        })
+        .collect();
+    let ctors: Vec<_> = u.variants.iter().map(constructor).collect();
+    let froms: Vec<_> = u
+        .variants
+        .iter()
+        .map(|v| wrap(v, &quote! { value }))
+        .collect();
     let values: Vec<_> = u.variants.iter().map(|v| v.tag_value.clone()).collect();
     let value_docs: Vec<_> = values.iter().map(|v| format!("`{v}`")).collect();
     let expected = values
@@ -39,8 +57,8 @@ pub(crate) fn tagged_union(u: &TaggedUnion, const_names: &[(String, String)]) ->
     let not_string = format!("{} `{tag}` must be a string", u.name);
     let missing = match u.variants.iter().find(|v| v.tag_optional) {
         Some(v) => {
-            let variant = format_ident!("{}", v.name);
-            quote! { ::serde_json::from_value(value).map(Self::#variant) }
+            let ctor = constructor(v);
+            quote! { ::serde_json::from_value(value).map(#ctor) }
         }
         None => {
             let msg = format!("{} is missing its `{tag}`", u.name);
@@ -63,7 +81,7 @@ pub(crate) fn tagged_union(u: &TaggedUnion, const_names: &[(String, String)]) ->
         #[doc = #doc]
         #[derive(Clone, Debug, PartialEq)]
         pub enum #name {
-            #( #[doc = #value_docs] #variants(#types), )*
+            #( #[doc = #value_docs] #variants(#held), )*
         }
 
         impl #name {
@@ -77,7 +95,7 @@ pub(crate) fn tagged_union(u: &TaggedUnion, const_names: &[(String, String)]) ->
             pub fn from_value(value: ::serde_json::Value) -> ::std::result::Result<Self, ::serde_json::Error> {
                 match value.get(#tag) {
                     Some(::serde_json::Value::String(t)) => match t.as_str() {
-                        #( #values => ::serde_json::from_value(value).map(Self::#variants), )*
+                        #( #values => ::serde_json::from_value(value).map(#ctors), )*
                         other => Err(<::serde_json::Error as ::serde::de::Error>::custom(format!(#unknown, other))),
                     },
                     Some(_) => Err(<::serde_json::Error as ::serde::de::Error>::custom(#not_string)),
@@ -101,11 +119,33 @@ pub(crate) fn tagged_union(u: &TaggedUnion, const_names: &[(String, String)]) ->
 
         #(
             impl ::std::convert::From<#types> for #name {
-                fn from(value: #types) -> Self { Self::#variants(value) }
+                fn from(value: #types) -> Self { #froms }
             }
         )*
 
         #extra
+    }
+}
+
+/// `value` (a member) as its union's value: `Self::Variant(value)`, boxed
+/// for a member held in a `Box`.
+fn wrap(v: &Variant, value: &TokenStream) -> TokenStream {
+    let variant = format_ident!("{}", v.name);
+    if v.boxed {
+        quote! { Self::#variant(::std::boxed::Box::new(#value)) }
+    } else {
+        quote! { Self::#variant(#value) }
+    }
+}
+
+/// What makes the union value of a member: the variant, or for a member
+/// held in a `Box` a closure that boxes it first.
+fn constructor(v: &Variant) -> TokenStream {
+    let variant = format_ident!("{}", v.name);
+    if v.boxed {
+        quote! { |v| Self::#variant(::std::boxed::Box::new(v)) }
+    } else {
+        quote! { Self::#variant }
     }
 }
 
@@ -191,7 +231,7 @@ fn request_extras(u: &TaggedUnion) -> TokenStream {
         .iter()
         .map(|v| format_ident!("{}", v.name))
         .collect();
-    let builds = u.variants.iter().map(|v| struct_literal(v, true));
+    let builds = u.variants.iter().map(|v| wrap(v, &struct_literal(v, true)));
     // The neutral module's server requests lost their id in 2026-07-28 (they
     // are embedded in results there), so the id may be absent.
     let id_always = u.variants.iter().all(|v| v.id == Some(true));
@@ -231,7 +271,7 @@ fn request_extras(u: &TaggedUnion) -> TokenStream {
                 params: ::std::option::Option<&::serde_json::value::RawValue>,
             ) -> ::std::result::Result<Self, ::serde_json::Error> {
                 Ok(match method {
-                    #( #method_enum::#variants => Self::#variants(#builds), )*
+                    #( #method_enum::#variants => #builds, )*
                 })
             }
         }
@@ -241,7 +281,7 @@ fn request_extras(u: &TaggedUnion) -> TokenStream {
 
 /// The struct literal that builds a message from its parts: `id` (for a
 /// request sent on its own) and `params` in scope.
-fn struct_literal(v: &crate::model::Variant, with_id: bool) -> TokenStream {
+fn struct_literal(v: &Variant, with_id: bool) -> TokenStream {
     let ty = format_ident!("{}", rust_type(&v.def));
     let params = params_expr(&v.params);
     let params = if v.params.is_some() {
@@ -279,7 +319,10 @@ fn notification_extras(u: &TaggedUnion) -> TokenStream {
         .iter()
         .map(|v| format_ident!("{}", v.name))
         .collect();
-    let builds = u.variants.iter().map(|v| struct_literal(v, false));
+    let builds = u
+        .variants
+        .iter()
+        .map(|v| wrap(v, &struct_literal(v, false)));
     let what = if u.kind == UnionKind::Embedded {
         "request"
     } else {
@@ -296,7 +339,7 @@ fn notification_extras(u: &TaggedUnion) -> TokenStream {
                 params: ::std::option::Option<&::serde_json::value::RawValue>,
             ) -> ::std::result::Result<Self, ::serde_json::Error> {
                 Ok(match method {
-                    #( #method_enum::#variants => Self::#variants(#builds), )*
+                    #( #method_enum::#variants => #builds, )*
                 })
             }
         }

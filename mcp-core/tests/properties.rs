@@ -469,7 +469,7 @@ proptest! {
     fn initialize_requests_round_trip(request in initialize_request()) {
         let text = serde_json::to_string(&request).unwrap();
         prop_assert_eq!(serde_json::from_str::<InitializeRequest>(&text).unwrap(), request.clone());
-        let union = ClientRequest::Initialize(request);
+        let union = ClientRequest::from(request);
         prop_assert_eq!(serde_json::from_str::<ClientRequest>(&text).unwrap(), union.clone());
         prop_assert_eq!(decode_client_request(&text), union);
     }

@@ -30948,7 +30948,7 @@ impl ClientNotification {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientRequest {
     ///`initialize`
-    Initialize(InitializeRequest),
+    Initialize(::std::boxed::Box<InitializeRequest>),
     ///`ping`
     Ping(PingRequest),
     ///`resources/list`
@@ -30984,7 +30984,7 @@ pub enum ClientRequest {
     ///`server/discover`
     Discover(DiscoverRequest),
     ///`subscriptions/listen`
-    SubscriptionsListen(SubscriptionsListenRequest),
+    SubscriptionsListen(::std::boxed::Box<SubscriptionsListenRequest>),
 }
 impl ClientRequest {
     /// The value of the discriminating property for this alternative.
@@ -31019,7 +31019,10 @@ impl ClientRequest {
         match value.get("method") {
             Some(::serde_json::Value::String(t)) => {
                 match t.as_str() {
-                    "initialize" => ::serde_json::from_value(value).map(Self::Initialize),
+                    "initialize" => {
+                        ::serde_json::from_value(value)
+                            .map(|v| Self::Initialize(::std::boxed::Box::new(v)))
+                    }
                     "ping" => ::serde_json::from_value(value).map(Self::Ping),
                     "resources/list" => {
                         ::serde_json::from_value(value).map(Self::ListResources)
@@ -31060,7 +31063,10 @@ impl ClientRequest {
                         ::serde_json::from_value(value).map(Self::Discover)
                     }
                     "subscriptions/listen" => {
-                        ::serde_json::from_value(value).map(Self::SubscriptionsListen)
+                        ::serde_json::from_value(value)
+                            .map(|v| Self::SubscriptionsListen(
+                                ::std::boxed::Box::new(v),
+                            ))
                     }
                     other => {
                         Err(
@@ -31129,7 +31135,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
 }
 impl ::std::convert::From<InitializeRequest> for ClientRequest {
     fn from(value: InitializeRequest) -> Self {
-        Self::Initialize(value)
+        Self::Initialize(::std::boxed::Box::new(value))
     }
 }
 impl ::std::convert::From<PingRequest> for ClientRequest {
@@ -31219,7 +31225,7 @@ impl ::std::convert::From<DiscoverRequest> for ClientRequest {
 }
 impl ::std::convert::From<SubscriptionsListenRequest> for ClientRequest {
     fn from(value: SubscriptionsListenRequest) -> Self {
-        Self::SubscriptionsListen(value)
+        Self::SubscriptionsListen(::std::boxed::Box::new(value))
     }
 }
 ///The methods of [`ClientRequest`], for exhaustive dispatch.
@@ -31404,13 +31410,15 @@ impl ClientRequest {
         Ok(
             match method {
                 ClientRequestMethod::Initialize => {
-                    Self::Initialize(InitializeRequest {
-                        id,
-                        jsonrpc: ::std::default::Default::default(),
-                        method: ::std::default::Default::default(),
-                        params: required_params(params)?,
-                        extra: ::std::default::Default::default(),
-                    })
+                    Self::Initialize(
+                        ::std::boxed::Box::new(InitializeRequest {
+                            id,
+                            jsonrpc: ::std::default::Default::default(),
+                            method: ::std::default::Default::default(),
+                            params: required_params(params)?,
+                            extra: ::std::default::Default::default(),
+                        }),
+                    )
                 }
                 ClientRequestMethod::Ping => {
                     Self::Ping(PingRequest {
@@ -31566,13 +31574,15 @@ impl ClientRequest {
                     })
                 }
                 ClientRequestMethod::SubscriptionsListen => {
-                    Self::SubscriptionsListen(SubscriptionsListenRequest {
-                        id,
-                        jsonrpc: ::std::default::Default::default(),
-                        method: ::std::default::Default::default(),
-                        params: required_params(params)?,
-                        extra: ::std::default::Default::default(),
-                    })
+                    Self::SubscriptionsListen(
+                        ::std::boxed::Box::new(SubscriptionsListenRequest {
+                            id,
+                            jsonrpc: ::std::default::Default::default(),
+                            method: ::std::default::Default::default(),
+                            params: required_params(params)?,
+                            extra: ::std::default::Default::default(),
+                        }),
+                    )
                 }
             },
         )

@@ -23836,7 +23836,7 @@ impl ClientNotification {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientRequest {
     ///`initialize`
-    Initialize(InitializeRequest),
+    Initialize(::std::boxed::Box<InitializeRequest>),
     ///`ping`
     Ping(PingRequest),
     ///`resources/list`
@@ -23901,7 +23901,10 @@ impl ClientRequest {
         match value.get("method") {
             Some(::serde_json::Value::String(t)) => {
                 match t.as_str() {
-                    "initialize" => ::serde_json::from_value(value).map(Self::Initialize),
+                    "initialize" => {
+                        ::serde_json::from_value(value)
+                            .map(|v| Self::Initialize(::std::boxed::Box::new(v)))
+                    }
                     "ping" => ::serde_json::from_value(value).map(Self::Ping),
                     "resources/list" => {
                         ::serde_json::from_value(value).map(Self::ListResources)
@@ -24003,7 +24006,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
 }
 impl ::std::convert::From<InitializeRequest> for ClientRequest {
     fn from(value: InitializeRequest) -> Self {
-        Self::Initialize(value)
+        Self::Initialize(::std::boxed::Box::new(value))
     }
 }
 impl ::std::convert::From<PingRequest> for ClientRequest {
@@ -24254,13 +24257,15 @@ impl ClientRequest {
         Ok(
             match method {
                 ClientRequestMethod::Initialize => {
-                    Self::Initialize(InitializeRequest {
-                        id,
-                        jsonrpc: ::std::default::Default::default(),
-                        method: ::std::default::Default::default(),
-                        params: required_params(params)?,
-                        extra: ::std::default::Default::default(),
-                    })
+                    Self::Initialize(
+                        ::std::boxed::Box::new(InitializeRequest {
+                            id,
+                            jsonrpc: ::std::default::Default::default(),
+                            method: ::std::default::Default::default(),
+                            params: required_params(params)?,
+                            extra: ::std::default::Default::default(),
+                        }),
+                    )
                 }
                 ClientRequestMethod::Ping => {
                     Self::Ping(PingRequest {
