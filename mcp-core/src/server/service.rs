@@ -236,8 +236,8 @@ impl Service for ServerService {
             }
             (_, true) => {}
         }
-        // Matched, not `map_err(..)?`: the request is about 2 KB, and each
-        // of those steps would copy it once more.
+        // Matched, not `map_err(..)?`: the request is some 650 bytes, and
+        // each of those steps would copy it once more.
         match ClientRequest::from_parts(method, request.id, request.params) {
             Ok(request) => {
                 let cx = Context::for_request(ctx, state.clone());
@@ -329,7 +329,7 @@ pub(super) fn dispatch(
 ) -> Result<RequestFuture, RpcError> {
     let handler = handler.clone();
     // Each arm boxes only what it uses: boxing the whole request (the
-    // enum is as large as its largest variant, about 1 KB) would copy
+    // enum is as large as its largest variant, some 650 bytes) would copy
     // and allocate that much for every request.
     macro_rules! run {
         ($body:expr) => {
