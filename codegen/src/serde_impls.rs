@@ -469,8 +469,6 @@ impl VisitMut for IntegerReads {
     }
 }
 
-/// The module the generated impls use: reading object keys against a
-/// struct's field names, and lenient integers.
 /// What a caller that read a request's reserved `_meta` keys itself uses
 /// to decode the params without keeping them a second time (see
 /// `request_meta_keys` in lib.rs). A flag per thread: a decode runs on one
@@ -505,6 +503,8 @@ fn request_meta_taken() -> TokenStream {
     }
 }
 
+/// The module the generated impls use: reading object keys against a
+/// struct's field names, and lenient integers.
 fn support() -> TokenStream {
     quote! {
         mod serde_support {

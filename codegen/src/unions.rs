@@ -141,10 +141,11 @@ fn wrap(v: &Variant, value: &TokenStream) -> TokenStream {
 /// What makes the union value of a member: the variant, or for a member
 /// held in a `Box` a closure that boxes it first.
 fn constructor(v: &Variant) -> TokenStream {
-    let variant = format_ident!("{}", v.name);
     if v.boxed {
-        quote! { |v| Self::#variant(::std::boxed::Box::new(v)) }
+        let boxed = wrap(v, &quote! { v });
+        quote! { |v| #boxed }
     } else {
+        let variant = format_ident!("{}", v.name);
         quote! { Self::#variant }
     }
 }

@@ -222,6 +222,20 @@ fn request_meta_keys_are_dropped_only_when_taken() {
     assert_eq!(decode(), kept);
 }
 
+/// A member that holds the client's capabilities inline (`initialize`,
+/// `subscriptions/listen`) is boxed, so that every request (a `tools/call`
+/// moved from frame to frame) is not as large as that member.
+#[test]
+fn a_client_request_is_not_as_large_as_its_largest_member() {
+    let capabilities = std::mem::size_of::<n::ClientCapabilities>();
+    let request = std::mem::size_of::<n::ClientRequest>();
+    assert!(
+        request < capabilities,
+        "ClientRequest is {request} bytes, ClientCapabilities {capabilities}"
+    );
+    assert!(request >= std::mem::size_of::<n::CallToolRequest>());
+}
+
 #[test]
 fn a_field_wins_over_an_extra_key_of_its_name() {
     let mut tool = n::Tool::new(
