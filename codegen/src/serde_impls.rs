@@ -46,6 +46,7 @@ pub(crate) fn rewrite(
             continue;
         }
         let mut spec = StructSpec::read(item)?;
+        spec.taken = taken_keys(read_elsewhere);
         if let Some(keys) = read_elsewhere.get(&spec.ident.to_string()) {
             if spec.extra.is_none() {
                 return Err(Error::Schema(format!(
@@ -68,7 +69,8 @@ pub(crate) fn rewrite(
     }
     IntegerReads.visit_file_mut(file);
     let support = support();
-    let taken = (!read_elsewhere.is_empty()).then(request_meta_taken);
+    let taken =
+        (!read_elsewhere.is_empty()).then(|| request_meta_taken(&taken_keys(read_elsewhere)));
     let parsed: File = syn::parse2(quote! { #support #taken #(#impls)* })?;
     file.items.extend(parsed.items);
     Ok(())
@@ -108,8 +110,10 @@ struct StructSpec {
     fields: Vec<FieldSpec>,
     /// The catch-all field; `None` when unknown keys are an error.
     extra: Option<Ident>,
-    /// Keys read and dropped, not kept in `extra`.
+    /// Keys taken aside (see [`request_meta_taken`]), not kept in `extra`.
     skipped: Vec<String>,
+    /// Every key any struct takes aside, in the order of their slots.
+    taken: Vec<String>,
 }
 
 impl StructSpec {
@@ -188,6 +192,7 @@ impl StructSpec {
             fields,
             extra,
             skipped: Vec::new(),
+            taken: Vec::new(),
         })
     }
 
@@ -195,16 +200,15 @@ impl StructSpec {
         let name = &self.ident;
         let keys: Vec<&str> = self.fields.iter().map(|f| f.key.as_str()).collect();
         let indices = 0..keys.len();
-        // One index past the fields: known, and dropped when read.
-        let skipped = &self.skipped;
-        let skip_index = keys.len();
-        let skip_arm = (!skipped.is_empty()).then(|| {
+        // Past the fields: a key taken aside, at the index of its slot.
+        let skip_arm = self.skipped.iter().map(|key| {
+            let slot = keys.len() + self.taken.iter().position(|k| k == key).unwrap_or(0);
             quote! {
-                #( #skipped )|* if request_meta_is_taken() => ::std::option::Option::Some(#skip_index),
+                #key if request_meta_is_taken() => ::std::option::Option::Some(#slot),
             }
         });
         let fields_doc = format!("The JSON keys of `{name}`'s fields, in field order.");
-        let key_doc: &[&str] = if skipped.is_empty() {
+        let key_doc: &[&str] = if self.skipped.is_empty() {
             &[
                 " The index in `JSON_KEYS` of `key` (a `match`: faster than a",
                 " search on every key read).",
@@ -212,9 +216,9 @@ impl StructSpec {
         } else {
             &[
                 " The index in `JSON_KEYS` of `key` (a `match`: faster than a",
-                " search on every key read); one past the end for a key the",
-                " caller read already (see [`with_request_meta_taken`]),",
-                " dropped rather than kept in `extra`.",
+                " search on every key read); past the end, the length plus its",
+                " slot, for a key taken aside (see [`with_request_meta_taken`])",
+                " rather than kept in `extra`.",
             ]
         };
         let serialize = self.serialize();
@@ -228,7 +232,7 @@ impl StructSpec {
                 fn json_key(key: &str) -> ::std::option::Option<usize> {
                     match key {
                         #( #keys => ::std::option::Option::Some(#indices), )*
-                        #skip_arm
+                        #( #skip_arm )*
                         _ => ::std::option::Option::None,
                     }
                 }
@@ -327,6 +331,18 @@ impl StructSpec {
                 quote! {},
             ),
         };
+        let len = self.fields.len();
+        let past_fields = if self.skipped.is_empty() {
+            quote! {
+                serde_support::FieldKey::Known(_) => {
+                    map.next_value::<::serde::de::IgnoredAny>()?;
+                }
+            }
+        } else {
+            quote! {
+                serde_support::FieldKey::Known(i) => take_request_meta(&mut map, i - #len)?,
+            }
+        };
         quote! {
             impl<'de> ::serde::Deserialize<'de> for #name {
                 fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
@@ -344,9 +360,7 @@ impl StructSpec {
                             {
                                 match key {
                                     #( serde_support::FieldKey::Known(#indices) => #reads, )*
-                                    serde_support::FieldKey::Known(_) => {
-                                        map.next_value::<::serde::de::IgnoredAny>()?;
-                                    }
+                                    #past_fields
                                     #unknown
                                 }
                             }
@@ -469,36 +483,107 @@ impl VisitMut for IntegerReads {
     }
 }
 
-/// What a caller that read a request's reserved `_meta` keys itself uses
-/// to decode the params without keeping them a second time (see
-/// `request_meta_keys` in lib.rs). A flag per thread: a decode runs on one
+/// Every key some struct takes aside, sorted: the slots of
+/// `RequestMetaTaken`.
+fn taken_keys(read_elsewhere: &BTreeMap<String, Vec<String>>) -> Vec<String> {
+    let keys: std::collections::BTreeSet<&String> = read_elsewhere.values().flatten().collect();
+    keys.into_iter().cloned().collect()
+}
+
+/// The field of `RequestMetaTaken` for `key`: its last path segment in
+/// snake case (`io.modelcontextprotocol/clientInfo` → `client_info`).
+fn taken_field(key: &str) -> Ident {
+    let last = key.rsplit('/').next().unwrap_or(key);
+    let mut name = String::new();
+    for c in last.chars() {
+        if c.is_ascii_uppercase() {
+            name.push('_');
+            name.push(c.to_ascii_lowercase());
+        } else if c.is_ascii_alphanumeric() {
+            name.push(c);
+        } else {
+            name.push('_');
+        }
+    }
+    format_ident!("{}", name.trim_start_matches('_'))
+}
+
+/// What a caller that reads a request's reserved `_meta` keys itself uses
+/// to decode the params in the same pass (see `request_meta_keys` in
+/// lib.rs): the keys are taken aside, as written, rather than kept in the
+/// `_meta` structs' `extra`. A slot per thread: a decode runs on one
 /// thread without yielding, and the structs' `Deserialize` impls have no
 /// other way to be told.
-fn request_meta_taken() -> TokenStream {
+fn request_meta_taken(keys: &[String]) -> TokenStream {
+    let fields: Vec<Ident> = keys.iter().map(|k| taken_field(k)).collect();
+    let docs = keys.iter().map(|k| format!("`{k}`, as written."));
+    let slots = 0..keys.len();
+    let list = keys
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let with_doc = format!(
+        " Runs `decode` (a decoding of request params) with the request `_meta` keys of 2026-07-28 ({list}) taken aside, as written, rather than kept in the `_meta` structs' `extra`: for a caller that reads them itself and hands them on typed. A key written twice is an error of the decode. Decoded otherwise, the params keep every key."
+    );
     quote! {
         ::std::thread_local! {
-            static REQUEST_META_TAKEN: ::std::cell::Cell<bool> = const { ::std::cell::Cell::new(false) };
+            static REQUEST_META_TAKEN: ::std::cell::RefCell<::std::option::Option<RequestMetaTaken>> =
+                const { ::std::cell::RefCell::new(::std::option::Option::None) };
         }
 
         fn request_meta_is_taken() -> bool {
-            REQUEST_META_TAKEN.with(::std::cell::Cell::get)
+            REQUEST_META_TAKEN.with(|taken| taken.borrow().is_some())
         }
 
-        /// Runs `decode` (a decoding of request params) with the request
-        /// `_meta` keys of 2026-07-28 (`io.modelcontextprotocol/protocolVersion`,
-        /// `…/clientCapabilities`, `…/clientInfo`, `…/logLevel`) dropped
-        /// rather than kept in the `_meta` structs' `extra`: for a caller
-        /// that read them already and hands them on typed. Decoded
-        /// otherwise, the params keep every key.
-        pub fn with_request_meta_taken<T>(decode: impl FnOnce() -> T) -> T {
-            struct Reset(bool);
-            impl Drop for Reset {
+        /// The request `_meta` keys a decode inside [`with_request_meta_taken`]
+        /// took aside.
+        #[derive(Clone, Debug, Default)]
+        pub struct RequestMetaTaken {
+            #( #[doc = #docs] pub #fields: ::std::option::Option<::std::boxed::Box<::serde_json::value::RawValue>>, )*
+        }
+
+        /// Reads the value of the key in `slot` of [`RequestMetaTaken`] into it.
+        fn take_request_meta<'de, A: ::serde::de::MapAccess<'de>>(
+            map: &mut A,
+            slot: usize,
+        ) -> ::std::result::Result<(), A::Error> {
+            let value: ::std::boxed::Box<::serde_json::value::RawValue> = map.next_value()?;
+            REQUEST_META_TAKEN.with(|taken| {
+                let mut taken = taken.borrow_mut();
+                let ::std::option::Option::Some(taken) = taken.as_mut() else {
+                    return Ok(());
+                };
+                let (field, key) = match slot {
+                    #( #slots => (&mut taken.#fields, #keys), )*
+                    _ => return Ok(()),
+                };
+                if field.is_some() {
+                    return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+                }
+                *field = ::std::option::Option::Some(value);
+                Ok(())
+            })
+        }
+
+        #[doc = #with_doc]
+        pub fn with_request_meta_taken<T>(decode: impl FnOnce() -> T) -> (T, RequestMetaTaken) {
+            /// Puts back what an enclosing call was taking, even if `decode` panics.
+            struct Restore(::std::option::Option<::std::option::Option<RequestMetaTaken>>);
+            impl Drop for Restore {
                 fn drop(&mut self) {
-                    REQUEST_META_TAKEN.with(|taken| taken.set(self.0));
+                    if let ::std::option::Option::Some(outer) = self.0.take() {
+                        REQUEST_META_TAKEN.with(|taken| *taken.borrow_mut() = outer);
+                    }
                 }
             }
-            let _reset = Reset(REQUEST_META_TAKEN.with(|taken| taken.replace(true)));
-            decode()
+            let mut restore = Restore(::std::option::Option::Some(
+                REQUEST_META_TAKEN.with(|taken| taken.replace(::std::option::Option::Some(RequestMetaTaken::default()))),
+            ));
+            let value = decode();
+            let outer = restore.0.take().flatten();
+            let taken = REQUEST_META_TAKEN.with(|taken| taken.replace(outer));
+            (value, taken.unwrap_or_default())
         }
     }
 }

@@ -7,7 +7,7 @@
 //! without them uses only the key names.
 #![cfg_attr(not(feature = "server"), allow(dead_code))]
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -15,7 +15,10 @@ use serde_json::{Value, json};
 
 use crate::ProtocolVersion;
 use crate::jsonrpc::{ErrorCode, RpcError};
-use crate::schema::{ClientCapabilities, Implementation, LoggingLevel, ProgressToken};
+use crate::schema::{
+    ClientCapabilities, ClientRequest, Implementation, LoggingLevel, ProgressToken,
+    RequestMetaTaken,
+};
 
 /// `_meta` key: the revision a request is made under.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -46,6 +49,10 @@ pub(crate) struct RequestMeta {
     /// transport's pass over them found out; `None`: search their text.
     #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub(crate) round_fields: Option<bool>,
+    /// The request, when a transport decoded its params in the pass that
+    /// read this (see [`from_taken`]): they are not read again.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    pub(crate) request: Option<Box<ClientRequest>>,
 }
 
 /// Only the `_meta` of the params is read here; the rest is skipped.
@@ -186,7 +193,53 @@ fn checked(
         progress_token,
         sent_params: None,
         round_fields: None,
+        request: None,
     })))
+}
+
+/// [`read_fields`] of the keys a decode of the params took aside (see
+/// [`with_request_meta_taken`](crate::schema::with_request_meta_taken)); the progress token is not among them.
+#[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+pub(crate) fn from_taken(
+    taken: &RequestMetaTaken,
+) -> (Option<String>, Result<Option<Box<RequestMeta>>, RpcError>) {
+    // Raw text is valid JSON: it reads as a `Value`.
+    let value = |raw: &Option<Box<RawValue>>| {
+        raw.as_deref()
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+    };
+    read_fields(Meta {
+        version: value(&taken.protocol_version),
+        capabilities: taken.client_capabilities.as_deref(),
+        info: taken.client_info.as_deref(),
+        log_level: value(&taken.log_level),
+        progress_token: None,
+    })
+}
+
+/// The `progressToken` in a request's params `_meta`. Most params have
+/// none: their text is searched first (a key written with escapes could
+/// still spell it, so text with a backslash is parsed).
+pub(crate) fn progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<TokenMeta>,
+    }
+    #[derive(Deserialize)]
+    struct TokenMeta {
+        #[serde(rename = "progressToken")]
+        progress_token: Option<ProgressToken>,
+    }
+    // Built once: `str::contains` sets its searcher up on every call.
+    static KEY: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
+    let text = params?.get();
+    if KEY.find(text.as_bytes()).is_none() && memchr::memchr(b'\\', text.as_bytes()).is_none() {
+        return None;
+    }
+    let params: Params = serde_json::from_str(text).ok()?;
+    params.meta?.progress_token
 }
 
 /// Capabilities as a session or a request keeps them. The type is large

@@ -171,10 +171,10 @@ fn unknown_params_keys_survive_dispatch() {
 }
 
 /// A 2026-07-28 request's reserved `_meta` keys stay in the params, except
-/// in a decode whose caller read them already (the stateless server), and
-/// only for that decode.
+/// in a decode whose caller reads them itself (the stateless server): that
+/// decode takes them aside, as written, and only that decode.
 #[test]
-fn request_meta_keys_are_dropped_only_when_taken() {
+fn request_meta_keys_are_taken_aside_only_when_asked() {
     let params = json!({
         "name": "a",
         "arguments": {},
@@ -189,37 +189,68 @@ fn request_meta_keys_are_dropped_only_when_taken() {
         }
     });
     let raw = serde_json::value::to_raw_value(&params).unwrap();
-    let decode = || {
-        let request = n::ClientRequest::from_parts(
+    let decode_text = |raw: &serde_json::value::RawValue| {
+        n::ClientRequest::from_parts(
             n::ClientRequestMethod::CallTool,
             n::RequestId::Integer(1),
-            Some(&raw),
+            Some(raw),
         )
-        .unwrap();
-        let n::ClientRequest::CallTool(call) = request else {
-            panic!("decoded as {request:?}");
-        };
-        call.params.meta.unwrap()
+        .map(|request| {
+            let n::ClientRequest::CallTool(call) = request else {
+                panic!("decoded as {request:?}");
+            };
+            call.params.meta.unwrap()
+        })
     };
+    let decode = || decode_text(&raw).unwrap();
     let kept = decode();
     assert_eq!(
         serde_json::to_value(&kept).unwrap(),
         params["_meta"],
         "a plain decode keeps every key"
     );
-    let taken = n::with_request_meta_taken(decode);
-    assert_eq!(taken.progress_token, Some(n::ProgressToken::Integer(7)));
-    let mut left: Vec<&str> = taken.extra.keys().map(String::as_str).collect();
+    let (meta, taken) = n::with_request_meta_taken(decode);
+    assert_eq!(meta.progress_token, Some(n::ProgressToken::Integer(7)));
+    let mut left: Vec<&str> = meta.extra.keys().map(String::as_str).collect();
     left.sort_unstable();
     assert_eq!(
         left,
         ["com.example/trace", "io.modelcontextprotocol/related-task"],
-        "only the keys the caller read are dropped"
+        "only the keys the caller reads are taken aside"
     );
-    // Nested and after: the flag is the decode's alone.
-    let nested = n::with_request_meta_taken(|| n::with_request_meta_taken(decode).extra.len());
-    assert_eq!(nested, 2);
+    let text =
+        |v: &Option<Box<serde_json::value::RawValue>>| v.as_ref().map(|v| v.get().to_owned());
+    assert_eq!(
+        text(&taken.protocol_version).as_deref(),
+        Some(r#""2026-07-28""#)
+    );
+    assert_eq!(
+        text(&taken.client_capabilities).as_deref(),
+        Some(r#"{"elicitation":{}}"#)
+    );
+    assert_eq!(
+        text(&taken.client_info).as_deref(),
+        Some(r#"{"name":"c","version":"1"}"#)
+    );
+    assert_eq!(text(&taken.log_level).as_deref(), Some(r#""info""#));
+    // Nested: each call has its own; after: nothing is taken.
+    let ((inner, inner_taken), outer_taken) =
+        n::with_request_meta_taken(|| n::with_request_meta_taken(decode));
+    assert_eq!(inner.extra.len(), 2);
+    assert!(inner_taken.protocol_version.is_some());
+    assert!(outer_taken.protocol_version.is_none());
     assert_eq!(decode(), kept);
+    // A key written twice is an error of the decode that takes it, as a
+    // duplicate field is.
+    let twice = serde_json::value::RawValue::from_string(
+        r#"{"name":"a","_meta":{"io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/logLevel":"debug"}}"#
+            .to_owned(),
+    )
+    .unwrap();
+    let (decoded, _) = n::with_request_meta_taken(|| decode_text(&twice));
+    let error = decoded.unwrap_err().to_string();
+    assert!(error.contains("duplicate field"), "{error}");
+    assert!(decode_text(&twice).is_ok(), "kept, the last one wins");
 }
 
 /// A member that holds the client's capabilities inline (`initialize`,

@@ -8338,27 +8338,96 @@ mod serde_support {
     }
 }
 ::std::thread_local! {
-    static REQUEST_META_TAKEN : ::std::cell::Cell < bool > = const {
-    ::std::cell::Cell::new(false) };
+    static REQUEST_META_TAKEN : ::std::cell::RefCell < ::std::option::Option <
+    RequestMetaTaken >> = const { ::std::cell::RefCell::new(::std::option::Option::None)
+    };
 }
 fn request_meta_is_taken() -> bool {
-    REQUEST_META_TAKEN.with(::std::cell::Cell::get)
+    REQUEST_META_TAKEN.with(|taken| taken.borrow().is_some())
 }
-/// Runs `decode` (a decoding of request params) with the request
-/// `_meta` keys of 2026-07-28 (`io.modelcontextprotocol/protocolVersion`,
-/// `…/clientCapabilities`, `…/clientInfo`, `…/logLevel`) dropped
-/// rather than kept in the `_meta` structs' `extra`: for a caller
-/// that read them already and hands them on typed. Decoded
-/// otherwise, the params keep every key.
-pub fn with_request_meta_taken<T>(decode: impl FnOnce() -> T) -> T {
-    struct Reset(bool);
-    impl Drop for Reset {
+/// The request `_meta` keys a decode inside [`with_request_meta_taken`]
+/// took aside.
+#[derive(Clone, Debug, Default)]
+pub struct RequestMetaTaken {
+    ///`io.modelcontextprotocol/clientCapabilities`, as written.
+    pub client_capabilities: ::std::option::Option<
+        ::std::boxed::Box<::serde_json::value::RawValue>,
+    >,
+    ///`io.modelcontextprotocol/clientInfo`, as written.
+    pub client_info: ::std::option::Option<
+        ::std::boxed::Box<::serde_json::value::RawValue>,
+    >,
+    ///`io.modelcontextprotocol/logLevel`, as written.
+    pub log_level: ::std::option::Option<
+        ::std::boxed::Box<::serde_json::value::RawValue>,
+    >,
+    ///`io.modelcontextprotocol/protocolVersion`, as written.
+    pub protocol_version: ::std::option::Option<
+        ::std::boxed::Box<::serde_json::value::RawValue>,
+    >,
+}
+/// Reads the value of the key in `slot` of [`RequestMetaTaken`] into it.
+fn take_request_meta<'de, A: ::serde::de::MapAccess<'de>>(
+    map: &mut A,
+    slot: usize,
+) -> ::std::result::Result<(), A::Error> {
+    let value: ::std::boxed::Box<::serde_json::value::RawValue> = map.next_value()?;
+    REQUEST_META_TAKEN
+        .with(|taken| {
+            let mut taken = taken.borrow_mut();
+            let ::std::option::Option::Some(taken) = taken.as_mut() else {
+                return Ok(());
+            };
+            let (field, key) = match slot {
+                0usize => {
+                    (
+                        &mut taken.client_capabilities,
+                        "io.modelcontextprotocol/clientCapabilities",
+                    )
+                }
+                1usize => (&mut taken.client_info, "io.modelcontextprotocol/clientInfo"),
+                2usize => (&mut taken.log_level, "io.modelcontextprotocol/logLevel"),
+                3usize => {
+                    (
+                        &mut taken.protocol_version,
+                        "io.modelcontextprotocol/protocolVersion",
+                    )
+                }
+                _ => return Ok(()),
+            };
+            if field.is_some() {
+                return Err(<A::Error as ::serde::de::Error>::duplicate_field(key));
+            }
+            *field = ::std::option::Option::Some(value);
+            Ok(())
+        })
+}
+/// Runs `decode` (a decoding of request params) with the request `_meta` keys of 2026-07-28 (`io.modelcontextprotocol/clientCapabilities`, `io.modelcontextprotocol/clientInfo`, `io.modelcontextprotocol/logLevel`, `io.modelcontextprotocol/protocolVersion`) taken aside, as written, rather than kept in the `_meta` structs' `extra`: for a caller that reads them itself and hands them on typed. A key written twice is an error of the decode. Decoded otherwise, the params keep every key.
+pub fn with_request_meta_taken<T>(decode: impl FnOnce() -> T) -> (T, RequestMetaTaken) {
+    /// Puts back what an enclosing call was taking, even if `decode` panics.
+    struct Restore(::std::option::Option<::std::option::Option<RequestMetaTaken>>);
+    impl Drop for Restore {
         fn drop(&mut self) {
-            REQUEST_META_TAKEN.with(|taken| taken.set(self.0));
+            if let ::std::option::Option::Some(outer) = self.0.take() {
+                REQUEST_META_TAKEN.with(|taken| *taken.borrow_mut() = outer);
+            }
         }
     }
-    let _reset = Reset(REQUEST_META_TAKEN.with(|taken| taken.replace(true)));
-    decode()
+    let mut restore = Restore(
+        ::std::option::Option::Some(
+            REQUEST_META_TAKEN
+                .with(|taken| {
+                    taken
+                        .replace(
+                            ::std::option::Option::Some(RequestMetaTaken::default()),
+                        )
+                }),
+        ),
+    );
+    let value = decode();
+    let outer = restore.0.take().flatten();
+    let taken = REQUEST_META_TAKEN.with(|taken| taken.replace(outer));
+    (value, taken.unwrap_or_default())
 }
 impl Annotations {
     ///The JSON keys of `Annotations`'s fields, in field order.
@@ -9301,16 +9370,23 @@ impl CallToolRequestParamsMeta {
     ///The JSON keys of `CallToolRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -9364,8 +9440,8 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -11205,16 +11281,23 @@ impl CompleteRequestParamsMeta {
     ///The JSON keys of `CompleteRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -11268,8 +11351,8 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -11889,16 +11972,23 @@ impl CreateMessageRequestParamsMeta {
     ///The JSON keys of `CreateMessageRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -11954,8 +12044,8 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -12721,16 +12811,23 @@ impl ElicitRequestFormParamsMeta {
     ///The JSON keys of `ElicitRequestFormParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -12786,8 +12883,8 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -13046,16 +13143,23 @@ impl ElicitRequestUrlParamsMeta {
     ///The JSON keys of `ElicitRequestUrlParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -13109,8 +13213,8 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -13802,16 +13906,23 @@ impl GetPromptRequestParamsMeta {
     ///The JSON keys of `GetPromptRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -13865,8 +13976,8 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -15463,16 +15574,23 @@ impl InitializeRequestParamsMeta {
     ///The JSON keys of `InitializeRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -15528,8 +15646,8 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -19681,16 +19799,23 @@ impl PaginatedRequestParamsMeta {
     ///The JSON keys of `PaginatedRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -19744,8 +19869,8 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -20954,16 +21079,23 @@ impl ReadResourceRequestParamsMeta {
     ///The JSON keys of `ReadResourceRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -21019,8 +21151,8 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -21633,16 +21765,23 @@ impl RequestParamsMeta {
     ///The JSON keys of `RequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -21696,8 +21835,8 @@ impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -22324,16 +22463,23 @@ impl ResourceRequestParamsMeta {
     ///The JSON keys of `ResourceRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -22387,8 +22533,8 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -23992,16 +24138,23 @@ impl SetLevelRequestParamsMeta {
     ///The JSON keys of `SetLevelRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -24055,8 +24208,8 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -24394,16 +24547,23 @@ impl SubscribeRequestParamsMeta {
     ///The JSON keys of `SubscribeRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -24457,8 +24617,8 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -25471,16 +25631,23 @@ impl TaskAugmentedRequestParamsMeta {
     ///The JSON keys of `TaskAugmentedRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -25536,8 +25703,8 @@ impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);
@@ -27536,16 +27703,23 @@ impl UnsubscribeRequestParamsMeta {
     ///The JSON keys of `UnsubscribeRequestParamsMeta`'s fields, in field order.
     const JSON_KEYS: &'static [&'static str] = &["progressToken"];
     /// The index in `JSON_KEYS` of `key` (a `match`: faster than a
-    /// search on every key read); one past the end for a key the
-    /// caller read already (see [`with_request_meta_taken`]),
-    /// dropped rather than kept in `extra`.
+    /// search on every key read); past the end, the length plus its
+    /// slot, for a key taken aside (see [`with_request_meta_taken`])
+    /// rather than kept in `extra`.
     fn json_key(key: &str) -> ::std::option::Option<usize> {
         match key {
             "progressToken" => ::std::option::Option::Some(0usize),
-            "io.modelcontextprotocol/clientCapabilities"
-            | "io.modelcontextprotocol/clientInfo" | "io.modelcontextprotocol/logLevel"
-            | "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+            "io.modelcontextprotocol/clientCapabilities" if request_meta_is_taken() => {
                 ::std::option::Option::Some(1usize)
+            }
+            "io.modelcontextprotocol/clientInfo" if request_meta_is_taken() => {
+                ::std::option::Option::Some(2usize)
+            }
+            "io.modelcontextprotocol/logLevel" if request_meta_is_taken() => {
+                ::std::option::Option::Some(3usize)
+            }
+            "io.modelcontextprotocol/protocolVersion" if request_meta_is_taken() => {
+                ::std::option::Option::Some(4usize)
             }
             _ => ::std::option::Option::None,
         }
@@ -27601,8 +27775,8 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParamsMeta {
                                 "progressToken",
                             )?
                         }
-                        serde_support::FieldKey::Known(_) => {
-                            map.next_value::<::serde::de::IgnoredAny>()?;
+                        serde_support::FieldKey::Known(i) => {
+                            take_request_meta(&mut map, i - 1usize)?
                         }
                         serde_support::FieldKey::Unknown(key) => {
                             extra.insert(key, map.next_value()?);

@@ -119,17 +119,25 @@ pub(super) fn serve(
         None
     };
     // Matched, not `map_err(..)?` (see `ServerService::request`). The
-    // `_meta` keys read into `meta` are not kept again in the params.
-    let decoded =
-        with_request_meta_taken(|| ClientRequest::from_parts(method, request.id, request.params));
-    let answer = match decoded {
-        Ok(request) => {
-            let state = request_state(meta, identity, offers, &ctx, round.clone());
-            let cx = Context::for_request(ctx, state.clone());
-            dispatch(handler, state, cx, request)?
+    // `_meta` keys read into `meta` are not kept again in the params; a
+    // transport that decoded them in the pass that read `meta` hands the
+    // request on.
+    let mut meta = meta;
+    let request = match meta.request.take() {
+        Some(decoded) => *decoded,
+        None => {
+            let (decoded, _) = with_request_meta_taken(|| {
+                ClientRequest::from_parts(method, request.id, request.params)
+            });
+            match decoded {
+                Ok(request) => request,
+                Err(e) => return Err(RpcError::invalid_params(e)),
+            }
         }
-        Err(e) => return Err(RpcError::invalid_params(e)),
     };
+    let state = request_state(meta, identity, offers, &ctx, round.clone());
+    let cx = Context::for_request(ctx, state.clone());
+    let answer = dispatch(handler, state, cx, request)?;
     let cacheable = method.spec().cacheable.contains(version);
     Ok(Box::pin(Answer {
         handler: answer,

@@ -9,7 +9,6 @@ use std::task::Poll;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -20,6 +19,7 @@ use crate::jsonrpc::{
     DecodeError, ErrorCode, Inbound, InboundNotification, InboundRequest, InboundResponse,
     RpcError, decode, encode_empty_result, encode_error, encode_result_json,
 };
+use crate::request_meta;
 use crate::schema::{
     CancelledNotificationParams, ProgressNotificationParams, ProgressToken, RequestId, methods,
 };
@@ -79,11 +79,13 @@ pub(super) fn handle_decoded(
             None
         }
         Err(e) => Some(error_reply(e.id, &e.error)),
-        Ok(Inbound::Request(request)) => {
-            handle_request(shared, request, progress_token, http, |request, ctx| {
-                service.request(request, ctx)
-            })
-        }
+        Ok(Inbound::Request(request)) => handle_request(
+            shared,
+            request,
+            request_meta::progress_token,
+            http,
+            |request, ctx| service.request(request, ctx),
+        ),
         Ok(Inbound::Notification(notification)) => {
             handle_notification(shared, service, notification);
             None
@@ -93,29 +95,6 @@ pub(super) fn handle_decoded(
             None
         }
     }
-}
-
-#[derive(Deserialize)]
-struct MetaPeek {
-    #[serde(rename = "_meta")]
-    meta: Option<ProgressMeta>,
-}
-
-#[derive(Deserialize)]
-struct ProgressMeta {
-    #[serde(rename = "progressToken")]
-    progress_token: Option<ProgressToken>,
-}
-
-fn progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
-    let text = params?.get();
-    // Most params have no `_meta`: skip the parse (a key written with escapes
-    // could still spell it, so text with a backslash is parsed).
-    if !text.contains("_meta") && !text.contains('\\') {
-        return None;
-    }
-    let peek: MetaPeek = serde_json::from_str(text).ok()?;
-    peek.meta?.progress_token
 }
 
 /// Starts handling a request through `start`; returns the answer when it is

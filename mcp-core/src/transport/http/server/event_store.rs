@@ -58,8 +58,50 @@ pub trait SharedEvents: Send + Sync {
     async fn replica_alive(&self, replica: u32) -> StoreResult<bool>;
 }
 
-/// Kept events of one stream, oldest first.
-type Events = VecDeque<(u64, Arc<str>)>;
+/// Kept events of one stream, oldest first. Most streams are a request's
+/// answer alone: one event, kept without a queue to allocate and free.
+#[derive(Debug)]
+enum Events {
+    One(u64, Arc<str>),
+    Many(VecDeque<(u64, Arc<str>)>),
+}
+
+impl Events {
+    /// Adds an event, keeping the last `limit` (at least one).
+    fn push(&mut self, seq: u64, message: Arc<str>, limit: usize) {
+        let events = match self {
+            Self::Many(events) => events,
+            Self::One(..) if limit == 1 => {
+                *self = Self::One(seq, message);
+                return;
+            }
+            Self::One(first_seq, first) => {
+                let first = (*first_seq, first.clone());
+                *self = Self::Many(VecDeque::from([first]));
+                let Self::Many(events) = self else {
+                    return;
+                };
+                events
+            }
+        };
+        events.push_back((seq, message));
+        while events.len() > limit {
+            events.pop_front();
+        }
+    }
+
+    fn after(&self, after: u64) -> Vec<(u64, Arc<str>)> {
+        let kept = match self {
+            Self::One(seq, message) if *seq > after => return Vec::from([(*seq, message.clone())]),
+            Self::One(..) => return Vec::new(),
+            Self::Many(events) => events,
+        };
+        kept.iter()
+            .filter(|(seq, _)| *seq > after)
+            .cloned()
+            .collect()
+    }
+}
 
 /// The default store: in memory, the last `per_stream` events of each
 /// stream. Memory is bounded by the session limit, the number of streams a
@@ -95,23 +137,18 @@ impl Default for InMemoryEventStore {
 impl EventStore for InMemoryEventStore {
     fn append(&self, stream: &StreamKey, seq: u64, message: Arc<str>) {
         let mut streams = self.lock();
-        let events = streams.entry(stream.clone()).or_default();
-        events.push_back((seq, message));
-        while events.len() > self.per_stream {
-            events.pop_front();
+        match streams.get_mut(stream) {
+            Some(events) => events.push(seq, message, self.per_stream),
+            None => {
+                streams.insert(stream.clone(), Events::One(seq, message));
+            }
         }
     }
 
     fn replay(&self, stream: &StreamKey, after: u64) -> Vec<(u64, Arc<str>)> {
         self.lock()
             .get(stream)
-            .map(|events| {
-                events
-                    .iter()
-                    .filter(|(seq, _)| *seq > after)
-                    .cloned()
-                    .collect()
-            })
+            .map(|events| events.after(after))
             .unwrap_or_default()
     }
 
@@ -139,5 +176,27 @@ mod tests {
         assert_eq!(store.replay(&key, 2).len(), 1);
         store.forget(&key);
         assert!(store.replay(&key, 0).is_empty());
+    }
+
+    #[test]
+    fn one_event_and_a_bound_of_one() {
+        let key = |stream| StreamKey {
+            session: "s".into(),
+            stream,
+        };
+        let store = InMemoryEventStore::new(1);
+        store.append(&key(1), 1, Arc::from("a"));
+        assert_eq!(store.replay(&key(1), 0).len(), 1);
+        assert!(store.replay(&key(1), 1).is_empty());
+        store.append(&key(1), 2, Arc::from("b"));
+        let replay = store.replay(&key(1), 0);
+        assert_eq!(replay.iter().map(|(s, _)| *s).collect::<Vec<_>>(), [2]);
+        let store = InMemoryEventStore::new(8);
+        for seq in 1..=3 {
+            store.append(&key(2), seq, Arc::from(format!("m{seq}")));
+        }
+        let replay = store.replay(&key(2), 1);
+        assert_eq!(replay.iter().map(|(s, _)| *s).collect::<Vec<_>>(), [2, 3]);
+        assert!(store.replay(&key(3), 0).is_empty());
     }
 }

@@ -15,7 +15,7 @@ use crate::extensions::{NameParam, RequestMethod};
 use crate::jsonrpc::{DecodeError, ErrorCode, Inbound, InboundRequest, RpcError};
 use crate::param_headers;
 use crate::request_meta::{self, RequestMeta};
-use crate::schema::ClientRequestMethod;
+use crate::schema::{ClientRequest, ClientRequestMethod, with_request_meta_taken};
 
 /// The header naming the method of a request.
 static METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
@@ -203,6 +203,93 @@ fn read_params<'a>(params: Option<&'a RawValue>) -> (Head<'a>, Option<String>, M
 
 type MetaRead = Result<Option<Box<RequestMeta>>, RpcError>;
 
+/// What the checks read of a request's params, and how: in one pass with
+/// the params decoded, or with the names left raw.
+enum Read<'a> {
+    /// The common case: a core method's params decoded into their type,
+    /// with the `_meta` keys of the revision taken aside as they went by
+    /// (the params are not read again).
+    Decoded(Box<ClientRequest>),
+    /// Anything else, read as before.
+    Raw(Head<'a>),
+}
+
+impl<'a> Read<'a> {
+    /// Reads `request`'s params: the revision their `_meta` claims, and
+    /// what that `_meta` says.
+    fn of(request: &InboundRequest<'a>) -> (Self, Option<String>, MetaRead) {
+        if let Some((decoded, claimed, meta)) = decode_at_once(request) {
+            return (Self::Decoded(decoded), claimed, Ok(Some(meta)));
+        }
+        let (head, claimed, meta) = read_params(request.params);
+        (Self::Raw(head), claimed, meta)
+    }
+
+    /// What `Mcp-Name` must repeat: the tool or prompt name, or the
+    /// resource URI, of the requests that have one; for an extension
+    /// method, the param the extension method table names (`taskId`).
+    fn named(&self, method: RequestMethod) -> Option<String> {
+        let head = match self {
+            Self::Decoded(request) => {
+                return match request.as_ref() {
+                    ClientRequest::CallTool(r) => Some(r.params.name.clone()),
+                    ClientRequest::GetPrompt(r) => Some(r.params.name.clone()),
+                    ClientRequest::ReadResource(r) => Some(r.params.uri.clone()),
+                    _ => None,
+                };
+            }
+            Self::Raw(head) => head,
+        };
+        let field = match method {
+            RequestMethod::Core(ClientRequestMethod::CallTool | ClientRequestMethod::GetPrompt) => {
+                head.name
+            }
+            RequestMethod::Core(ClientRequestMethod::ReadResource) => head.uri,
+            RequestMethod::Core(_) => None,
+            RequestMethod::Extension(m) => match m.spec().name_param? {
+                NameParam::TaskId => head.task_id,
+            },
+        };
+        serde_json::from_str(field?.get()).ok()
+    }
+}
+
+/// The params of a core method decoded at once, with what their `_meta`
+/// says; `None` when anything is not as expected (they are then read the
+/// way that finds out what, with the errors it gives).
+fn decode_at_once(
+    request: &InboundRequest<'_>,
+) -> Option<(Box<ClientRequest>, Option<String>, Box<RequestMeta>)> {
+    let method = ClientRequestMethod::from_name(&request.method)?;
+    let (decoded, taken) = with_request_meta_taken(|| {
+        // Boxed at once: the request is large, and moved several times.
+        ClientRequest::from_parts(method, request.id.clone(), request.params).map(Box::new)
+    });
+    let decoded = decoded.ok()?;
+    let (claimed, meta) = request_meta::from_taken(&taken);
+    let mut meta = meta.ok()??;
+    meta.progress_token = request_meta::progress_token(request.params);
+    meta.round_fields = round_fields(&decoded);
+    Some((decoded, claimed, meta))
+}
+
+/// Whether decoded params hold the fields of an input round
+/// (`inputResponses`, `requestState`; `null` reads as absent), for the
+/// requests an input-required result may answer; `None`: not known here.
+fn round_fields(request: &ClientRequest) -> Option<bool> {
+    let (responses, state) = match request {
+        ClientRequest::CallTool(r) => (r.params.input_responses.is_some(), &r.params.request_state),
+        ClientRequest::GetPrompt(r) => {
+            (r.params.input_responses.is_some(), &r.params.request_state)
+        }
+        ClientRequest::ReadResource(r) => {
+            (r.params.input_responses.is_some(), &r.params.request_state)
+        }
+        _ => return None,
+    };
+    Some(responses || state.is_some())
+}
+
 fn check(
     headers: &HeaderMap,
     found: &Found<'_>,
@@ -220,7 +307,7 @@ fn check(
             ),
         )
     };
-    let (head, claimed, meta) = read_params(request.params);
+    let (read, claimed, meta) = Read::of(request);
     // The header and the body must name the same revision; checked before
     // whether that revision is supported.
     match (header_version, claimed.as_deref()) {
@@ -264,7 +351,7 @@ fn check(
                 RpcError::method_not_found(&request.method),
             )
         })?;
-    if let Some(name) = named(method, &head) {
+    if let Some(name) = read.named(method) {
         match found
             .name
             .and_then(text_of)
@@ -288,6 +375,9 @@ fn check(
             meta.sent_params = Some((name, sent));
         }
     }
+    if let Read::Decoded(decoded) = read {
+        meta.request = Some(decoded);
+    }
     Ok(meta)
 }
 
@@ -301,23 +391,6 @@ fn sent_params(headers: &HeaderMap) -> param_headers::SentParams {
             Some((part.to_string(), value.to_str().ok().map(str::to_string)))
         })
         .collect()
-}
-
-/// What `Mcp-Name` must repeat: the tool or prompt name, or the resource
-/// URI, of the requests that have one; for an extension method, the param
-/// the extension method table names (`taskId`).
-fn named(method: RequestMethod, head: &Head<'_>) -> Option<String> {
-    let field = match method {
-        RequestMethod::Core(ClientRequestMethod::CallTool | ClientRequestMethod::GetPrompt) => {
-            head.name
-        }
-        RequestMethod::Core(ClientRequestMethod::ReadResource) => head.uri,
-        RequestMethod::Core(_) => None,
-        RequestMethod::Extension(m) => match m.spec().name_param? {
-            NameParam::TaskId => head.task_id,
-        },
-    };
-    serde_json::from_str(field?.get()).ok()
 }
 
 /// The status of a stateless request's JSON answer: errors that mean the
@@ -354,4 +427,73 @@ pub(super) fn names_a_stateless_revision(headers: &HeaderMap) -> bool {
     header(headers, VERSION_HEADER)
         .and_then(ProtocolVersion::parse)
         .is_some_and(|v| !v.has_initialize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsonrpc::decode;
+
+    fn read(text: &str) -> (bool, Option<String>, MetaRead) {
+        let Ok(Inbound::Request(request)) = decode(text) else {
+            panic!("not a request: {text}");
+        };
+        let (read, claimed, meta) = Read::of(&request);
+        (matches!(read, Read::Decoded(_)), claimed, meta)
+    }
+
+    /// A well-formed request is decoded in the pass that reads its `_meta`;
+    /// what is not as expected is read the way that says what is wrong,
+    /// with the same outcome as before.
+    #[test]
+    fn params_are_decoded_once_when_all_is_well() {
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/logLevel":"info"}}}"#;
+        let (decoded, claimed, meta) = read(call);
+        assert!(decoded);
+        assert_eq!(claimed.as_deref(), Some("2026-07-28"));
+        let meta = meta.unwrap().unwrap();
+        assert_eq!(meta.log_level, Some(crate::schema::LoggingLevel::Info));
+        assert!(meta.capabilities.elicitation.is_some());
+        assert_eq!(
+            meta.progress_token,
+            Some(crate::schema::ProgressToken::String("p".into()))
+        );
+        assert_eq!(meta.round_fields, Some(false));
+        let Ok(Inbound::Request(request)) = decode(call) else {
+            unreachable!()
+        };
+        assert_eq!(
+            Read::of(&request)
+                .0
+                .named(RequestMethod::Core(ClientRequestMethod::CallTool)),
+            Some("echo".into())
+        );
+
+        // Bad params, a bad `_meta`, a key written twice, no claim at all:
+        // read the slower way, with its errors.
+        let bad = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#,
+        ];
+        let outcomes: Vec<(bool, bool)> = bad
+            .iter()
+            .map(|text| {
+                let (decoded, _, meta) = read(text);
+                (decoded, matches!(meta, Ok(Some(_))))
+            })
+            .collect();
+        // The first reads fine as `_meta` (the params' error is the
+        // dispatch's to give); the others have no usable `_meta`.
+        assert_eq!(
+            outcomes,
+            [
+                (false, true),
+                (false, false),
+                (false, false),
+                (false, false)
+            ]
+        );
+    }
 }
