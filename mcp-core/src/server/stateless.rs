@@ -6,10 +6,11 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::task::{Context as TaskContext, Poll};
 
 use indexmap::IndexMap;
+use memchr::memmem::Finder;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -327,14 +328,26 @@ fn stamp(
 /// before its closing brace. `None` when the text may hold one of them
 /// (anywhere, even inside a string: the map path then decides).
 fn stamp_text(cacheable: bool, text: &str, server_info: &RawValue) -> Option<String> {
+    /// The texts searched for, with their searchers built once
+    /// (`str::contains` sets one up on every call).
+    static KEYS: LazyLock<[Finder<'static>; 5]> = LazyLock::new(|| {
+        [
+            // A \\u escape could spell a key differently: leave those to the map.
+            "\\u",
+            "\"resultType\"",
+            "\"_meta\"",
+            "\"ttlMs\"",
+            "\"cacheScope\"",
+        ]
+        .map(Finder::new)
+    });
     let body = text.trim();
     let inner = body.strip_prefix('{')?.strip_suffix('}')?;
-    let named = |key: &str| inner.contains(key);
-    if named("\"resultType\"")
-        || named("\"_meta\"")
-        || (cacheable && (named("\"ttlMs\"") || named("\"cacheScope\"")))
-        // A \\u escape could spell a key differently: leave those to the map.
-        || inner.contains("\\u")
+    // The last two are added only to cacheable results.
+    let searched = if cacheable { &KEYS[..] } else { &KEYS[..3] };
+    if searched
+        .iter()
+        .any(|key| key.find(inner.as_bytes()).is_some())
     {
         return None;
     }
@@ -378,5 +391,52 @@ pub(super) fn discover(handler: &dyn ServerHandler) -> DiscoverResult {
             request_meta::supported_versions(),
             DEFAULT_TTL_MS,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamped(cacheable: bool, result: &str) -> Value {
+        let info =
+            serde_json::value::to_raw_value(&serde_json::json!({"name": "s", "version": "1"}))
+                .unwrap();
+        let raw = RawValue::from_string(result.to_owned()).unwrap();
+        serde_json::from_str(&stamp(cacheable, Ok(raw), &info).unwrap()).unwrap()
+    }
+
+    /// Appended to the text, or through the map when the text may name a
+    /// key already: the same answer either way, and what the handler set
+    /// is kept.
+    #[test]
+    fn results_are_stamped_once_with_what_they_lack() {
+        let info = serde_json::json!({"name": "s", "version": "1"});
+        let plain = stamped(false, r#"{"content":[]}"#);
+        assert_eq!(
+            plain,
+            serde_json::json!({"content": [], "resultType": "complete",
+                "_meta": {SERVER_INFO: info}})
+        );
+        assert_eq!(
+            stamped(false, "{ }"),
+            serde_json::json!({"resultType": "complete", "_meta": {SERVER_INFO: info}})
+        );
+        let cached = stamped(true, r#"{"tools":[]}"#);
+        assert_eq!(cached["ttlMs"], 0);
+        assert_eq!(cached["cacheScope"], "private");
+        // Set by the handler: kept.
+        let own = stamped(true, r#"{"tools":[],"ttlMs":5,"_meta":{"k":1}}"#);
+        assert_eq!(own["ttlMs"], 5);
+        assert_eq!(own["cacheScope"], "private");
+        assert_eq!(own["_meta"]["k"], 1);
+        assert_eq!(own["_meta"][SERVER_INFO], info);
+        // A key spelled with an escape is still the key.
+        let escaped = stamped(false, r#"{"result\u0054ype":"task"}"#);
+        assert_eq!(escaped["resultType"], "task");
+        // A mere mention inside a string takes the map path, same answer.
+        let mention = stamped(false, r#"{"content":[{"type":"text","text":"\"_meta\""}]}"#);
+        assert_eq!(mention["_meta"][SERVER_INFO], info);
+        assert_eq!(mention["content"][0]["text"], "\"_meta\"");
     }
 }
