@@ -14,6 +14,7 @@ use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode};
 
 use super::State;
+use super::modern::{METHOD_HEADER, NAME_HEADER, PARAM_HEADER_PREFIX};
 use super::reply::{SESSION_HEADER, VERSION_HEADER, http_error, rpc_error};
 use crate::auth::AuthInfo;
 use crate::jsonrpc::{ErrorCode, RpcError};
@@ -144,6 +145,12 @@ pub(super) struct McpHeads {
     pub(super) session: Option<HeaderValue>,
     /// `MCP-Protocol-Version`.
     pub(super) version: Option<HeaderValue>,
+    /// `Mcp-Method` (2026-07-28).
+    pub(super) method: Option<HeaderValue>,
+    /// `Mcp-Name` (2026-07-28).
+    pub(super) name: Option<HeaderValue>,
+    /// Whether any `Mcp-Param-*` field came (they are collected only then).
+    pub(super) params: bool,
 }
 
 impl McpHeads {
@@ -172,6 +179,9 @@ struct Scanned<'a> {
     accept: Option<&'a HeaderValue>,
     session: Option<&'a HeaderValue>,
     version: Option<&'a HeaderValue>,
+    method: Option<&'a HeaderValue>,
+    name: Option<&'a HeaderValue>,
+    params: bool,
 }
 
 /// Reads `headers` once. Each field is its first value, as `get` gives it;
@@ -185,6 +195,9 @@ fn scan(headers: &HeaderMap) -> Scanned<'_> {
         accept: None,
         session: None,
         version: None,
+        method: None,
+        name: None,
+        params: false,
     };
     for (name, value) in headers {
         found.size += name.as_str().len() + value.len() + 4;
@@ -200,7 +213,12 @@ fn scan(headers: &HeaderMap) -> Scanned<'_> {
             &mut found.session
         } else if name == VERSION_HEADER {
             &mut found.version
+        } else if *name == METHOD_HEADER {
+            &mut found.method
+        } else if *name == NAME_HEADER {
+            &mut found.name
         } else {
+            found.params |= name.as_str().starts_with(PARAM_HEADER_PREFIX);
             continue;
         };
         slot.get_or_insert(value);
@@ -238,6 +256,9 @@ impl FromRequestParts<Arc<State>> for Guarded {
         let mcp = McpHeads {
             session: scanned.session.cloned(),
             version: scanned.version.cloned(),
+            method: scanned.method.cloned(),
+            name: scanned.name.cloned(),
+            params: scanned.params,
         };
         // A protected resource validates the token before anything else.
         #[cfg(not(feature = "auth"))]

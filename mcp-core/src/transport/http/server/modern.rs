@@ -9,7 +9,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::reply::{SESSION_HEADER, VERSION_HEADER, header, rpc_error};
+use super::extract::McpHeads;
+use super::reply::{VERSION_HEADER, header, rpc_error};
 use crate::ProtocolVersion;
 use crate::extensions::{NameParam, RequestMethod};
 use crate::jsonrpc::{DecodeError, ErrorCode, Inbound, InboundRequest, RpcError};
@@ -18,12 +19,12 @@ use crate::request_meta::{self, RequestMeta};
 use crate::schema::{ClientRequest, ClientRequestMethod, with_request_meta_taken};
 
 /// The header naming the method of a request.
-static METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+pub(super) static METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
 /// The header naming the tool, prompt or resource a request is about.
-static NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
+pub(super) static NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 /// The headers mirroring tool arguments (`Mcp-Param-{Name}`), lower case as
 /// header names are stored.
-const PARAM_HEADER_PREFIX: &str = "mcp-param-";
+pub(super) const PARAM_HEADER_PREFIX: &str = "mcp-param-";
 
 /// Where a POST goes.
 #[derive(Debug)]
@@ -38,14 +39,15 @@ pub(super) enum Route {
 }
 
 /// Decides where a POST with body `text` (decoded once, as `decoded`) goes,
-/// checking a stateless request's headers against its body.
+/// checking a stateless request's headers (`heads`, found when the head was
+/// checked; `headers` for the `Mcp-Param-*` fields) against its body.
 pub(super) fn route(
     headers: &HeaderMap,
+    heads: &McpHeads,
     text: &str,
     decoded: &Result<Inbound<'_>, Box<DecodeError>>,
 ) -> Route {
-    let found = Found::scan(headers);
-    let header_version = found.version.and_then(text_of);
+    let header_version = heads.version.as_ref().and_then(text_of);
     let stateless = match header_version {
         Some(value) => match ProtocolVersion::parse(value) {
             Some(v) => !v.has_initialize(),
@@ -54,13 +56,13 @@ pub(super) fn route(
             // path refuses the header as before.
             None => claims_a_revision(text),
         },
-        None => found.session.and_then(text_of).is_none() && claims_a_revision(text),
+        None => heads.session().is_none() && claims_a_revision(text),
     };
     if !stateless {
         return Route::Sessions;
     }
     match decoded {
-        Ok(Inbound::Request(request)) => match check(headers, &found, header_version, request) {
+        Ok(Inbound::Request(request)) => match check(headers, heads, header_version, request) {
             Ok(meta) => Route::Stateless(meta),
             Err(response) => Route::Answered(*response),
         },
@@ -74,41 +76,6 @@ pub(super) fn route(
         )),
         Err(e) if e.notification => Route::Answered(StatusCode::ACCEPTED.into_response()),
         Err(e) => Route::Answered(rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)),
-    }
-}
-
-/// The headers a POST's route reads, found in one pass over the map (a
-/// lookup hashes the name; a POST has few headers). Each is its first
-/// value, as `get` gives it.
-#[derive(Default)]
-struct Found<'h> {
-    version: Option<&'h HeaderValue>,
-    session: Option<&'h HeaderValue>,
-    method: Option<&'h HeaderValue>,
-    name: Option<&'h HeaderValue>,
-    /// Whether any `Mcp-Param-*` header came (collected only then).
-    params: bool,
-}
-
-impl<'h> Found<'h> {
-    fn scan(headers: &'h HeaderMap) -> Self {
-        let mut found = Self::default();
-        for (name, value) in headers {
-            let slot = if name == VERSION_HEADER {
-                &mut found.version
-            } else if name == SESSION_HEADER {
-                &mut found.session
-            } else if *name == METHOD_HEADER {
-                &mut found.method
-            } else if *name == NAME_HEADER {
-                &mut found.name
-            } else {
-                found.params |= name.as_str().starts_with(PARAM_HEADER_PREFIX);
-                continue;
-            };
-            slot.get_or_insert(value);
-        }
-        found
     }
 }
 
@@ -292,7 +259,7 @@ fn round_fields(request: &ClientRequest) -> Option<bool> {
 
 fn check(
     headers: &HeaderMap,
-    found: &Found<'_>,
+    heads: &McpHeads,
     header_version: Option<&str>,
     request: &InboundRequest<'_>,
 ) -> Result<Box<RequestMeta>, Box<Response>> {
@@ -328,7 +295,7 @@ fn check(
         Ok(None) => return Err(fail(StatusCode::BAD_REQUEST, request_meta::missing_meta())),
         Err(e) => return Err(fail(StatusCode::BAD_REQUEST, e)),
     };
-    match found.method.and_then(text_of) {
+    match heads.method.as_ref().and_then(text_of) {
         Some(m) if m == request.method => {}
         Some(m) => {
             return Err(mismatch(format!(
@@ -352,8 +319,9 @@ fn check(
             )
         })?;
     if let Some(name) = read.named(method) {
-        match found
+        match heads
             .name
+            .as_ref()
             .and_then(text_of)
             .map(|h| (h, param_headers::decode_value(h)))
         {
@@ -367,7 +335,7 @@ fn check(
             None => return Err(mismatch("the Mcp-Name header is missing".into())),
         }
         if method == RequestMethod::Core(ClientRequestMethod::CallTool) {
-            let sent = if found.params {
+            let sent = if heads.params {
                 sent_params(headers)
             } else {
                 Vec::new()

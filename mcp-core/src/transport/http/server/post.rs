@@ -82,7 +82,7 @@ fn serve(
         let decoded = decode(&text);
         // A request of a revision without sessions (2026-07-28) is checked
         // against its headers here and served alone.
-        let meta = match modern::route(headers, &text, &decoded) {
+        let meta = match modern::route(headers, mcp, &text, &decoded) {
             Route::Sessions => None,
             Route::Stateless(meta) => Some(meta),
             Route::Answered(response) => return Ok(response),
