@@ -19,7 +19,27 @@
 # Needs gcc, g++, cbindgen 0.29.4, and what tests/interop/setup.sh installs
 # (run when missing). Quiet on success; prints `c tests: N passed, M failed`
 # last and exits non-zero on any failure.
+#
+# Usage: run-tests.sh [PATTERN...]. With patterns (shell globs), only the
+# tests whose names match one run: a test program's run is named as it is
+# reported, e.g. `test_http.2026-07-28.static`, so `'test_http*'` runs both
+# revisions against both libraries; `header` is the header compile matrix,
+# `install` the install/pkg-config/CMake checks, `example_*` the example
+# client runs. The libraries are built and the programs compiled either way.
 set -euo pipefail
+
+patterns=("$@")
+
+# wanted NAME: whether NAME is to run (no patterns: everything).
+wanted() {
+    [ "${#patterns[@]}" -eq 0 ] && return 0
+    local pattern
+    for pattern in "${patterns[@]}"; do
+        # shellcheck disable=SC2053 # the pattern is a glob on purpose
+        [[ $1 == $pattern ]] && return 0
+    done
+    return 1
+}
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -98,6 +118,7 @@ record() {
 run_test() {
     local name=$1
     shift
+    wanted "$name" || return 0
     local output=$build/$name.out status=0
     timeout "$limit" "$@" >"$output" 2>&1 || status=$?
     record "$name" "$output" "$status"
@@ -125,109 +146,113 @@ fi
 # 2. The header compiles as strict C11, C17, C++11 and C++20, with the
 #    standard headers included before it and after it (a declaration in mcp.h
 #    that clashes with the C library's fails here), warnings as errors.
-strict=(-pedantic-errors -Wall -Wextra -Werror -Wredundant-decls -I"$here/include" -fsyntax-only)
-c_headers='#include <stdlib.h>\n#include <string.h>\n#include <stdio.h>\n#include <stdint.h>\n'
-cpp_headers='#include <string>\n#include <cstdlib>\n#include <cstring>\n#include <stdlib.h>\n#include <cstdio>\n'
-for std in c11 c17 c++11 c++20; do
-    for order in before after; do
-        case $std in
-        c++*) compiler=g++ ext=cc headers=$cpp_headers body='int main() { return mcp_version() != nullptr ? 0 : 1; }' ;;
-        *) compiler=gcc ext=c headers=$c_headers body='int main(void) { char *s = NULL; mcp_json_quote("x", &s); free(s); return 0; }' ;;
-        esac
-        source_file=$build/header-$std-$order.$ext
-        if [ "$order" = before ]; then
-            printf '%b#include <mcp.h>\n%s\n' "$headers" "$body" >"$source_file"
-        else
-            printf '#include <mcp.h>\n%b%s\n' "$headers" "$body" >"$source_file"
-        fi
-        if "$compiler" -std="$std" "${strict[@]}" "$source_file" 2>"$step_log"; then
-            passed=$((passed + 1))
-        else
-            failed=$((failed + 1))
-            echo "--- FAIL header_compiles_as_$std (standard headers $order mcp.h):" >&2
-            cat "$step_log" >&2
-        fi
+if wanted header; then
+    strict=(-pedantic-errors -Wall -Wextra -Werror -Wredundant-decls -I"$here/include" -fsyntax-only)
+    c_headers='#include <stdlib.h>\n#include <string.h>\n#include <stdio.h>\n#include <stdint.h>\n'
+    cpp_headers='#include <string>\n#include <cstdlib>\n#include <cstring>\n#include <stdlib.h>\n#include <cstdio>\n'
+    for std in c11 c17 c++11 c++20; do
+        for order in before after; do
+            case $std in
+            c++*) compiler=g++ ext=cc headers=$cpp_headers body='int main() { return mcp_version() != nullptr ? 0 : 1; }' ;;
+            *) compiler=gcc ext=c headers=$c_headers body='int main(void) { char *s = NULL; mcp_json_quote("x", &s); free(s); return 0; }' ;;
+            esac
+            source_file=$build/header-$std-$order.$ext
+            if [ "$order" = before ]; then
+                printf '%b#include <mcp.h>\n%s\n' "$headers" "$body" >"$source_file"
+            else
+                printf '#include <mcp.h>\n%b%s\n' "$headers" "$body" >"$source_file"
+            fi
+            if "$compiler" -std="$std" "${strict[@]}" "$source_file" 2>"$step_log"; then
+                passed=$((passed + 1))
+            else
+                failed=$((failed + 1))
+                echo "--- FAIL header_compiles_as_$std (standard headers $order mcp.h):" >&2
+                cat "$step_log" >&2
+            fi
+        done
     done
-done
+fi
 
 # 3. install.sh like a system library: DESTDIR honoured (debug build); then,
 #    installed with the default (release) profile, the examples (C and C++)
 #    build from the installed copy with the flags pkg-config gives and with
 #    CMake's find_package(mcp), shared and static, and run.
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
-staged=$build/destdir
-quietly "install.sh with DESTDIR" env DESTDIR="$staged" "$here/install.sh" /opt/mcp debug
-if [ -f "$staged/opt/mcp/include/mcp.h" ] && [ -f "$staged/opt/mcp/lib/libmcp.so.$version" ] &&
-    [ "$(readlink "$staged/opt/mcp/lib/libmcp.so.${version%%.*}")" = "libmcp.so.$version" ] &&
-    grep -qx 'prefix=/opt/mcp' "$staged/opt/mcp/lib/pkgconfig/mcp.pc" &&
-    [ -f "$staged/opt/mcp/lib/cmake/mcp/mcpConfig.cmake" ] && [ ! -e /opt/mcp/include/mcp.h ]; then
-    passed=$((passed + 1))
-else
-    failed=$((failed + 1))
-    echo "--- FAIL install_destdir: not every file is under DESTDIR with PREFIX inside" >&2
-    find "$staged" >&2
+if wanted install; then
+    staged=$build/destdir
+    quietly "install.sh with DESTDIR" env DESTDIR="$staged" "$here/install.sh" /opt/mcp debug
+    if [ -f "$staged/opt/mcp/include/mcp.h" ] && [ -f "$staged/opt/mcp/lib/libmcp.so.$version" ] &&
+        [ "$(readlink "$staged/opt/mcp/lib/libmcp.so.${version%%.*}")" = "libmcp.so.$version" ] &&
+        grep -qx 'prefix=/opt/mcp' "$staged/opt/mcp/lib/pkgconfig/mcp.pc" &&
+        [ -f "$staged/opt/mcp/lib/cmake/mcp/mcpConfig.cmake" ] && [ ! -e /opt/mcp/include/mcp.h ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "--- FAIL install_destdir: not every file is under DESTDIR with PREFIX inside" >&2
+        find "$staged" >&2
+    fi
+    if readelf -d "$lib/libmcp.so" | grep -q "SONAME.*\[libmcp\.so\.${version%%.*}\]"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "--- FAIL soname: libmcp.so's SONAME is not libmcp.so.${version%%.*}" >&2
+        readelf -d "$lib/libmcp.so" | grep SONAME >&2 || true
+    fi
+    # The default profile (release; cargo builds it when it is missing or
+    # stale, which takes minutes the first time).
+    prefix=$build/prefix
+    quietly "install.sh (release, the default)" "$here/install.sh" "$prefix"
+    if cmp -s "$prefix/lib/libmcp.so.$version" "$target/release/libmcp.so" &&
+        cmp -s "$prefix/lib/libmcp.a" "$target/release/libmcp.a"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "--- FAIL install_release: install.sh without PROFILE did not install the release build" >&2
+    fi
+    export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+    from_prefix=$build/from-prefix
+    mkdir -p "$from_prefix"
+    # Static: libmcp.a first, then what `pkg-config --libs --static` gives
+    # (Libs.private), --as-needed dropping its -lmcp; the program must not need
+    # libmcp.so, and must run (the example server serves stdio until EOF).
+    # shellcheck disable=SC2046 # pkg-config's flags are words
+    if gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags --libs mcp) \
+        -Wl,-rpath,"$prefix/lib" -o "$from_prefix/server-pc" 2>"$step_log" &&
+        gcc -std=c11 -Wall -Werror "$here/examples/client.c" $(pkg-config --cflags --libs mcp) -lm \
+            -Wl,-rpath,"$prefix/lib" -o "$from_prefix/client-pc" 2>>"$step_log" &&
+        g++ -std=c++17 -Wall -Werror "$here/examples/hello.cc" $(pkg-config --cflags --libs mcp) \
+            -Wl,-rpath,"$prefix/lib" -o "$from_prefix/hello-pc" 2>>"$step_log" &&
+        gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags mcp) \
+            "$prefix/lib/libmcp.a" -Wl,--as-needed $(pkg-config --libs --static mcp) \
+            -o "$from_prefix/server-static-pc" 2>>"$step_log" &&
+        ! readelf -d "$from_prefix/server-static-pc" | grep -q 'NEEDED.*libmcp' &&
+        timeout 60 "$from_prefix/server-static-pc" </dev/null >/dev/null 2>>"$step_log" &&
+        timeout 60 "$from_prefix/hello-pc" >"$from_prefix/hello-pc.out" 2>>"$step_log" &&
+        grep -q 'Hello from C++' "$from_prefix/hello-pc.out"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "--- FAIL install_and_pkg_config:" >&2
+        cat "$step_log" >&2
+    fi
+    if ! command -v cmake >/dev/null; then
+        failed=$((failed + 1))
+        echo "--- FAIL install_and_cmake: cmake is not installed (apt-get install cmake)" >&2
+    elif cmake -S "$here/examples" -B "$build/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-Wall -Werror" -DCMAKE_CXX_FLAGS="-Wall -Werror" \
+        >"$step_log" 2>&1 &&
+        cmake --build "$build/cmake" >>"$step_log" 2>&1 &&
+        timeout 60 "$build/cmake/hello" >"$build/cmake/hello.out" 2>>"$step_log" &&
+        grep -q 'Hello from C++' "$build/cmake/hello.out" &&
+        [ -x "$build/cmake/server_static" ] && [ -x "$build/cmake/client" ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "--- FAIL install_and_cmake:" >&2
+        cat "$step_log" >&2
+    fi
+    unset PKG_CONFIG_PATH
 fi
-if readelf -d "$lib/libmcp.so" | grep -q "SONAME.*\[libmcp\.so\.${version%%.*}\]"; then
-    passed=$((passed + 1))
-else
-    failed=$((failed + 1))
-    echo "--- FAIL soname: libmcp.so's SONAME is not libmcp.so.${version%%.*}" >&2
-    readelf -d "$lib/libmcp.so" | grep SONAME >&2 || true
-fi
-# The default profile (release; cargo builds it when it is missing or
-# stale, which takes minutes the first time).
-prefix=$build/prefix
-quietly "install.sh (release, the default)" "$here/install.sh" "$prefix"
-if cmp -s "$prefix/lib/libmcp.so.$version" "$target/release/libmcp.so" &&
-    cmp -s "$prefix/lib/libmcp.a" "$target/release/libmcp.a"; then
-    passed=$((passed + 1))
-else
-    failed=$((failed + 1))
-    echo "--- FAIL install_release: install.sh without PROFILE did not install the release build" >&2
-fi
-export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-from_prefix=$build/from-prefix
-mkdir -p "$from_prefix"
-# Static: libmcp.a first, then what `pkg-config --libs --static` gives
-# (Libs.private), --as-needed dropping its -lmcp; the program must not need
-# libmcp.so, and must run (the example server serves stdio until EOF).
-# shellcheck disable=SC2046 # pkg-config's flags are words
-if gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags --libs mcp) \
-    -Wl,-rpath,"$prefix/lib" -o "$from_prefix/server-pc" 2>"$step_log" &&
-    gcc -std=c11 -Wall -Werror "$here/examples/client.c" $(pkg-config --cflags --libs mcp) -lm \
-        -Wl,-rpath,"$prefix/lib" -o "$from_prefix/client-pc" 2>>"$step_log" &&
-    g++ -std=c++17 -Wall -Werror "$here/examples/hello.cc" $(pkg-config --cflags --libs mcp) \
-        -Wl,-rpath,"$prefix/lib" -o "$from_prefix/hello-pc" 2>>"$step_log" &&
-    gcc -std=c11 -Wall -Werror "$here/examples/server.c" $(pkg-config --cflags mcp) \
-        "$prefix/lib/libmcp.a" -Wl,--as-needed $(pkg-config --libs --static mcp) \
-        -o "$from_prefix/server-static-pc" 2>>"$step_log" &&
-    ! readelf -d "$from_prefix/server-static-pc" | grep -q 'NEEDED.*libmcp' &&
-    timeout 60 "$from_prefix/server-static-pc" </dev/null >/dev/null 2>>"$step_log" &&
-    timeout 60 "$from_prefix/hello-pc" >"$from_prefix/hello-pc.out" 2>>"$step_log" &&
-    grep -q 'Hello from C++' "$from_prefix/hello-pc.out"; then
-    passed=$((passed + 1))
-else
-    failed=$((failed + 1))
-    echo "--- FAIL install_and_pkg_config:" >&2
-    cat "$step_log" >&2
-fi
-if ! command -v cmake >/dev/null; then
-    failed=$((failed + 1))
-    echo "--- FAIL install_and_cmake: cmake is not installed (apt-get install cmake)" >&2
-elif cmake -S "$here/examples" -B "$build/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-Wall -Werror" -DCMAKE_CXX_FLAGS="-Wall -Werror" \
-    >"$step_log" 2>&1 &&
-    cmake --build "$build/cmake" >>"$step_log" 2>&1 &&
-    timeout 60 "$build/cmake/hello" >"$build/cmake/hello.out" 2>>"$step_log" &&
-    grep -q 'Hello from C++' "$build/cmake/hello.out" &&
-    [ -x "$build/cmake/server_static" ] && [ -x "$build/cmake/client" ]; then
-    passed=$((passed + 1))
-else
-    failed=$((failed + 1))
-    echo "--- FAIL install_and_cmake:" >&2
-    cat "$step_log" >&2
-fi
-unset PKG_CONFIG_PATH
 
 # 4. Compile everything twice: against libmcp.so and against libmcp.a.
 cflags=(-std=c11 -Wall -Wextra -Werror -g -O1 -pthread
@@ -293,93 +318,105 @@ for variant in shared static; do
         "$python" "$here/tests/python_drives_c_server.py" "$out/server"
 
     # The example client against our everything server.
-    result=$build/client-ours.$variant.out
-    status=0
-    timeout "$limit" "$out/client" \
-        --call add_numbers '{"a":2,"b":3}' \
-        --call test_sampling '{"prompt":"Say hello"}' \
-        --read test://static-text \
-        --prompt test_prompt_with_arguments '{"arg1":"x","arg2":"y"}' \
-        -- "$mcp_bin" serve everything >"$result" 2>&1 || status=$?
-    record "example_client_vs_mcp_everything.$variant" "$result" "$status"
-    check "client_ours.server" "$result" '"name":"mcp-everything"'
-    check "client_ours.revision" "$result" 'protocol: 2026-07-28'
-    check "client_ours.call" "$result" 'call add_numbers: {"content":[{"text":"5"'
-    check "client_ours.sampling" "$result" 'LLM response: Hello from the C client'
-    check "client_ours.read" "$result" 'This is the content of the static text resource.'
-    check "client_ours.prompt" "$result" "arg1='x', arg2='y'"
+    if wanted "example_client_vs_mcp_everything.$variant"; then
+        result=$build/client-ours.$variant.out
+        status=0
+        timeout "$limit" "$out/client" \
+            --call add_numbers '{"a":2,"b":3}' \
+            --call test_sampling '{"prompt":"Say hello"}' \
+            --read test://static-text \
+            --prompt test_prompt_with_arguments '{"arg1":"x","arg2":"y"}' \
+            -- "$mcp_bin" serve everything >"$result" 2>&1 || status=$?
+        record "example_client_vs_mcp_everything.$variant" "$result" "$status"
+        check "client_ours.server" "$result" '"name":"mcp-everything"'
+        check "client_ours.revision" "$result" 'protocol: 2026-07-28'
+        check "client_ours.call" "$result" 'call add_numbers: {"content":[{"text":"5"'
+        check "client_ours.sampling" "$result" 'LLM response: Hello from the C client'
+        check "client_ours.read" "$result" 'This is the content of the static text resource.'
+        check "client_ours.prompt" "$result" "arg1='x', arg2='y'"
+    fi
 
     # The example client against the official everything server (Node.js).
-    result=$build/client-official.$variant.out
-    status=0
-    timeout "$limit" "$out/client" \
-        --call echo '{"message":"hello from C"}' \
-        --call get-sum '{"a":20,"b":22}' \
-        --call trigger-sampling-request '{"prompt":"hi"}' \
-        --call get-roots-list '{}' \
-        --read demo://resource/static/document/architecture.md \
-        --prompt args-prompt '{"city":"Paris"}' \
-        -- "$node" "$official/dist/index.js" stdio >"$result" 2>&1 || status=$?
-    record "example_client_vs_official_everything.$variant" "$result" "$status"
-    check "client_official.server" "$result" 'server: {"protocolVersion":"2025-11-25"'
-    check "client_official.echo" "$result" 'Echo: hello from C'
-    check "client_official.sum" "$result" 'The sum of 20 and 22 is 42.'
-    check "client_official.sampling" "$result" 'Hello from the C client'
-    check "client_official.roots" "$result" 'URI: file:///tmp'
-    check "client_official.read" "$result" 'read demo://resource/static/document/architecture.md: {"contents":[{'
-    check "client_official.prompt" "$result" 'Paris'
+    if wanted "example_client_vs_official_everything.$variant"; then
+        result=$build/client-official.$variant.out
+        status=0
+        timeout "$limit" "$out/client" \
+            --call echo '{"message":"hello from C"}' \
+            --call get-sum '{"a":20,"b":22}' \
+            --call trigger-sampling-request '{"prompt":"hi"}' \
+            --call get-roots-list '{}' \
+            --read demo://resource/static/document/architecture.md \
+            --prompt args-prompt '{"city":"Paris"}' \
+            -- "$node" "$official/dist/index.js" stdio >"$result" 2>&1 || status=$?
+        record "example_client_vs_official_everything.$variant" "$result" "$status"
+        check "client_official.server" "$result" 'server: {"protocolVersion":"2025-11-25"'
+        check "client_official.echo" "$result" 'Echo: hello from C'
+        check "client_official.sum" "$result" 'The sum of 20 and 22 is 42.'
+        check "client_official.sampling" "$result" 'Hello from the C client'
+        check "client_official.roots" "$result" 'URI: file:///tmp'
+        check "client_official.read" "$result" 'read demo://resource/static/document/architecture.md: {"contents":[{'
+        check "client_official.prompt" "$result" 'Paris'
+    fi
 
     # The example client against the example server, over stdio...
-    result=$build/client-c-stdio.$variant.out
-    status=0
-    timeout "$limit" "$out/client" --call add '{"a":1,"b":2}' --call echo '{"message":"hi"}' \
-        --read demo://greeting/Ada --prompt summarize '{"topic":"C"}' \
-        -- "$out/server" >"$result" 2>&1 || status=$?
-    record "example_client_vs_example_server_stdio.$variant" "$result" "$status"
-    check "client_c_stdio.add" "$result" 'call add: {"content":[{"text":"3"'
-    check "client_c_stdio.echo" "$result" 'call echo: {"content":[{"text":"hi"'
-    check "client_c_stdio.template" "$result" 'Hello, Ada!'
-    check "client_c_stdio.prompt" "$result" 'Summarize this topic: C'
+    if wanted "example_client_vs_example_server_stdio.$variant"; then
+        result=$build/client-c-stdio.$variant.out
+        status=0
+        timeout "$limit" "$out/client" --call add '{"a":1,"b":2}' --call echo '{"message":"hi"}' \
+            --read demo://greeting/Ada --prompt summarize '{"topic":"C"}' \
+            -- "$out/server" >"$result" 2>&1 || status=$?
+        record "example_client_vs_example_server_stdio.$variant" "$result" "$status"
+        check "client_c_stdio.add" "$result" 'call add: {"content":[{"text":"3"'
+        check "client_c_stdio.echo" "$result" 'call echo: {"content":[{"text":"hi"'
+        check "client_c_stdio.template" "$result" 'Hello, Ada!'
+        check "client_c_stdio.prompt" "$result" 'Summarize this topic: C'
+    fi
 
     # ... and over Streamable HTTP (the server stops on SIGTERM).
-    server_log=$build/server-http.$variant.log
-    # Made here: the background server's redirection may come after the
-    # first read below.
-    : >"$server_log"
-    "$out/server" --http 127.0.0.1:0 2>"$server_log" &
-    server_pid=$!
-    port=""
-    for _ in $(seq 1 200); do
-        port=$(sed -n 's/.*on port \([0-9]*\).*/\1/p' "$server_log")
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
-    result=$build/client-c-http.$variant.out
-    status=0
-    if [ -n "$port" ]; then
-        timeout "$limit" "$out/client" --call add '{"a":40,"b":2}' \
-            --url "http://127.0.0.1:$port/mcp" >"$result" 2>&1 || status=$?
-    else
-        echo "the example server did not report its port" >"$result"
-        status=1
+    if wanted "example_client_vs_example_server_http.$variant"; then
+        server_log=$build/server-http.$variant.log
+        # Made here: the background server's redirection may come after the
+        # first read below.
+        : >"$server_log"
+        "$out/server" --http 127.0.0.1:0 2>"$server_log" &
+        server_pid=$!
+        port=""
+        for _ in $(seq 1 200); do
+            port=$(sed -n 's/.*on port \([0-9]*\).*/\1/p' "$server_log")
+            [ -n "$port" ] && break
+            sleep 0.05
+        done
+        result=$build/client-c-http.$variant.out
+        status=0
+        if [ -n "$port" ]; then
+            timeout "$limit" "$out/client" --call add '{"a":40,"b":2}' \
+                --url "http://127.0.0.1:$port/mcp" >"$result" 2>&1 || status=$?
+        else
+            echo "the example server did not report its port" >"$result"
+            status=1
+        fi
+        kill -TERM "$server_pid" 2>/dev/null || true
+        server_status=0
+        for _ in $(seq 1 200); do
+            kill -0 "$server_pid" 2>/dev/null || break
+            sleep 0.05
+        done
+        if kill -0 "$server_pid" 2>/dev/null; then
+            kill -KILL "$server_pid" 2>/dev/null || true
+            echo "the example server did not stop on SIGTERM" >>"$result"
+            server_status=1
+        fi
+        wait "$server_pid" || server_status=$?
+        [ "$server_status" -eq 0 ] || status=1
+        cat "$server_log" >>"$result"
+        record "example_client_vs_example_server_http.$variant" "$result" "$status"
+        check "client_c_http.add" "$result" 'call add: {"content":[{"text":"42"'
     fi
-    kill -TERM "$server_pid" 2>/dev/null || true
-    server_status=0
-    for _ in $(seq 1 200); do
-        kill -0 "$server_pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    if kill -0 "$server_pid" 2>/dev/null; then
-        kill -KILL "$server_pid" 2>/dev/null || true
-        echo "the example server did not stop on SIGTERM" >>"$result"
-        server_status=1
-    fi
-    wait "$server_pid" || server_status=$?
-    [ "$server_status" -eq 0 ] || status=1
-    cat "$server_log" >>"$result"
-    record "example_client_vs_example_server_http.$variant" "$result" "$status"
-    check "client_c_http.add" "$result" 'call add: {"content":[{"text":"42"'
 done
 
+if [ "${#patterns[@]}" -gt 0 ] && [ $((passed + failed)) -eq 0 ]; then
+    echo "c tests: no test matches ${patterns[*]}" >&2
+    failed=1
+fi
 echo "c tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
