@@ -38,6 +38,7 @@ pub(crate) fn rewrite(
 ) -> Result<(), Error> {
     let mut impls = Vec::new();
     let mut skipped = 0;
+    let taken = taken_keys(read_elsewhere);
     for item in &mut file.items {
         let Item::Struct(item) = item else {
             continue;
@@ -46,7 +47,6 @@ pub(crate) fn rewrite(
             continue;
         }
         let mut spec = StructSpec::read(item)?;
-        spec.taken = taken_keys(read_elsewhere);
         if let Some(keys) = read_elsewhere.get(&spec.ident.to_string()) {
             if spec.extra.is_none() {
                 return Err(Error::Schema(format!(
@@ -55,6 +55,7 @@ pub(crate) fn rewrite(
                 )));
             }
             spec.skipped = keys.clone();
+            spec.taken = taken.clone();
             skipped += 1;
         }
         strip_serde(item);
@@ -69,8 +70,7 @@ pub(crate) fn rewrite(
     }
     IntegerReads.visit_file_mut(file);
     let support = support();
-    let taken =
-        (!read_elsewhere.is_empty()).then(|| request_meta_taken(&taken_keys(read_elsewhere)));
+    let taken = (!read_elsewhere.is_empty()).then(|| request_meta_taken(&taken));
     let parsed: File = syn::parse2(quote! { #support #taken #(#impls)* })?;
     file.items.extend(parsed.items);
     Ok(())
@@ -112,7 +112,8 @@ struct StructSpec {
     extra: Option<Ident>,
     /// Keys taken aside (see [`request_meta_taken`]), not kept in `extra`.
     skipped: Vec<String>,
-    /// Every key any struct takes aside, in the order of their slots.
+    /// Every key any struct takes aside, in the order of their slots
+    /// (set with `skipped`).
     taken: Vec<String>,
 }
 

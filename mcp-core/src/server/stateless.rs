@@ -74,7 +74,7 @@ pub(super) fn serve(
     handler: &Arc<dyn ServerHandler>,
     profile: Option<&Arc<Profile>>,
     method: RequestMethod,
-    meta: Box<RequestMeta>,
+    mut meta: Box<RequestMeta>,
     identity: Option<Arc<AuthInfo>>,
     request: InboundRequest<'_>,
     ctx: RequestContext,
@@ -123,7 +123,6 @@ pub(super) fn serve(
     // `_meta` keys read into `meta` are not kept again in the params; a
     // transport that decoded them in the pass that read `meta` hands the
     // request on.
-    let mut meta = meta;
     let request = match meta.request.take() {
         Some(decoded) => *decoded,
         None => {

@@ -69,24 +69,18 @@ enum Events {
 impl Events {
     /// Adds an event, keeping the last `limit` (at least one).
     fn push(&mut self, seq: u64, message: Arc<str>, limit: usize) {
-        let events = match self {
-            Self::Many(events) => events,
-            Self::One(..) if limit == 1 => {
-                *self = Self::One(seq, message);
-                return;
-            }
+        match self {
+            Self::One(..) if limit == 1 => *self = Self::One(seq, message),
             Self::One(first_seq, first) => {
                 let first = (*first_seq, first.clone());
-                *self = Self::Many(VecDeque::from([first]));
-                let Self::Many(events) = self else {
-                    return;
-                };
-                events
+                *self = Self::Many(VecDeque::from([first, (seq, message)]));
             }
-        };
-        events.push_back((seq, message));
-        while events.len() > limit {
-            events.pop_front();
+            Self::Many(events) => {
+                events.push_back((seq, message));
+                while events.len() > limit {
+                    events.pop_front();
+                }
+            }
         }
     }
 
