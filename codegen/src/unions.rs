@@ -215,12 +215,25 @@ fn method_enum(u: &TaggedUnion, _consts: &[(String, String)]) -> TokenStream {
     }
 }
 
-/// Decodes `params` into the message's params field.
-fn params_expr(params: &Option<(String, bool)>) -> TokenStream {
-    match params {
-        Some((_, true)) => quote! { required_params(params)? },
-        Some((_, false)) => quote! { optional_params(params)? },
-        None => quote! {},
+/// Where a message's params are decoded from: `params` (raw JSON, or
+/// absent), or `text`, which starts with them (the bytes they take are
+/// counted in `used`).
+#[derive(Clone, Copy)]
+enum ParamsFrom {
+    Raw,
+    Text,
+}
+
+/// Decodes the params into the message's params field.
+fn params_expr(params: &Option<(String, bool)>, from: ParamsFrom) -> TokenStream {
+    match (params, from) {
+        (Some((_, true)), ParamsFrom::Raw) => quote! { required_params(params)? },
+        (Some((_, false)), ParamsFrom::Raw) => quote! { optional_params(params)? },
+        (Some((_, true)), ParamsFrom::Text) => quote! { params_at(text, &mut used)? },
+        (Some((_, false)), ParamsFrom::Text) => {
+            quote! { ::std::option::Option::Some(params_at(text, &mut used)?) }
+        }
+        (None, _) => quote! {},
     }
 }
 
@@ -232,15 +245,53 @@ fn request_extras(u: &TaggedUnion) -> TokenStream {
         .iter()
         .map(|v| format_ident!("{}", v.name))
         .collect();
-    let builds = u.variants.iter().map(|v| wrap(v, &struct_literal(v, true)));
+    let builds = u
+        .variants
+        .iter()
+        .map(|v| wrap(v, &struct_literal(v, true, ParamsFrom::Raw)));
     // The neutral module's server requests lost their id in 2026-07-28 (they
     // are embedded in results there), so the id may be absent.
     let id_always = u.variants.iter().all(|v| v.id == Some(true));
     let id_fn = if id_always {
+        // Methods without params still read theirs (to count them).
+        let from_text = u.variants.iter().map(|v| {
+            let build = wrap(v, &struct_literal(v, true, ParamsFrom::Text));
+            if v.params.is_some() {
+                build
+            } else {
+                quote! {{
+                    params_at::<::serde::de::IgnoredAny>(text, &mut used)?;
+                    #build
+                }}
+            }
+        });
         quote! {
             /// The request id.
             pub fn id(&self) -> &RequestId {
                 match self { #( Self::#variants(r) => &r.id, )* }
+            }
+
+            /// The request id, to set (for a request decoded before its id
+            /// was read).
+            pub fn id_mut(&mut self) -> &mut RequestId {
+                match self { #( Self::#variants(r) => &mut r.id, )* }
+            }
+
+            /// Builds the request from its method, its id and `text`, which
+            /// starts with its params object, decoding the params where they
+            /// stand (not read as raw JSON first); returns the request and
+            /// the bytes of `text` the params take. A decoding error means
+            /// invalid params, or text that is not JSON.
+            pub fn from_params_text(
+                method: #method_enum,
+                id: RequestId,
+                text: &str,
+            ) -> ::std::result::Result<(Self, usize), ::serde_json::Error> {
+                let mut used = 0;
+                let request = match method {
+                    #( #method_enum::#variants => #from_text, )*
+                };
+                Ok((request, used))
             }
         }
     } else {
@@ -282,9 +333,9 @@ fn request_extras(u: &TaggedUnion) -> TokenStream {
 
 /// The struct literal that builds a message from its parts: `id` (for a
 /// request sent on its own) and `params` in scope.
-fn struct_literal(v: &Variant, with_id: bool) -> TokenStream {
+fn struct_literal(v: &Variant, with_id: bool, from: ParamsFrom) -> TokenStream {
     let ty = format_ident!("{}", rust_type(&v.def));
-    let params = params_expr(&v.params);
+    let params = params_expr(&v.params, from);
     let params = if v.params.is_some() {
         quote! { params: #params, }
     } else {
@@ -323,7 +374,7 @@ fn notification_extras(u: &TaggedUnion) -> TokenStream {
     let builds = u
         .variants
         .iter()
-        .map(|v| wrap(v, &struct_literal(v, false)));
+        .map(|v| wrap(v, &struct_literal(v, false, ParamsFrom::Raw)));
     let what = if u.kind == UnionKind::Embedded {
         "request"
     } else {
@@ -491,6 +542,24 @@ pub(crate) fn method_traits() -> TokenStream {
         ) -> ::std::result::Result<T, ::serde_json::Error> {
             match params {
                 Some(raw) => ::serde_json::from_str(raw.get()),
+                None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
+            }
+        }
+
+        /// Decodes the params object `text` starts with, adding the bytes
+        /// it takes to `used`.
+        #[allow(dead_code, reason = "used only by the unions whose requests all have an id")]
+        fn params_at<T: ::serde::de::DeserializeOwned>(
+            text: &str,
+            used: &mut usize,
+        ) -> ::std::result::Result<T, ::serde_json::Error> {
+            let mut stream = ::serde_json::Deserializer::from_str(text).into_iter::<T>();
+            match stream.next() {
+                Some(Ok(value)) => {
+                    *used += stream.byte_offset();
+                    Ok(value)
+                }
+                Some(Err(e)) => Err(e),
                 None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
             }
         }

@@ -86,11 +86,11 @@ pub(crate) struct Meta<'a> {
 /// error with the spec's code: -32022 for a revision this server does not
 /// serve per request (`data.supported`, `data.requested`), -32602 for
 /// missing or malformed metadata.
-pub(crate) fn read(params: Option<&RawValue>) -> Result<Option<Box<RequestMeta>>, RpcError> {
+pub(crate) fn read(params: Option<&str>) -> Result<Option<Box<RequestMeta>>, RpcError> {
     let Some(params) = params else {
         return Ok(None);
     };
-    let Ok(Params { meta: Some(meta) }) = serde_json::from_str::<Params<'_>>(params.get()) else {
+    let Ok(Params { meta: Some(meta) }) = serde_json::from_str::<Params<'_>>(params) else {
         return Ok(None);
     };
     read_meta(meta).1
@@ -220,7 +220,7 @@ pub(crate) fn from_taken(
 /// The `progressToken` in a request's params `_meta`. Most params have
 /// none: their text is searched first (a key written with escapes could
 /// still spell it, so text with a backslash is parsed).
-pub(crate) fn progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
+pub(crate) fn progress_token(params: Option<&str>) -> Option<ProgressToken> {
     #[derive(Deserialize)]
     struct Params {
         #[serde(rename = "_meta")]
@@ -231,7 +231,7 @@ pub(crate) fn progress_token(params: Option<&RawValue>) -> Option<ProgressToken>
         #[serde(rename = "progressToken")]
         progress_token: Option<ProgressToken>,
     }
-    let text = params?.get();
+    let text = params?;
     // `str::contains` has a vectorised path for short needles: cheaper here
     // than a prebuilt `memmem` finder on params of a few hundred bytes.
     if !text.contains("progressToken") && memchr::memchr(b'\\', text.as_bytes()).is_none() {
@@ -316,19 +316,18 @@ mod tests {
     }
 
     fn code(v: Value) -> ErrorCode {
-        read(Some(&raw(v))).unwrap_err().code
+        read(Some(raw(v).get())).unwrap_err().code
     }
 
     #[test]
     fn reads_a_complete_claim() {
-        let meta = read(Some(&raw(json!({"name": "x", "_meta": {
+        let params = raw(json!({"name": "x", "_meta": {
             PROTOCOL_VERSION: "2026-07-28",
             CLIENT_CAPABILITIES: {"sampling": {}},
             CLIENT_INFO: {"name": "c", "version": "1"},
             LOG_LEVEL: "info",
-        }}))))
-        .unwrap()
-        .unwrap();
+        }}));
+        let meta = read(Some(params.get())).unwrap().unwrap();
         assert_eq!(meta.version, ProtocolVersion::V2026_07_28);
         assert!(meta.capabilities.sampling.is_some());
         assert_eq!(meta.info.unwrap().name, "c");
@@ -338,9 +337,9 @@ mod tests {
     #[test]
     fn no_claim_is_an_older_request() {
         assert!(read(None).unwrap().is_none());
-        assert!(read(Some(&raw(json!({})))).unwrap().is_none());
+        assert!(read(Some(raw(json!({})).get())).unwrap().is_none());
         assert!(
-            read(Some(&raw(json!({"_meta": {"progressToken": 1}}))))
+            read(Some(raw(json!({"_meta": {"progressToken": 1}})).get()))
                 .unwrap()
                 .is_none()
         );
@@ -376,10 +375,8 @@ mod tests {
             code(json!({"_meta": {PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: [], }})),
             ErrorCode::INVALID_PARAMS
         );
-        let e = read(Some(&raw(
-            json!({"_meta": {PROTOCOL_VERSION: "v9", CLIENT_CAPABILITIES: caps}}),
-        )))
-        .unwrap_err();
+        let params = raw(json!({"_meta": {PROTOCOL_VERSION: "v9", CLIENT_CAPABILITIES: caps}}));
+        let e = read(Some(params.get())).unwrap_err();
         let data = e.data.unwrap();
         assert_eq!(data["requested"], "v9");
         assert!(

@@ -390,3 +390,51 @@ fn what_is_not_an_integer_is_refused() {
         assert!(error.contains(needle), "{what}: {error}");
     }
 }
+
+/// A request's params decoded where they stand in the message (one pass,
+/// as the Streamable HTTP server reads a request) read exactly as the same
+/// params handed over raw: the same request or the same error, for every
+/// client method, and the bytes counted are the params' own.
+#[test]
+fn params_decoded_where_they_stand_read_as_raw_params_do() {
+    let samples = [
+        "{}",
+        r#"{"name":"echo","arguments":{"text":"hi","n":[1,2.5,null]},"_meta":{"progressToken":"p"}}"#,
+        r#" { "uri" : "file:///a\"b" , "x-vendor" : { "deep" : [ { } ] } } "#,
+        r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+        r#"{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"v"}}"#,
+        r#"{"taskId":"t","cursor":"c","level":"info"}"#,
+        r#"{"name":5}"#,
+        r#"{"name":"a","name":"b"}"#,
+        r#"{"name":"a","arguments":{"x":}}"#,
+    ];
+    for method in n::ClientRequestMethod::ALL.iter().copied() {
+        for params in samples {
+            let raw: Result<Box<serde_json::value::RawValue>, _> = serde_json::from_str(params);
+            let id = n::RequestId::Integer(3);
+            let text = format!("{params},\"id\":3}}");
+            let at_once = n::ClientRequest::from_params_text(method, id.clone(), &text);
+            let Ok(raw) = raw else {
+                assert!(at_once.is_err(), "{method} {params}: not JSON, yet read");
+                continue;
+            };
+            let from_raw = n::ClientRequest::from_parts(method, id, Some(&raw));
+            match (from_raw, at_once) {
+                (Ok(expected), Ok((request, used))) => {
+                    assert_eq!(request, expected, "{method} {params}");
+                    assert_eq!(&text[..used], params.trim_end(), "{method} {params}");
+                }
+                // The same error; where it is told differs by the blanks
+                // a raw value leaves out.
+                (Err(expected), Err(e)) => {
+                    let what = |e: serde_json::Error| {
+                        let text = e.to_string();
+                        text.split(" at line ").next().map(str::to_owned)
+                    };
+                    assert_eq!(what(e), what(expected), "{method} {params}");
+                }
+                (raw, at_once) => panic!("{method} {params}: {raw:?} but {at_once:?}"),
+            }
+        }
+    }
+}

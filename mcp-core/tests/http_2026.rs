@@ -30,19 +30,22 @@ fn meta(version: &str) -> Value {
 /// A POST with the given headers (name, value) and body; the status and the
 /// JSON body (from a JSON answer, or the last `data:` line of an SSE one).
 async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: Value) -> (StatusCode, Value) {
-    let mut request = reqwest::Client::new()
+    post_text(addr, headers, &body.to_string()).await
+}
+
+/// A 2025-11-25 `initialize` POST: the response, with its session id.
+async fn initialize(addr: SocketAddr) -> reqwest::Response {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "old", "version": "1"}}});
+    reqwest::Client::new()
         .post(format!("http://{addr}/mcp"))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .body(body.to_string());
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = request.send().await.unwrap();
-    let status = response.status();
-    let text = response.text().await.unwrap();
-    let json = common::answer_json(&text);
-    (status, serde_json::from_str(json).unwrap_or(Value::Null))
+        .body(init.to_string())
+        .send()
+        .await
+        .unwrap()
 }
 
 fn call(id: i64, name: &str, version: &str) -> Value {
@@ -187,17 +190,7 @@ async fn rounds_and_sessions_share_the_endpoint() {
     assert_eq!(reply["error"]["data"]["reason"], "invalid_request_state");
 
     // A 2025-11-25 session on the same endpoint.
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "old", "version": "1"}}});
-    let response = reqwest::Client::new()
-        .post(format!("http://{addr}/mcp"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(init.to_string())
-        .send()
-        .await
-        .unwrap();
+    let response = initialize(addr).await;
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.headers().contains_key("mcp-session-id"));
 }
@@ -308,4 +301,100 @@ async fn our_client_mirrors_what_the_server_checks() {
         .unwrap();
     let result = client.call_tool("where", Some(args)).await.unwrap();
     assert_ne!(result.is_error, Some(true), "{result:?}");
+}
+
+/// [`post`] of `body` as written.
+async fn post_text(addr: SocketAddr, headers: &[(&str, &str)], body: &str) -> (StatusCode, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_owned());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(common::answer_json(&text)).unwrap_or(Value::Null),
+    )
+}
+
+/// The server reads a plainly written request in one pass and anything else
+/// the general way: whichever way a request is written (members in any
+/// order, ids of either kind, escapes, blanks), in a session or standing
+/// alone, it gets the same answer; and params that do not decode get the
+/// same error either way.
+#[tokio::test]
+async fn a_request_is_read_alike_however_it_is_written() {
+    let addr = start().await;
+    let params = r#"{"name":"add_numbers","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#;
+    let bad = r#"{"name":"add_numbers","arguments":7,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#;
+    let spellings = |params: &str| {
+        [
+            format!(r#"{{"jsonrpc":"2.0","id":"k","method":"tools/call","params":{params}}}"#),
+            format!(r#"{{"method":"tools/call","params":{params},"jsonrpc":"2.0","id":"k"}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":"k","params":{params},"method":"tools/call"}}"#),
+            format!(r#"{{"json\u0072pc":"2.0","id":"k","method":"tools/call","params":{params}}}"#),
+            format!(
+                "\n{{ \"jsonrpc\" : \"2.0\",\t\"id\" : \"k\" ,\r\n\"method\":\"tools/call\", \"params\" : {params} }}\n"
+            ),
+        ]
+    };
+    let stateless = [V, ("mcp-method", "tools/call"), ("mcp-name", "add_numbers")];
+    let mut answers = Vec::new();
+    for body in spellings(params) {
+        let (status, answer) = post_text(addr, &stateless, &body).await;
+        assert_eq!(status, StatusCode::OK, "{body}: {answer}");
+        answers.push(answer);
+    }
+    assert_eq!(answers[0]["id"], "k", "{}", answers[0]);
+    assert_eq!(
+        answers[0]["result"]["resultType"], "complete",
+        "{}",
+        answers[0]
+    );
+    assert!(answers.iter().all(|a| *a == answers[0]), "{answers:#?}");
+    let errors: Vec<Value> = futures::future::join_all(
+        spellings(bad)
+            .iter()
+            .map(|body| post_text(addr, &stateless, body)),
+    )
+    .await
+    .into_iter()
+    .map(|(_, answer)| answer)
+    .collect();
+    assert_eq!(errors[0]["error"]["code"], -32602, "{}", errors[0]);
+    assert!(errors.iter().all(|e| *e == errors[0]), "{errors:#?}");
+
+    // The same in a 2025-11-25 session.
+    let response = initialize(addr).await;
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let in_session = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    post_text(addr, &in_session, initialized).await;
+    let params = r#"{"name":"add_numbers","arguments":{"a":1,"b":2}}"#;
+    let mut answers = Vec::new();
+    for body in spellings(params) {
+        let (status, answer) = post_text(addr, &in_session, &body).await;
+        assert_eq!(status, StatusCode::OK, "{body}: {answer}");
+        answers.push(answer);
+    }
+    assert_eq!(answers[0]["id"], "k", "{}", answers[0]);
+    assert!(answers[0]["result"]["content"].is_array(), "{}", answers[0]);
+    assert!(answers.iter().all(|a| *a == answers[0]), "{answers:#?}");
+    let mut errors = Vec::new();
+    for body in spellings(r#"{"name":"add_numbers","arguments":7}"#) {
+        errors.push(post_text(addr, &in_session, &body).await.1);
+    }
+    assert_eq!(errors[0]["error"]["code"], -32602, "{}", errors[0]);
+    assert!(errors.iter().all(|e| *e == errors[0]), "{errors:#?}");
 }

@@ -1146,6 +1146,23 @@ fn required_params<T: ::serde::de::DeserializeOwned>(
         None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
     }
 }
+/// Decodes the params object `text` starts with, adding the bytes
+/// it takes to `used`.
+#[allow(dead_code, reason = "used only by the unions whose requests all have an id")]
+fn params_at<T: ::serde::de::DeserializeOwned>(
+    text: &str,
+    used: &mut usize,
+) -> ::std::result::Result<T, ::serde_json::Error> {
+    let mut stream = ::serde_json::Deserializer::from_str(text).into_iter::<T>();
+    match stream.next() {
+        Some(Ok(value)) => {
+            *used += stream.byte_offset();
+            Ok(value)
+        }
+        Some(Err(e)) => Err(e),
+        None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
+    }
+}
 fn optional_params<T: ::serde::de::DeserializeOwned>(
     params: ::std::option::Option<&::serde_json::value::RawValue>,
 ) -> ::std::result::Result<::std::option::Option<T>, ::serde_json::Error> {

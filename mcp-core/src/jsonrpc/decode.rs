@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::RpcError;
-use crate::schema::RequestId;
+use crate::schema::{ClientRequest, RequestId};
 
 /// One decoded message, borrowing from the text it was read from.
 #[derive(Debug)]
@@ -29,6 +29,32 @@ pub struct InboundRequest<'a> {
     pub method: Cow<'a, str>,
     /// The params, undecoded.
     pub params: Option<&'a RawValue>,
+    /// The params' text when they were decoded in the pass that read the
+    /// message (`params` is then `None`): see
+    /// `decode_request_at_once` (Streamable HTTP server).
+    #[cfg_attr(
+        not(any(feature = "server", feature = "client")),
+        allow(dead_code, reason = "read by the session engine of either role")
+    )]
+    pub(crate) params_read: Option<&'a str>,
+    /// The request decoded whole in that pass, by a server transport that
+    /// knew its type from the method: the receiver need not decode it.
+    #[cfg_attr(
+        not(feature = "server"),
+        allow(dead_code, reason = "read by the server role")
+    )]
+    pub(crate) decoded: Option<Box<ClientRequest>>,
+}
+
+impl<'a> InboundRequest<'a> {
+    /// The params' text, whether left raw or decoded at once.
+    #[cfg_attr(
+        not(any(feature = "server", feature = "client")),
+        allow(dead_code, reason = "read by the session engine of either role")
+    )]
+    pub(crate) fn params_text(&self) -> Option<&'a str> {
+        self.params.map(RawValue::get).or(self.params_read)
+    }
 }
 
 /// An incoming notification.
@@ -185,6 +211,8 @@ pub fn decode(text: &str) -> Result<Inbound<'_>, Box<DecodeError>> {
                 id,
                 method,
                 params: envelope.params,
+                params_read: None,
+                decoded: None,
             })),
         },
         (Some(method), None, None, None) => match params_problem(envelope.params) {

@@ -2,9 +2,14 @@
 //! incoming message into an [`Inbound`] (params and results left as raw JSON
 //! until the method is known) and encoding of outgoing messages.
 
+#[cfg(feature = "http-server")]
+mod at_once;
 mod decode;
 mod encode;
 mod error;
+
+#[cfg(feature = "http-server")]
+pub(crate) use at_once::{RequestAtOnce, decode_request_at_once};
 
 pub use decode::{
     DecodeError, Inbound, InboundNotification, InboundRequest, InboundResponse, decode,

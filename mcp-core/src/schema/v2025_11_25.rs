@@ -23442,6 +23442,23 @@ fn required_params<T: ::serde::de::DeserializeOwned>(
         None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
     }
 }
+/// Decodes the params object `text` starts with, adding the bytes
+/// it takes to `used`.
+#[allow(dead_code, reason = "used only by the unions whose requests all have an id")]
+fn params_at<T: ::serde::de::DeserializeOwned>(
+    text: &str,
+    used: &mut usize,
+) -> ::std::result::Result<T, ::serde_json::Error> {
+    let mut stream = ::serde_json::Deserializer::from_str(text).into_iter::<T>();
+    match stream.next() {
+        Some(Ok(value)) => {
+            *used += stream.byte_offset();
+            Ok(value)
+        }
+        Some(Err(e)) => Err(e),
+        None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
+    }
+}
 fn optional_params<T: ::serde::de::DeserializeOwned>(
     params: ::std::option::Option<&::serde_json::value::RawValue>,
 ) -> ::std::result::Result<::std::option::Option<T>, ::serde_json::Error> {
@@ -24245,6 +24262,199 @@ impl ClientRequest {
             Self::SetLevel(r) => &r.id,
             Self::Complete(r) => &r.id,
         }
+    }
+    /// The request id, to set (for a request decoded before its id
+    /// was read).
+    pub fn id_mut(&mut self) -> &mut RequestId {
+        match self {
+            Self::Initialize(r) => &mut r.id,
+            Self::Ping(r) => &mut r.id,
+            Self::ListResources(r) => &mut r.id,
+            Self::ListResourceTemplates(r) => &mut r.id,
+            Self::ReadResource(r) => &mut r.id,
+            Self::Subscribe(r) => &mut r.id,
+            Self::Unsubscribe(r) => &mut r.id,
+            Self::ListPrompts(r) => &mut r.id,
+            Self::GetPrompt(r) => &mut r.id,
+            Self::ListTools(r) => &mut r.id,
+            Self::CallTool(r) => &mut r.id,
+            Self::GetTask(r) => &mut r.id,
+            Self::GetTaskPayload(r) => &mut r.id,
+            Self::CancelTask(r) => &mut r.id,
+            Self::ListTasks(r) => &mut r.id,
+            Self::SetLevel(r) => &mut r.id,
+            Self::Complete(r) => &mut r.id,
+        }
+    }
+    /// Builds the request from its method, its id and `text`, which
+    /// starts with its params object, decoding the params where they
+    /// stand (not read as raw JSON first); returns the request and
+    /// the bytes of `text` the params take. A decoding error means
+    /// invalid params, or text that is not JSON.
+    pub fn from_params_text(
+        method: ClientRequestMethod,
+        id: RequestId,
+        text: &str,
+    ) -> ::std::result::Result<(Self, usize), ::serde_json::Error> {
+        let mut used = 0;
+        let request = match method {
+            ClientRequestMethod::Initialize => {
+                Self::Initialize(
+                    ::std::boxed::Box::new(InitializeRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params_at(text, &mut used)?,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )
+            }
+            ClientRequestMethod::Ping => {
+                Self::Ping(PingRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ListResources => {
+                Self::ListResources(ListResourcesRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ListResourceTemplates => {
+                Self::ListResourceTemplates(ListResourceTemplatesRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ReadResource => {
+                Self::ReadResource(ReadResourceRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::Subscribe => {
+                Self::Subscribe(SubscribeRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::Unsubscribe => {
+                Self::Unsubscribe(UnsubscribeRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ListPrompts => {
+                Self::ListPrompts(ListPromptsRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::GetPrompt => {
+                Self::GetPrompt(GetPromptRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ListTools => {
+                Self::ListTools(ListToolsRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::CallTool => {
+                Self::CallTool(CallToolRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::GetTask => {
+                Self::GetTask(GetTaskRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::GetTaskPayload => {
+                Self::GetTaskPayload(GetTaskPayloadRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::CancelTask => {
+                Self::CancelTask(CancelTaskRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ListTasks => {
+                Self::ListTasks(ListTasksRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::SetLevel => {
+                Self::SetLevel(SetLevelRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::Complete => {
+                Self::Complete(CompleteRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+        };
+        Ok((request, used))
     }
     /// Builds the request from its envelope parts, decoding `params`
     /// into the type this method takes. A decoding error means invalid
@@ -25318,6 +25528,107 @@ impl ServerRequest {
             Self::ListRoots(r) => &r.id,
             Self::Elicit(r) => &r.id,
         }
+    }
+    /// The request id, to set (for a request decoded before its id
+    /// was read).
+    pub fn id_mut(&mut self) -> &mut RequestId {
+        match self {
+            Self::Ping(r) => &mut r.id,
+            Self::GetTask(r) => &mut r.id,
+            Self::GetTaskPayload(r) => &mut r.id,
+            Self::CancelTask(r) => &mut r.id,
+            Self::ListTasks(r) => &mut r.id,
+            Self::CreateMessage(r) => &mut r.id,
+            Self::ListRoots(r) => &mut r.id,
+            Self::Elicit(r) => &mut r.id,
+        }
+    }
+    /// Builds the request from its method, its id and `text`, which
+    /// starts with its params object, decoding the params where they
+    /// stand (not read as raw JSON first); returns the request and
+    /// the bytes of `text` the params take. A decoding error means
+    /// invalid params, or text that is not JSON.
+    pub fn from_params_text(
+        method: ServerRequestMethod,
+        id: RequestId,
+        text: &str,
+    ) -> ::std::result::Result<(Self, usize), ::serde_json::Error> {
+        let mut used = 0;
+        let request = match method {
+            ServerRequestMethod::Ping => {
+                Self::Ping(PingRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ServerRequestMethod::GetTask => {
+                Self::GetTask(GetTaskRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ServerRequestMethod::GetTaskPayload => {
+                Self::GetTaskPayload(GetTaskPayloadRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ServerRequestMethod::CancelTask => {
+                Self::CancelTask(CancelTaskRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ServerRequestMethod::ListTasks => {
+                Self::ListTasks(ListTasksRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ServerRequestMethod::CreateMessage => {
+                Self::CreateMessage(CreateMessageRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ServerRequestMethod::ListRoots => {
+                Self::ListRoots(ListRootsRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ServerRequestMethod::Elicit => {
+                Self::Elicit(ElicitRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+        };
+        Ok((request, used))
     }
     /// Builds the request from its envelope parts, decoding `params`
     /// into the type this method takes. A decoding error means invalid

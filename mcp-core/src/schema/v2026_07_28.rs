@@ -22738,6 +22738,23 @@ fn required_params<T: ::serde::de::DeserializeOwned>(
         None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
     }
 }
+/// Decodes the params object `text` starts with, adding the bytes
+/// it takes to `used`.
+#[allow(dead_code, reason = "used only by the unions whose requests all have an id")]
+fn params_at<T: ::serde::de::DeserializeOwned>(
+    text: &str,
+    used: &mut usize,
+) -> ::std::result::Result<T, ::serde_json::Error> {
+    let mut stream = ::serde_json::Deserializer::from_str(text).into_iter::<T>();
+    match stream.next() {
+        Some(Ok(value)) => {
+            *used += stream.byte_offset();
+            Ok(value)
+        }
+        Some(Err(e)) => Err(e),
+        None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
+    }
+}
 fn optional_params<T: ::serde::de::DeserializeOwned>(
     params: ::std::option::Option<&::serde_json::value::RawValue>,
 ) -> ::std::result::Result<::std::option::Option<T>, ::serde_json::Error> {
@@ -23251,6 +23268,127 @@ impl ClientRequest {
             Self::CallTool(r) => &r.id,
             Self::Complete(r) => &r.id,
         }
+    }
+    /// The request id, to set (for a request decoded before its id
+    /// was read).
+    pub fn id_mut(&mut self) -> &mut RequestId {
+        match self {
+            Self::Discover(r) => &mut r.id,
+            Self::ListResources(r) => &mut r.id,
+            Self::ListResourceTemplates(r) => &mut r.id,
+            Self::ReadResource(r) => &mut r.id,
+            Self::SubscriptionsListen(r) => &mut r.id,
+            Self::ListPrompts(r) => &mut r.id,
+            Self::GetPrompt(r) => &mut r.id,
+            Self::ListTools(r) => &mut r.id,
+            Self::CallTool(r) => &mut r.id,
+            Self::Complete(r) => &mut r.id,
+        }
+    }
+    /// Builds the request from its method, its id and `text`, which
+    /// starts with its params object, decoding the params where they
+    /// stand (not read as raw JSON first); returns the request and
+    /// the bytes of `text` the params take. A decoding error means
+    /// invalid params, or text that is not JSON.
+    pub fn from_params_text(
+        method: ClientRequestMethod,
+        id: RequestId,
+        text: &str,
+    ) -> ::std::result::Result<(Self, usize), ::serde_json::Error> {
+        let mut used = 0;
+        let request = match method {
+            ClientRequestMethod::Discover => {
+                Self::Discover(DiscoverRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ListResources => {
+                Self::ListResources(ListResourcesRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ListResourceTemplates => {
+                Self::ListResourceTemplates(ListResourceTemplatesRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ReadResource => {
+                Self::ReadResource(ReadResourceRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::SubscriptionsListen => {
+                Self::SubscriptionsListen(SubscriptionsListenRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ListPrompts => {
+                Self::ListPrompts(ListPromptsRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::GetPrompt => {
+                Self::GetPrompt(GetPromptRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::ListTools => {
+                Self::ListTools(ListToolsRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::CallTool => {
+                Self::CallTool(CallToolRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+            ClientRequestMethod::Complete => {
+                Self::Complete(CompleteRequest {
+                    id,
+                    jsonrpc: ::std::default::Default::default(),
+                    method: ::std::default::Default::default(),
+                    params: params_at(text, &mut used)?,
+                    extra: ::std::default::Default::default(),
+                })
+            }
+        };
+        Ok((request, used))
     }
     /// Builds the request from its envelope parts, decoding `params`
     /// into the type this method takes. A decoding error means invalid

@@ -41,7 +41,7 @@ pub(crate) struct InputRound {
     /// (computed when first needed — most rounds never seal a state).
     binding: std::sync::OnceLock<String>,
     method: &'static str,
-    params: Option<Box<RawValue>>,
+    params: Option<Box<str>>,
     key: RequestStateKey,
     next_auto: AtomicUsize,
     asked: Mutex<Asked>,
@@ -63,9 +63,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// The binding of a request's `requestState` to its method and params.
-fn bind(method: &str, params: Option<&RawValue>) -> String {
+fn bind(method: &str, params: Option<&str>) -> String {
     let value = params
-        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .and_then(|text| serde_json::from_str(text).ok())
         .unwrap_or_else(|| Value::Object(Map::new()));
     request_state::binding(method, &value)
 }
@@ -86,7 +86,7 @@ impl InputRound {
     /// hold either field, if the caller already knows.
     pub(crate) fn start(
         method: &'static str,
-        params: Option<&RawValue>,
+        params: Option<&str>,
         present: Option<bool>,
         key: RequestStateKey,
     ) -> Result<Self, RpcError> {
@@ -96,8 +96,8 @@ impl InputRound {
             // Most requests are a first round: when the params hold neither
             // field (or their text names neither, and has no escape that
             // could spell one), skip the parse.
-            Some(raw) if present.unwrap_or_else(|| names_round_fields(raw.get())) => {
-                serde_json::from_str(raw.get()).map_err(RpcError::invalid_params)?
+            Some(text) if present.unwrap_or_else(|| names_round_fields(text)) => {
+                serde_json::from_str(text).map_err(RpcError::invalid_params)?
             }
             _ => RoundParams::default(),
         };
@@ -134,7 +134,7 @@ impl InputRound {
             carried: previous.handler,
             binding,
             method,
-            params: params.map(ToOwned::to_owned),
+            params: params.map(Box::from),
             key,
             next_auto: AtomicUsize::new(0),
             asked: Mutex::new(Asked::default()),

@@ -182,7 +182,7 @@ impl Service for ServerService {
         if state.client.get().is_none() {
             // Outside a session, a request that names a revision without a
             // handshake in its `_meta` stands alone (2026-07-28).
-            if let Some(meta) = request_meta::read(request.params)? {
+            if let Some(meta) = request_meta::read(request.params_text())? {
                 let method = RequestMethod::resolve(&request.method, Some(meta.version))
                     .ok_or_else(|| RpcError::method_not_found(&request.method))?;
                 let answer =
@@ -237,8 +237,13 @@ impl Service for ServerService {
             (_, true) => {}
         }
         // Matched, not `map_err(..)?`: the request is some 650 bytes, and
-        // each of those steps would copy it once more.
-        match ClientRequest::from_parts(method, request.id, request.params) {
+        // each of those steps would copy it once more. A transport that
+        // decoded it while reading the message hands it on.
+        let decoded = match request.decoded {
+            Some(decoded) => Ok(*decoded),
+            None => ClientRequest::from_parts(method, request.id, request.params),
+        };
+        match decoded {
             Ok(request) => {
                 let cx = Context::for_request(ctx, state.clone());
                 dispatch(&self.handler, state, cx, request)

@@ -101,7 +101,7 @@ pub(super) fn serve(
         return Err(RpcError::method_not_found(method.as_str()));
     }
     if let Some((tool, sent)) = &meta.sent_params {
-        check_param_headers(handler.as_ref(), tool, sent, request.params)?;
+        check_param_headers(handler.as_ref(), tool, sent, request.params_text())?;
     }
     // Requests the table says an input-required result may answer run in a
     // round: their requestState is checked before anything else.
@@ -112,7 +112,7 @@ pub(super) fn serve(
         };
         Some(Arc::new(InputRound::start(
             method.as_str(),
-            request.params,
+            request.params_text(),
             meta.round_fields,
             key,
         )?))
@@ -126,8 +126,12 @@ pub(super) fn serve(
     let request = match meta.request.take() {
         Some(decoded) => *decoded,
         None => {
-            let (decoded, _) = with_request_meta_taken(|| {
-                ClientRequest::from_parts(method, request.id, request.params)
+            // Decoded again if need be: a request decoded for a session
+            // kept these `_meta` keys in its params.
+            let (decoded, _) = with_request_meta_taken(|| match request.params_read {
+                Some(text) => ClientRequest::from_params_text(method, request.id, text)
+                    .map(|(request, _)| request),
+                None => ClientRequest::from_parts(method, request.id, request.params),
             });
             match decoded {
                 Ok(request) => request,
@@ -176,7 +180,7 @@ fn check_param_headers(
     handler: &dyn ServerHandler,
     tool: &str,
     sent: &param_headers::SentParams,
-    params: Option<&RawValue>,
+    params: Option<&str>,
 ) -> Result<(), RpcError> {
     #[derive(serde::Deserialize)]
     struct Arguments {
@@ -186,8 +190,7 @@ fn check_param_headers(
         return Ok(());
     };
     // Params that do not read are the dispatch's to refuse (-32602).
-    let Some(Arguments { arguments }) = params.and_then(|p| serde_json::from_str(p.get()).ok())
-    else {
+    let Some(Arguments { arguments }) = params.and_then(|p| serde_json::from_str(p).ok()) else {
         return Ok(());
     };
     param_headers::check_sent(&declared.0, arguments.as_ref(), sent)

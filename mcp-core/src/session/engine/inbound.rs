@@ -103,7 +103,7 @@ pub(super) fn handle_decoded(
 pub(super) fn handle_request<R: ResultJson>(
     shared: &Arc<Shared>,
     request: InboundRequest<'_>,
-    token: impl FnOnce(Option<&RawValue>) -> Option<ProgressToken>,
+    token: impl FnOnce(Option<&str>) -> Option<ProgressToken>,
     http: Option<Arc<http::request::Parts>>,
     start: impl FnOnce(
         InboundRequest<'_>,
@@ -133,8 +133,8 @@ pub(super) fn handle_request<R: ResultJson>(
     // knows whether that revision has `ping` (2026-07-28 does not).
     let claims_a_revision = || {
         request
-            .params
-            .is_some_and(|p| p.get().contains("io.modelcontextprotocol/protocolVersion"))
+            .params_text()
+            .is_some_and(|p| p.contains("io.modelcontextprotocol/protocolVersion"))
     };
     if request.method == methods::PING && !claims_a_revision() {
         return Some(Reply {
@@ -162,7 +162,7 @@ pub(super) fn handle_request<R: ResultJson>(
             related: Some(id.clone()),
         },
         cancel: cancel.clone(),
-        progress_token: token(request.params),
+        progress_token: token(request.params_text()),
         http,
         span: trace.span.clone(),
     };

@@ -13,10 +13,17 @@ use super::extract::McpHeads;
 use super::reply::{VERSION_HEADER, header, rpc_error};
 use crate::ProtocolVersion;
 use crate::extensions::{NameParam, RequestMethod};
-use crate::jsonrpc::{DecodeError, ErrorCode, Inbound, InboundRequest, RpcError};
+use std::borrow::Cow;
+
+use crate::jsonrpc::{
+    DecodeError, ErrorCode, Inbound, InboundRequest, RequestAtOnce, RpcError, decode,
+    decode_request_at_once,
+};
 use crate::param_headers;
 use crate::request_meta::{self, RequestMeta};
-use crate::schema::{ClientRequest, ClientRequestMethod, with_request_meta_taken};
+use crate::schema::{
+    ClientRequest, ClientRequestMethod, RequestId, RequestMetaTaken, with_request_meta_taken,
+};
 
 /// The header naming the method of a request.
 pub(super) static METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
@@ -38,15 +45,17 @@ pub(super) enum Route {
     Answered(Response),
 }
 
-/// Decides where a POST with body `text` (decoded once, as `decoded`) goes,
-/// checking a stateless request's headers (`heads`, found when the head was
-/// checked; `headers` for the `Mcp-Param-*` fields) against its body.
-pub(super) fn route(
+/// A POST's body, decoded.
+pub(super) type Decoded<'a> = Result<Inbound<'a>, Box<DecodeError>>;
+
+/// Decodes a POST's body `text`, once, and decides where it goes, checking
+/// a stateless request's headers (`heads`, found when the head was checked;
+/// `headers` for the `Mcp-Param-*` fields) against its body.
+pub(super) fn route<'a>(
     headers: &HeaderMap,
     heads: &McpHeads,
-    text: &str,
-    decoded: &Result<Inbound<'_>, Box<DecodeError>>,
-) -> Route {
+    text: &'a str,
+) -> (Decoded<'a>, Route) {
     let header_version = heads.version.as_ref().and_then(text_of);
     let stateless = match header_version {
         Some(value) => match ProtocolVersion::parse(value) {
@@ -59,13 +68,40 @@ pub(super) fn route(
         None => heads.session().is_none() && claims_a_revision(text),
     };
     if !stateless {
-        return Route::Sessions;
+        let decoded = read_for_session(text).map_or_else(|| decode(text), Ok);
+        return (decoded, Route::Sessions);
     }
-    match decoded {
-        Ok(Inbound::Request(request)) => match check(headers, heads, header_version, request) {
+    if let Some(read) = read_at_once(heads, text) {
+        let RequestAtOnce {
+            id,
+            method,
+            params,
+            value: (mut decoded, claimed, meta),
+        } = read;
+        *decoded.id_mut() = id.clone();
+        let request = InboundRequest {
+            id,
+            method: Cow::Borrowed(method),
+            params: None,
+            params_read: Some(params),
+            // Handed on in the meta, with what its `_meta` says.
+            decoded: None,
+        };
+        let read = (Read::Decoded(decoded), claimed, Ok(Some(meta)));
+        let route = match check(headers, heads, header_version, &request, read) {
             Ok(meta) => Route::Stateless(meta),
             Err(response) => Route::Answered(*response),
-        },
+        };
+        return (Ok(Inbound::Request(request)), route);
+    }
+    let decoded = decode(text);
+    let route = match &decoded {
+        Ok(Inbound::Request(request)) => {
+            match check(headers, heads, header_version, request, Read::of(request)) {
+                Ok(meta) => Route::Stateless(meta),
+                Err(response) => Route::Answered(*response),
+            }
+        }
         // No notification of these revisions needs an answer or headers:
         // cancellation is closing the request's stream.
         Ok(Inbound::Notification(_)) => Route::Answered(StatusCode::ACCEPTED.into_response()),
@@ -76,7 +112,57 @@ pub(super) fn route(
         )),
         Err(e) if e.notification => Route::Answered(StatusCode::ACCEPTED.into_response()),
         Err(e) => Route::Answered(rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)),
-    }
+    };
+    (decoded, route)
+}
+
+/// A request of a session read in one pass (see
+/// [`decode_request_at_once`]): a core method whose params decode into
+/// their type. `None` for anything else, which [`decode`] reads.
+fn read_for_session(text: &str) -> Option<Inbound<'_>> {
+    let read = decode_request_at_once(text, |method, rest| {
+        let method = ClientRequestMethod::from_name(method)?;
+        // The id is set once read (it may follow the params).
+        let (decoded, used) =
+            ClientRequest::from_params_text(method, RequestId::Integer(0), rest).ok()?;
+        Some((Box::new(decoded), used))
+    })?;
+    let RequestAtOnce {
+        id,
+        method,
+        params,
+        value: mut decoded,
+    } = read;
+    *decoded.id_mut() = id.clone();
+    Some(Inbound::Request(InboundRequest {
+        id,
+        method: Cow::Borrowed(method),
+        params: None,
+        params_read: Some(params),
+        decoded: Some(decoded),
+    }))
+}
+
+/// The common stateless request read in one pass (see
+/// [`decode_request_at_once`]): a core method, named by `Mcp-Method` and
+/// by the body alike, whose params decode into their type with a `_meta`
+/// that says what the checks need. `None` for anything else, which is
+/// read the way that finds out what is wrong, with the errors that gives.
+fn read_at_once<'a>(heads: &McpHeads, text: &'a str) -> Option<RequestAtOnce<'a, Typed>> {
+    let named = heads.method.as_ref().and_then(text_of)?;
+    let method = ClientRequestMethod::from_name(named)?;
+    decode_request_at_once(text, |body_method, rest| {
+        if body_method != named {
+            return None;
+        }
+        // The id is set once read (it may follow the params).
+        let (decoded, taken) = with_request_meta_taken(|| {
+            ClientRequest::from_params_text(method, RequestId::Integer(0), rest)
+        });
+        let (decoded, used) = decoded.ok()?;
+        let read = typed_meta(Box::new(decoded), &taken, rest.get(..used))?;
+        Some((read, used))
+    })
 }
 
 /// A header's value as text, as [`header`] reads it.
@@ -224,18 +310,30 @@ impl<'a> Read<'a> {
 /// The params of a core method decoded at once, with what their `_meta`
 /// says; `None` when anything is not as expected (they are then read the
 /// way that finds out what, with the errors it gives).
-fn decode_at_once(
-    request: &InboundRequest<'_>,
-) -> Option<(Box<ClientRequest>, Option<String>, Box<RequestMeta>)> {
+fn decode_at_once(request: &InboundRequest<'_>) -> Option<Typed> {
     let method = ClientRequestMethod::from_name(&request.method)?;
     let (decoded, taken) = with_request_meta_taken(|| {
         // Boxed at once: the request is large, and moved several times.
         ClientRequest::from_parts(method, request.id.clone(), request.params).map(Box::new)
     });
-    let decoded = decoded.ok()?;
-    let (claimed, meta) = request_meta::from_taken(&taken);
+    typed_meta(decoded.ok()?, &taken, request.params_text())
+}
+
+/// A request decoded in the pass that read its `_meta`, with the revision
+/// that `_meta` claims and what it says.
+type Typed = (Box<ClientRequest>, Option<String>, Box<RequestMeta>);
+
+/// A request decoded with its `_meta` keys `taken` aside: the revision
+/// they claim, and what they say with what the params (`params`, their
+/// text) add; `None` when the keys are not what the checks expect.
+fn typed_meta(
+    decoded: Box<ClientRequest>,
+    taken: &RequestMetaTaken,
+    params: Option<&str>,
+) -> Option<Typed> {
+    let (claimed, meta) = request_meta::from_taken(taken);
     let mut meta = meta.ok()??;
-    meta.progress_token = request_meta::progress_token(request.params);
+    meta.progress_token = request_meta::progress_token(params);
     meta.round_fields = round_fields(&decoded);
     Some((decoded, claimed, meta))
 }
@@ -262,6 +360,7 @@ fn check(
     heads: &McpHeads,
     header_version: Option<&str>,
     request: &InboundRequest<'_>,
+    (read, claimed, meta): (Read<'_>, Option<String>, MetaRead),
 ) -> Result<Box<RequestMeta>, Box<Response>> {
     let id = &request.id;
     let fail = |status: StatusCode, error: RpcError| Box::new(rpc_error(status, Some(id), &error));
@@ -274,7 +373,6 @@ fn check(
             ),
         )
     };
-    let (read, claimed, meta) = Read::of(request);
     // The header and the body must name the same revision; checked before
     // whether that revision is supported.
     match (header_version, claimed.as_deref()) {

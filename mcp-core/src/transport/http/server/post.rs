@@ -79,10 +79,10 @@ fn serve(
             text,
         } = body;
         let headers = &parts.headers;
-        let decoded = decode(&text);
-        // A request of a revision without sessions (2026-07-28) is checked
-        // against its headers here and served alone.
-        let meta = match modern::route(headers, mcp, &text, &decoded) {
+        // Decoded once; a request of a revision without sessions
+        // (2026-07-28) is checked against its headers here and served alone.
+        let (decoded, route) = modern::route(headers, mcp, &text);
+        let meta = match route {
             Route::Sessions => None,
             Route::Stateless(meta) => Some(meta),
             Route::Answered(response) => return Ok(response),
@@ -106,7 +106,7 @@ fn serve(
                 {
                     if resource.has_operation_scopes() {
                         let tool = (r.method == methods::TOOLS_CALL)
-                            .then(|| tool_name(r.params))
+                            .then(|| tool_name(r.params_text()))
                             .flatten();
                         if let Err(rejection) = resource.authorize(info, &r.method, tool.as_deref())
                         {
@@ -195,14 +195,12 @@ fn serve(
 
 /// The tool a `tools/call` names.
 #[cfg(feature = "auth")]
-fn tool_name(params: Option<&serde_json::value::RawValue>) -> Option<String> {
+fn tool_name(params: Option<&str>) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Named {
         name: String,
     }
-    serde_json::from_str::<Named>(params?.get())
-        .ok()
-        .map(|n| n.name)
+    serde_json::from_str::<Named>(params?).ok().map(|n| n.name)
 }
 
 /// Whether `text` is a successful response.
