@@ -300,6 +300,7 @@ fn module(
     postprocess::constructors(&mut file, &const_names);
     postprocess::compositions(&mut file, &model::compositions(normalized), &const_names);
     serde_impls::rewrite(&mut file, read_elsewhere)?;
+    let with_progress_token = postprocess::with_progress_token(&file);
 
     let (table, method_names) = consts::method_table(&unions);
     let mut ours = match methods_at {
@@ -311,7 +312,11 @@ fn module(
     ours.extend(unions::method_traits());
     ours.extend(unions::message_traits(&unions));
     for union in &unions {
-        ours.extend(unions::tagged_union(union, &synthesized.consts));
+        ours.extend(unions::tagged_union(
+            union,
+            &synthesized.consts,
+            &with_progress_token,
+        ));
     }
     for (result, requests) in &result_unions {
         let Some(requests) = unions.iter().find(|u| u.name == *requests) else {

@@ -110,6 +110,49 @@ pub(crate) fn constructors(file: &mut File, const_types: &[String]) {
     file.items.extend(impls);
 }
 
+/// The structs whose `meta` (`_meta`) is an `Option` of a struct with a
+/// `progress_token` field: the params types that carry a progress token.
+pub(crate) fn with_progress_token(file: &File) -> std::collections::BTreeSet<String> {
+    let structs: std::collections::BTreeMap<String, &syn::ItemStruct> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) => Some((s.ident.to_string(), s)),
+            _ => None,
+        })
+        .collect();
+    let field = |s: &syn::ItemStruct, name: &str| {
+        s.fields
+            .iter()
+            .find(|f| f.ident.as_ref().is_some_and(|i| i == name))
+            .map(|f| f.ty.clone())
+    };
+    structs
+        .iter()
+        .filter(|(_, s)| {
+            let Some(meta) = field(s, "meta") else {
+                return false;
+            };
+            let inner = last_segment(&meta)
+                .filter(|seg| seg.ident == "Option")
+                .and_then(|seg| match &seg.arguments {
+                    syn::PathArguments::AngleBracketed(args) => args.args.first(),
+                    _ => None,
+                })
+                .and_then(|arg| match arg {
+                    syn::GenericArgument::Type(ty) => last_segment(ty),
+                    _ => None,
+                })
+                .map(|seg| seg.ident.to_string());
+            inner
+                .and_then(|name| structs.get(&name))
+                .and_then(|m| field(m, "progress_token"))
+                .is_some_and(|ty| is_option(&ty))
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
 fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last(),

@@ -2,13 +2,21 @@
 //! elicitation params), the method enums used for exhaustive dispatch, and the
 //! result enums decoded by the method of the request they answer.
 
+use std::collections::BTreeSet;
+
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::model::{TaggedUnion, UnionKind, Variant};
 use crate::names::{method_const, rust_type};
 
-pub(crate) fn tagged_union(u: &TaggedUnion, const_names: &[(String, String)]) -> TokenStream {
+/// `with_progress_token`: the params types whose `_meta` has a progress
+/// token (see [`crate::postprocess::with_progress_token`]).
+pub(crate) fn tagged_union(
+    u: &TaggedUnion,
+    const_names: &[(String, String)],
+    with_progress_token: &BTreeSet<String>,
+) -> TokenStream {
     let name = format_ident!("{}", rust_type(&u.name));
     let doc = u
         .description
@@ -71,7 +79,7 @@ pub(crate) fn tagged_union(u: &TaggedUnion, const_names: &[(String, String)]) ->
         extra.extend(method_enum(u, const_names));
     }
     if u.kind == UnionKind::Request {
-        extra.extend(request_extras(u));
+        extra.extend(request_extras(u, with_progress_token));
     }
     if matches!(u.kind, UnionKind::Notification | UnionKind::Embedded) {
         extra.extend(notification_extras(u));
@@ -237,7 +245,7 @@ fn params_expr(params: &Option<(String, bool)>, from: ParamsFrom) -> TokenStream
     }
 }
 
-fn request_extras(u: &TaggedUnion) -> TokenStream {
+fn request_extras(u: &TaggedUnion, with_progress_token: &BTreeSet<String>) -> TokenStream {
     let union = format_ident!("{}", rust_type(&u.name));
     let method_enum = method_enum_ident(u);
     let variants: Vec<_> = u
@@ -253,6 +261,25 @@ fn request_extras(u: &TaggedUnion) -> TokenStream {
     // are embedded in results there), so the id may be absent.
     let id_always = u.variants.iter().all(|v| v.id == Some(true));
     let id_fn = if id_always {
+        let tokens = u.variants.iter().map(|v| {
+            let variant = format_ident!("{}", v.name);
+            match &v.params {
+                Some((params, true)) if with_progress_token.contains(params) => quote! {
+                    Self::#variant(r) => ::std::option::Option::Some(
+                        r.params.meta.as_ref().and_then(|m| m.progress_token.as_ref()),
+                    )
+                },
+                Some((params, false)) if with_progress_token.contains(params) => quote! {
+                    Self::#variant(r) => ::std::option::Option::Some(
+                        r.params
+                            .as_ref()
+                            .and_then(|p| p.meta.as_ref())
+                            .and_then(|m| m.progress_token.as_ref()),
+                    )
+                },
+                _ => quote! { Self::#variant(_) => ::std::option::Option::None },
+            }
+        });
         // Methods without params still read theirs (to count them).
         let from_text = u.variants.iter().map(|v| {
             let build = wrap(v, &struct_literal(v, true, ParamsFrom::Text));
@@ -269,6 +296,15 @@ fn request_extras(u: &TaggedUnion) -> TokenStream {
             /// The request id.
             pub fn id(&self) -> &RequestId {
                 match self { #( Self::#variants(r) => &r.id, )* }
+            }
+
+            /// The progress token the request's params `_meta` carries, read
+            /// from the decoded params; `None` for a method whose params have
+            /// no typed `_meta` (one sent is kept in their `extra`).
+            pub fn progress_token(
+                &self,
+            ) -> ::std::option::Option<::std::option::Option<&ProgressToken>> {
+                match self { #( #tokens, )* }
             }
 
             /// The request id, to set (for a request decoded before its id

@@ -423,6 +423,14 @@ fn params_decoded_where_they_stand_read_as_raw_params_do() {
                 (Ok(expected), Ok((request, used))) => {
                     assert_eq!(request, expected, "{method} {params}");
                     assert_eq!(&text[..used], params.trim_end(), "{method} {params}");
+                    // The token read from the decoded params, where they
+                    // have a typed `_meta`, is the one sent.
+                    let sent = params
+                        .contains("progressToken")
+                        .then(|| n::ProgressToken::String("p".into()));
+                    if let Some(token) = request.progress_token() {
+                        assert_eq!(token.cloned(), sent, "{method} {params}");
+                    }
                 }
                 // The same error; where it is told differs by the blanks
                 // a raw value leaves out.
@@ -437,4 +445,14 @@ fn params_decoded_where_they_stand_read_as_raw_params_do() {
             }
         }
     }
+    let (call, _) = n::ClientRequest::from_params_text(
+        n::ClientRequestMethod::CallTool,
+        n::RequestId::Integer(1),
+        samples[1],
+    )
+    .unwrap();
+    assert_eq!(
+        call.progress_token(),
+        Some(Some(&n::ProgressToken::String("p".into())))
+    );
 }

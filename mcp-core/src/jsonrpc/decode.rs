@@ -40,8 +40,8 @@ pub struct InboundRequest<'a> {
     /// The request decoded whole in that pass, by a server transport that
     /// knew its type from the method: the receiver need not decode it.
     #[cfg_attr(
-        not(feature = "server"),
-        allow(dead_code, reason = "read by the server role")
+        not(any(feature = "server", feature = "client")),
+        allow(dead_code, reason = "read by the session engine of either role")
     )]
     pub(crate) decoded: Option<Box<ClientRequest>>,
 }

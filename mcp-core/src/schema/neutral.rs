@@ -31590,6 +31590,118 @@ impl ClientRequest {
             Self::SubscriptionsListen(r) => &r.id,
         }
     }
+    /// The progress token the request's params `_meta` carries, read
+    /// from the decoded params; `None` for a method whose params have
+    /// no typed `_meta` (one sent is kept in their `extra`).
+    pub fn progress_token(
+        &self,
+    ) -> ::std::option::Option<::std::option::Option<&ProgressToken>> {
+        match self {
+            Self::Initialize(r) => {
+                ::std::option::Option::Some(
+                    r.params.meta.as_ref().and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::Ping(r) => {
+                ::std::option::Option::Some(
+                    r
+                        .params
+                        .as_ref()
+                        .and_then(|p| p.meta.as_ref())
+                        .and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::ListResources(r) => {
+                ::std::option::Option::Some(
+                    r
+                        .params
+                        .as_ref()
+                        .and_then(|p| p.meta.as_ref())
+                        .and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::ListResourceTemplates(r) => {
+                ::std::option::Option::Some(
+                    r
+                        .params
+                        .as_ref()
+                        .and_then(|p| p.meta.as_ref())
+                        .and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::ReadResource(r) => {
+                ::std::option::Option::Some(
+                    r.params.meta.as_ref().and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::Subscribe(r) => {
+                ::std::option::Option::Some(
+                    r.params.meta.as_ref().and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::Unsubscribe(r) => {
+                ::std::option::Option::Some(
+                    r.params.meta.as_ref().and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::ListPrompts(r) => {
+                ::std::option::Option::Some(
+                    r
+                        .params
+                        .as_ref()
+                        .and_then(|p| p.meta.as_ref())
+                        .and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::GetPrompt(r) => {
+                ::std::option::Option::Some(
+                    r.params.meta.as_ref().and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::ListTools(r) => {
+                ::std::option::Option::Some(
+                    r
+                        .params
+                        .as_ref()
+                        .and_then(|p| p.meta.as_ref())
+                        .and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::CallTool(r) => {
+                ::std::option::Option::Some(
+                    r.params.meta.as_ref().and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::GetTask(_) => ::std::option::Option::None,
+            Self::GetTaskPayload(_) => ::std::option::Option::None,
+            Self::CancelTask(_) => ::std::option::Option::None,
+            Self::ListTasks(r) => {
+                ::std::option::Option::Some(
+                    r
+                        .params
+                        .as_ref()
+                        .and_then(|p| p.meta.as_ref())
+                        .and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::SetLevel(r) => {
+                ::std::option::Option::Some(
+                    r.params.meta.as_ref().and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::Complete(r) => {
+                ::std::option::Option::Some(
+                    r.params.meta.as_ref().and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::Discover(r) => {
+                ::std::option::Option::Some(
+                    r.params.meta.as_ref().and_then(|m| m.progress_token.as_ref()),
+                )
+            }
+            Self::SubscriptionsListen(_) => ::std::option::Option::None,
+        }
+    }
     /// The request id, to set (for a request decoded before its id
     /// was read).
     pub fn id_mut(&mut self) -> &mut RequestId {

@@ -162,7 +162,12 @@ pub(super) fn handle_request<R: ResultJson>(
             related: Some(id.clone()),
         },
         cancel: cancel.clone(),
-        progress_token: token(request.params_text()),
+        // Read from the decoded request where it has it (no search of the
+        // params' text).
+        progress_token: match request.decoded.as_ref().and_then(|r| r.progress_token()) {
+            Some(token) => token.cloned(),
+            None => token(request.params_text()),
+        },
         http,
         span: trace.span.clone(),
     };

@@ -333,7 +333,10 @@ fn typed_meta(
 ) -> Option<Typed> {
     let (claimed, meta) = request_meta::from_taken(taken);
     let mut meta = meta.ok()??;
-    meta.progress_token = request_meta::progress_token(params);
+    meta.progress_token = match decoded.progress_token() {
+        Some(token) => token.cloned(),
+        None => request_meta::progress_token(params),
+    };
     meta.round_fields = round_fields(&decoded);
     Some((decoded, claimed, meta))
 }
