@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use super::State;
 use super::alone::{ALONE_STREAM, Alone, Attach};
 use super::extract::{Accepts, Guarded, McpHeads, PostBody, Rejection, claimed_version};
-use super::modern::{self, Route};
+use super::modern::{self, Decoded, Route};
 use super::reply::{
     DisconnectGuard, EngineRef, Owner, SESSION_HEADER, complete_sse, json_body, rpc_error,
     sse_response,
@@ -23,15 +23,13 @@ use super::session::{self, HttpSession, lock};
 use super::streams::LiveItem;
 use crate::ProtocolVersion;
 use crate::auth::AuthInfo;
-use crate::jsonrpc::{DecodeError, ErrorCode, Inbound, RpcError, decode};
+use crate::jsonrpc::{ErrorCode, Inbound, RpcError, decode};
 use crate::request_meta::RequestMeta;
 use crate::schema::{RequestId, methods};
 use crate::session::{Attached, Reply};
 
 /// Events buffered for one HTTP response before its reader counts as slow.
 pub(super) const LIVE_CAPACITY: usize = 64;
-
-type Decoded<'a> = Result<Inbound<'a>, Box<DecodeError>>;
 
 /// What a POST's serving needs of its HTTP head: what the client accepts,
 /// and the head itself for the handler (`Context::http_parts`).
