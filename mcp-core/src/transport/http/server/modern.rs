@@ -3,6 +3,9 @@
 //! rules checked before one is served (SEP-2243): `MCP-Protocol-Version`,
 //! `Mcp-Method` and `Mcp-Name` must agree with the body; an error found here
 //! is answered at once with its status (400, or 404 for an unknown method).
+//! It also decodes every POST's body, once, for either kind of request.
+
+use std::borrow::Cow;
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -13,8 +16,6 @@ use super::extract::McpHeads;
 use super::reply::{VERSION_HEADER, header, rpc_error};
 use crate::ProtocolVersion;
 use crate::extensions::{NameParam, RequestMethod};
-use std::borrow::Cow;
-
 use crate::jsonrpc::{
     DecodeError, ErrorCode, Inbound, InboundRequest, RequestAtOnce, RpcError, decode,
     decode_request_at_once,
