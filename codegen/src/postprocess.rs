@@ -111,7 +111,8 @@ pub(crate) fn constructors(file: &mut File, const_types: &[String]) {
 }
 
 /// The structs whose `meta` (`_meta`) is an `Option` of a struct with a
-/// `progress_token` field: the params types that carry a progress token.
+/// `progress_token: Option<ProgressToken>` field: the params types that
+/// carry a progress token.
 pub(crate) fn with_progress_token(file: &File) -> std::collections::BTreeSet<String> {
     let structs: std::collections::BTreeMap<String, &syn::ItemStruct> = file
         .items
@@ -147,7 +148,7 @@ pub(crate) fn with_progress_token(file: &File) -> std::collections::BTreeSet<Str
             inner
                 .and_then(|name| structs.get(&name))
                 .and_then(|m| field(m, "progress_token"))
-                .is_some_and(|ty| is_option(&ty))
+                .is_some_and(|ty| option_of(&ty, "ProgressToken"))
         })
         .map(|(name, _)| name.clone())
         .collect()
@@ -158,6 +159,21 @@ fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
         syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
         _ => None,
     }
+}
+
+/// Whether `ty` is `Option<{inner}>`.
+fn option_of(ty: &syn::Type, inner: &str) -> bool {
+    last_segment(ty)
+        .filter(|seg| seg.ident == "Option")
+        .and_then(|seg| match &seg.arguments {
+            syn::PathArguments::AngleBracketed(args) => args.args.first(),
+            _ => None,
+        })
+        .and_then(|arg| match arg {
+            syn::GenericArgument::Type(ty) => last_segment(ty),
+            _ => None,
+        })
+        .is_some_and(|seg| seg.ident == inner)
 }
 
 fn is_option(ty: &syn::Type) -> bool {

@@ -280,6 +280,21 @@ fn request_extras(u: &TaggedUnion, with_progress_token: &BTreeSet<String>) -> To
                 _ => quote! { Self::#variant(_) => ::std::option::Option::None },
             }
         });
+        // Only where the schema has progress tokens in typed `_meta`s.
+        let progress_token_fn = if with_progress_token.is_empty() {
+            quote! {}
+        } else {
+            quote! {
+                /// The progress token the request's params `_meta` carries, read
+                /// from the decoded params; `None` for a method whose params have
+                /// no typed `_meta` (one sent is kept in their `extra`).
+                pub fn progress_token(
+                    &self,
+                ) -> ::std::option::Option<::std::option::Option<&ProgressToken>> {
+                    match self { #( #tokens, )* }
+                }
+            }
+        };
         // Methods without params still read theirs (to count them).
         let from_text = u.variants.iter().map(|v| {
             let build = wrap(v, &struct_literal(v, true, ParamsFrom::Text));
@@ -298,14 +313,7 @@ fn request_extras(u: &TaggedUnion, with_progress_token: &BTreeSet<String>) -> To
                 match self { #( Self::#variants(r) => &r.id, )* }
             }
 
-            /// The progress token the request's params `_meta` carries, read
-            /// from the decoded params; `None` for a method whose params have
-            /// no typed `_meta` (one sent is kept in their `extra`).
-            pub fn progress_token(
-                &self,
-            ) -> ::std::option::Option<::std::option::Option<&ProgressToken>> {
-                match self { #( #tokens, )* }
-            }
+            #progress_token_fn
 
             /// The request id, to set (for a request decoded before its id
             /// was read).

@@ -2261,18 +2261,6 @@ impl ClientRequest {
             Self::GetTask(r) => &r.id,
         }
     }
-    /// The progress token the request's params `_meta` carries, read
-    /// from the decoded params; `None` for a method whose params have
-    /// no typed `_meta` (one sent is kept in their `extra`).
-    pub fn progress_token(
-        &self,
-    ) -> ::std::option::Option<::std::option::Option<&ProgressToken>> {
-        match self {
-            Self::Ping(_) => ::std::option::Option::None,
-            Self::CallTool(_) => ::std::option::Option::None,
-            Self::GetTask(_) => ::std::option::Option::None,
-        }
-    }
     /// The request id, to set (for a request decoded before its id
     /// was read).
     pub fn id_mut(&mut self) -> &mut RequestId {

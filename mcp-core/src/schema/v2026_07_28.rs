@@ -23269,25 +23269,6 @@ impl ClientRequest {
             Self::Complete(r) => &r.id,
         }
     }
-    /// The progress token the request's params `_meta` carries, read
-    /// from the decoded params; `None` for a method whose params have
-    /// no typed `_meta` (one sent is kept in their `extra`).
-    pub fn progress_token(
-        &self,
-    ) -> ::std::option::Option<::std::option::Option<&ProgressToken>> {
-        match self {
-            Self::Discover(_) => ::std::option::Option::None,
-            Self::ListResources(_) => ::std::option::Option::None,
-            Self::ListResourceTemplates(_) => ::std::option::Option::None,
-            Self::ReadResource(_) => ::std::option::Option::None,
-            Self::SubscriptionsListen(_) => ::std::option::Option::None,
-            Self::ListPrompts(_) => ::std::option::Option::None,
-            Self::GetPrompt(_) => ::std::option::Option::None,
-            Self::ListTools(_) => ::std::option::Option::None,
-            Self::CallTool(_) => ::std::option::Option::None,
-            Self::Complete(_) => ::std::option::Option::None,
-        }
-    }
     /// The request id, to set (for a request decoded before its id
     /// was read).
     pub fn id_mut(&mut self) -> &mut RequestId {
