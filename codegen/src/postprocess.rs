@@ -122,33 +122,20 @@ pub(crate) fn with_progress_token(file: &File) -> std::collections::BTreeSet<Str
             _ => None,
         })
         .collect();
-    let field = |s: &syn::ItemStruct, name: &str| {
+    fn field<'a>(s: &'a syn::ItemStruct, name: &str) -> Option<&'a syn::Type> {
         s.fields
             .iter()
             .find(|f| f.ident.as_ref().is_some_and(|i| i == name))
-            .map(|f| f.ty.clone())
-    };
+            .map(|f| &f.ty)
+    }
     structs
         .iter()
         .filter(|(_, s)| {
-            let Some(meta) = field(s, "meta") else {
-                return false;
-            };
-            let inner = last_segment(&meta)
-                .filter(|seg| seg.ident == "Option")
-                .and_then(|seg| match &seg.arguments {
-                    syn::PathArguments::AngleBracketed(args) => args.args.first(),
-                    _ => None,
-                })
-                .and_then(|arg| match arg {
-                    syn::GenericArgument::Type(ty) => last_segment(ty),
-                    _ => None,
-                })
-                .map(|seg| seg.ident.to_string());
-            inner
-                .and_then(|name| structs.get(&name))
+            field(s, "meta")
+                .and_then(option_inner)
+                .and_then(|seg| structs.get(&seg.ident.to_string()))
                 .and_then(|m| field(m, "progress_token"))
-                .is_some_and(|ty| option_of(&ty, "ProgressToken"))
+                .is_some_and(|ty| option_of(ty, "ProgressToken"))
         })
         .map(|(name, _)| name.clone())
         .collect()
@@ -161,8 +148,8 @@ fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
     }
 }
 
-/// Whether `ty` is `Option<{inner}>`.
-fn option_of(ty: &syn::Type, inner: &str) -> bool {
+/// The last path segment of `T` in `ty`, an `Option<T>`.
+fn option_inner(ty: &syn::Type) -> Option<&syn::PathSegment> {
     last_segment(ty)
         .filter(|seg| seg.ident == "Option")
         .and_then(|seg| match &seg.arguments {
@@ -173,7 +160,11 @@ fn option_of(ty: &syn::Type, inner: &str) -> bool {
             syn::GenericArgument::Type(ty) => last_segment(ty),
             _ => None,
         })
-        .is_some_and(|seg| seg.ident == inner)
+}
+
+/// Whether `ty` is `Option<{inner}>`.
+fn option_of(ty: &syn::Type, inner: &str) -> bool {
+    option_inner(ty).is_some_and(|seg| seg.ident == inner)
 }
 
 fn is_option(ty: &syn::Type) -> bool {

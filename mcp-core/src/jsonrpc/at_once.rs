@@ -4,6 +4,9 @@
 //! first (a scan of their whole text) and the receiver reads them again;
 //! for a request written the plain way, this reads them once.
 
+use std::borrow::Cow;
+
+use super::InboundRequest;
 use crate::schema::RequestId;
 
 /// A request read by [`decode_request_at_once`].
@@ -17,6 +20,21 @@ pub(crate) struct RequestAtOnce<'a, T> {
     pub(crate) params: &'a str,
     /// What the params were decoded into.
     pub(crate) value: T,
+}
+
+impl<'a, T> RequestAtOnce<'a, T> {
+    /// The request as the engine takes it (its params as text, not raw),
+    /// and the value its params were decoded into.
+    pub(crate) fn into_request(self) -> (InboundRequest<'a>, T) {
+        let request = InboundRequest {
+            id: self.id,
+            method: Cow::Borrowed(self.method),
+            params: None,
+            params_read: Some(self.params),
+            decoded: None,
+        };
+        (request, self.value)
+    }
 }
 
 /// Reads a request written the plain way, in one pass:

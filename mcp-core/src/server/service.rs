@@ -160,6 +160,19 @@ impl ServerService {
     }
 }
 
+/// `request` as `method`'s request, its params decoded from their raw JSON
+/// or from the text a transport read them at once from (not from its
+/// `decoded`, which the caller checks first if it may use it).
+pub(super) fn decode_params(
+    method: ClientRequestMethod,
+    request: InboundRequest<'_>,
+) -> Result<ClientRequest, serde_json::Error> {
+    match request.params_read {
+        Some(text) => ClientRequest::from_params_text(method, request.id, text).map(|(r, _)| r),
+        None => ClientRequest::from_parts(method, request.id, request.params),
+    }
+}
+
 fn encode<T: Serialize>(result: Result<T, RpcError>) -> Result<Box<RawValue>, RpcError> {
     let value = result?;
     serde_json::value::to_raw_value(&value)
@@ -241,7 +254,7 @@ impl Service for ServerService {
         // decoded it while reading the message hands it on.
         let decoded = match request.decoded {
             Some(decoded) => Ok(*decoded),
-            None => ClientRequest::from_parts(method, request.id, request.params),
+            None => decode_params(method, request),
         };
         match decoded {
             Ok(request) => {

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use super::input::{self, InputRound};
 use super::request_state::RequestStateKey;
-use super::service::dispatch;
+use super::service::{decode_params, dispatch};
 use super::session_state::{ClientHello, SessionState};
 use super::{Context, ServerHandler, ServerInfo};
 use crate::auth::AuthInfo;
@@ -27,7 +27,7 @@ use crate::jsonrpc::{ErrorCode, InboundRequest, RpcError};
 use crate::param_headers;
 use crate::request_meta::{self, RequestMeta, SERVER_INFO};
 use crate::schema::{
-    ClientRequest, DiscoverResult, DiscoverResultCacheScope, JsonObject, ServerCapabilities,
+    DiscoverResult, DiscoverResultCacheScope, JsonObject, ServerCapabilities,
     with_request_meta_taken,
 };
 use crate::session::{AloneFuture, RequestContext, RequestFuture};
@@ -128,11 +128,7 @@ pub(super) fn serve(
         None => {
             // Decoded again if need be: a request decoded for a session
             // kept these `_meta` keys in its params.
-            let (decoded, _) = with_request_meta_taken(|| match request.params_read {
-                Some(text) => ClientRequest::from_params_text(method, request.id, text)
-                    .map(|(request, _)| request),
-                None => ClientRequest::from_parts(method, request.id, request.params),
-            });
+            let (decoded, _) = with_request_meta_taken(|| decode_params(method, request));
             match decoded {
                 Ok(request) => request,
                 Err(e) => return Err(RpcError::invalid_params(e)),

@@ -5,8 +5,6 @@
 //! is answered at once with its status (400, or 404 for an unknown method).
 //! It also decodes every POST's body, once, for either kind of request.
 
-use std::borrow::Cow;
-
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -73,21 +71,9 @@ pub(super) fn route<'a>(
         return (decoded, Route::Sessions);
     }
     if let Some(read) = read_at_once(heads, text) {
-        let RequestAtOnce {
-            id,
-            method,
-            params,
-            value: (mut decoded, claimed, meta),
-        } = read;
-        *decoded.id_mut() = id.clone();
-        let request = InboundRequest {
-            id,
-            method: Cow::Borrowed(method),
-            params: None,
-            params_read: Some(params),
-            // Handed on in the meta, with what its `_meta` says.
-            decoded: None,
-        };
+        // The decoded request goes on in the meta, with what its `_meta` says.
+        let (request, (mut decoded, claimed, meta)) = read.into_request();
+        *decoded.id_mut() = request.id.clone();
         let read = (Read::Decoded(decoded), claimed, Ok(Some(meta)));
         let route = match check(headers, heads, header_version, &request, read) {
             Ok(meta) => Route::Stateless(meta),
@@ -128,20 +114,10 @@ fn read_for_session(text: &str) -> Option<Inbound<'_>> {
             ClientRequest::from_params_text(method, RequestId::Integer(0), rest).ok()?;
         Some((Box::new(decoded), used))
     })?;
-    let RequestAtOnce {
-        id,
-        method,
-        params,
-        value: mut decoded,
-    } = read;
-    *decoded.id_mut() = id.clone();
-    Some(Inbound::Request(InboundRequest {
-        id,
-        method: Cow::Borrowed(method),
-        params: None,
-        params_read: Some(params),
-        decoded: Some(decoded),
-    }))
+    let (mut request, mut decoded) = read.into_request();
+    *decoded.id_mut() = request.id.clone();
+    request.decoded = Some(decoded);
+    Some(Inbound::Request(request))
 }
 
 /// The common stateless request read in one pass (see
