@@ -233,8 +233,16 @@ impl FromRequestParts<Arc<State>> for Guarded {
         parts: &mut Parts,
         state: &Arc<State>,
     ) -> Result<Self, Self::Rejection> {
+        Self::check(&parts.headers, state).await
+    }
+}
+
+impl Guarded {
+    /// The checks of [`FromRequestParts`] on a head the endpoint already
+    /// holds (shared: it goes on to the handler).
+    pub(super) async fn check(headers: &HeaderMap, state: &State) -> Result<Self, Rejection> {
         let limit = state.config.max_header_size;
-        let scanned = scan(&parts.headers);
+        let scanned = scan(headers);
         if scanned.size > limit {
             return Err(Rejection::HeadersTooLarge { limit });
         }
@@ -268,7 +276,7 @@ impl FromRequestParts<Arc<State>> for Guarded {
             None => None,
             Some(resource) => Some(
                 resource
-                    .authenticate(&parts.headers)
+                    .authenticate(headers)
                     .await
                     .map_err(|rejection| Rejection::Auth(Box::new(rejection.into_response())))?,
             ),
@@ -351,7 +359,7 @@ impl PostBody {
     /// Checks the media types (as [`Guarded`] found them) and reads the
     /// body, within the size limit, as UTF-8 text.
     pub(super) async fn read(
-        parts: Parts,
+        parts: Arc<Parts>,
         body: Body,
         state: &State,
         heads: BodyHeads,
@@ -371,7 +379,7 @@ impl PostBody {
             .map_err(|_| Rejection::PayloadTooLarge { limit })?;
         let text = String::from_utf8(bytes.into()).map_err(|_| Rejection::NotUtf8)?;
         Ok(Self {
-            parts: Arc::new(parts),
+            parts,
             accepts,
             text,
         })

@@ -52,7 +52,6 @@ use crate::fast_map::FastMap;
 use crate::session::Acceptor;
 use crate::store::{Bus, SessionStore, Stores, TaskStore};
 
-use axum::extract::FromRequestParts as _;
 pub use event_store::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
 use extract::{Guarded, PostBody, Rejection};
 pub use guard::HostPolicy;
@@ -504,7 +503,8 @@ fn endpoint(
     request: Request,
 ) -> impl Future<Output = Response> {
     let (parts, body) = request.into_parts();
-    handle(state, parts, body)
+    // Shared from here: the future holds a pointer, not the 224-byte head.
+    handle(state, Arc::new(parts), body)
 }
 
 /// The endpoint: the shared checks, then the method's handler.
@@ -516,18 +516,20 @@ fn endpoint(
 )]
 fn handle(
     state: Arc<State>,
-    mut parts: http::request::Parts,
+    parts: Arc<http::request::Parts>,
     body: axum::body::Body,
 ) -> impl Future<Output = Response> {
     async move {
         state.start();
-        let guard = match Guarded::from_request_parts(&mut parts, &state).await {
+        let guard = match Guarded::check(&parts.headers, &state).await {
             Ok(guard) => guard,
             Err(rejection) => return rejection.into_response(),
         };
         let outcome = match parts.method {
             Method::POST => match PostBody::read(parts, body, &state, guard.body).await {
-                Ok(body) => return post::post(state, guard, body).await,
+                // Awaited here, not in a future of its own that would hold
+                // the guard again.
+                Ok(body) => post::serve(&state, guard.identity, &guard.mcp, body).await,
                 Err(rejection) => Err(rejection),
             },
             Method::GET => {

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 use super::State;
 use super::alone::{ALONE_STREAM, Alone, Attach};
-use super::extract::{Accepts, Guarded, McpHeads, PostBody, Rejection, claimed_version};
+use super::extract::{Accepts, McpHeads, PostBody, Rejection, claimed_version};
 use super::modern::{self, Decoded, Route};
 use super::reply::{
     DisconnectGuard, EngineRef, Owner, SESSION_HEADER, complete_sse, json_body, rpc_error,
@@ -47,24 +47,7 @@ struct Head {
     clippy::manual_async_fn,
     reason = "an async fn would hold its arguments twice (see above)"
 )]
-pub(super) fn post(
-    state: Arc<State>,
-    guard: Guarded,
-    body: PostBody,
-) -> impl Future<Output = Response> {
-    async move {
-        match serve(&state, guard.identity, &guard.mcp, body).await {
-            Ok(response) => response,
-            Err(rejection) => rejection.into_response(),
-        }
-    }
-}
-
-#[allow(
-    clippy::manual_async_fn,
-    reason = "an async fn would hold its arguments twice (see above)"
-)]
-fn serve(
+pub(super) fn serve(
     state: &Arc<State>,
     identity: Option<Arc<AuthInfo>>,
     mcp: &McpHeads,

@@ -73,7 +73,11 @@ where
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         let state = self.state.clone();
         let (parts, body) = request.into_parts();
-        let answer = super::handle(state, parts, axum::body::Body::new(body));
+        let answer = super::handle(
+            state,
+            std::sync::Arc::new(parts),
+            axum::body::Body::new(body),
+        );
         Box::pin(async move { Ok(answer.await.map(ResponseBody)) })
     }
 }
