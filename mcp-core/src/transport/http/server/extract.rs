@@ -1,13 +1,12 @@
 //! The checks every request of the endpoint passes, with typed rejections:
-//! header size, Host/Origin, bearer token ([`Guarded`], an axum extractor
-//! that reads the head in one pass); and for a POST, media types, body size
+//! header size, Host/Origin, bearer token ([`Guarded::check`], which reads
+//! the head in one pass); and for a POST, media types, body size
 //! and UTF-8 ([`PostBody::read`]). A rejection is an HTTP error with a
 //! JSON-RPC error body.
 
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
 use http::header::{ACCEPT, ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use http::request::Parts;
@@ -226,20 +225,10 @@ fn scan(headers: &HeaderMap) -> Scanned<'_> {
     found
 }
 
-impl FromRequestParts<Arc<State>> for Guarded {
-    type Rejection = Rejection;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &Arc<State>,
-    ) -> Result<Self, Self::Rejection> {
-        Self::check(&parts.headers, state).await
-    }
-}
-
 impl Guarded {
-    /// The checks of [`FromRequestParts`] on a head the endpoint already
-    /// holds (shared: it goes on to the handler).
+    /// Checks the head `headers` (the endpoint shares the head in an `Arc`
+    /// with the handler, so this takes it by reference rather than as an
+    /// axum extractor that would need it mutably).
     pub(super) async fn check(headers: &HeaderMap, state: &State) -> Result<Self, Rejection> {
         let limit = state.config.max_header_size;
         let scanned = scan(headers);

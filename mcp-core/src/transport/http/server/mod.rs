@@ -509,7 +509,7 @@ fn endpoint(
 
 /// The endpoint: the shared checks, then the method's handler.
 // Not an `async fn`: one copies its arguments into locals, and this future
-// (boxed by axum per request) would hold the request's head twice.
+// (boxed by axum per request) would hold them twice.
 #[allow(
     clippy::manual_async_fn,
     reason = "an async fn would hold its arguments twice"
