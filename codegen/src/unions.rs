@@ -223,13 +223,14 @@ fn method_enum(u: &TaggedUnion, _consts: &[(String, String)]) -> TokenStream {
     }
 }
 
-/// Where a message's params are decoded from: `params` (raw JSON, or
-/// absent), or `text`, which starts with them (the bytes they take are
-/// counted in `used`).
+/// Where a message's params come from: decoded from `params` (raw JSON,
+/// or absent), or the `params` a builder closure is handed, decoded from
+/// the text that starts with them.
 #[derive(Clone, Copy)]
 enum ParamsFrom {
     Raw,
-    Text,
+    /// Handed to the builder closure as `params` (see `boxed_at`).
+    Closure,
 }
 
 /// Decodes the params into the message's params field.
@@ -237,10 +238,8 @@ fn params_expr(params: &Option<(String, bool)>, from: ParamsFrom) -> TokenStream
     match (params, from) {
         (Some((_, true)), ParamsFrom::Raw) => quote! { required_params(params)? },
         (Some((_, false)), ParamsFrom::Raw) => quote! { optional_params(params)? },
-        (Some((_, true)), ParamsFrom::Text) => quote! { params_at(text, &mut used)? },
-        (Some((_, false)), ParamsFrom::Text) => {
-            quote! { ::std::option::Option::Some(params_at(text, &mut used)?) }
-        }
+        (Some((_, true)), ParamsFrom::Closure) => quote! { params },
+        (Some((_, false)), ParamsFrom::Closure) => quote! { ::std::option::Option::Some(params) },
         (None, _) => quote! {},
     }
 }
@@ -295,16 +294,15 @@ fn request_extras(u: &TaggedUnion, with_progress_token: &BTreeSet<String>) -> To
                 }
             }
         };
-        // Methods without params still read theirs (to count them).
+        // Each request is built in its box by `boxed_at`, so that no frame
+        // above it holds (and copies) the request by value. Methods without
+        // params still read theirs (to count them).
         let from_text = u.variants.iter().map(|v| {
-            let build = wrap(v, &struct_literal(v, true, ParamsFrom::Text));
+            let build = wrap(v, &struct_literal(v, true, ParamsFrom::Closure));
             if v.params.is_some() {
-                build
+                quote! { boxed_at(text, &mut used, move |params| #build)? }
             } else {
-                quote! {{
-                    params_at::<::serde::de::IgnoredAny>(text, &mut used)?;
-                    #build
-                }}
+                quote! { boxed_at(text, &mut used, move |_: ::serde::de::IgnoredAny| #build)? }
             }
         });
         quote! {
@@ -323,14 +321,15 @@ fn request_extras(u: &TaggedUnion, with_progress_token: &BTreeSet<String>) -> To
 
             /// Builds the request from its method, its id and `text`, which
             /// starts with its params object, decoding the params where they
-            /// stand (not read as raw JSON first); returns the request and
-            /// the bytes of `text` the params take. A decoding error means
-            /// invalid params, or text that is not JSON.
+            /// stand (not read as raw JSON first); returns the request, in a
+            /// box (it is built there), and the bytes of `text` the params
+            /// take. A decoding error means invalid params, or text that is
+            /// not JSON.
             pub fn from_params_text(
                 method: #method_enum,
                 id: RequestId,
                 text: &str,
-            ) -> ::std::result::Result<(Self, usize), ::serde_json::Error> {
+            ) -> ::std::result::Result<(::std::boxed::Box<Self>, usize), ::serde_json::Error> {
                 let mut used = 0;
                 let request = match method {
                     #( #method_enum::#variants => #from_text, )*
@@ -606,6 +605,21 @@ pub(crate) fn method_traits() -> TokenStream {
                 Some(Err(e)) => Err(e),
                 None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
             }
+        }
+
+        /// Decodes the params object `text` starts with (adding the bytes it
+        /// takes to `used`) and builds the message from them in its box. Not
+        /// inlined: this is the one frame that holds the params and the
+        /// message by value, and the callers only pass a pointer on.
+        #[inline(never)]
+        #[allow(dead_code, reason = "used only by the unions whose requests all have an id")]
+        fn boxed_at<T: ::serde::de::DeserializeOwned, M>(
+            text: &str,
+            used: &mut usize,
+            build: impl FnOnce(T) -> M,
+        ) -> ::std::result::Result<::std::boxed::Box<M>, ::serde_json::Error> {
+            let params = params_at(text, used)?;
+            Ok(::std::boxed::Box::new(build(params)))
         }
 
         fn optional_params<T: ::serde::de::DeserializeOwned>(

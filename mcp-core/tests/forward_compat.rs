@@ -421,7 +421,7 @@ fn params_decoded_where_they_stand_read_as_raw_params_do() {
             let from_raw = n::ClientRequest::from_parts(method, id, Some(&raw));
             match (from_raw, at_once) {
                 (Ok(expected), Ok((request, used))) => {
-                    assert_eq!(request, expected, "{method} {params}");
+                    assert_eq!(*request, expected, "{method} {params}");
                     assert_eq!(&text[..used], params.trim_end(), "{method} {params}");
                     // The token read from the decoded params, where they
                     // have a typed `_meta`, is the one sent.

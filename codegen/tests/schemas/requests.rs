@@ -2081,6 +2081,20 @@ fn params_at<T: ::serde::de::DeserializeOwned>(
         None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
     }
 }
+/// Decodes the params object `text` starts with (adding the bytes it
+/// takes to `used`) and builds the message from them in its box. Not
+/// inlined: this is the one frame that holds the params and the
+/// message by value, and the callers only pass a pointer on.
+#[inline(never)]
+#[allow(dead_code, reason = "used only by the unions whose requests all have an id")]
+fn boxed_at<T: ::serde::de::DeserializeOwned, M>(
+    text: &str,
+    used: &mut usize,
+    build: impl FnOnce(T) -> M,
+) -> ::std::result::Result<::std::boxed::Box<M>, ::serde_json::Error> {
+    let params = params_at(text, used)?;
+    Ok(::std::boxed::Box::new(build(params)))
+}
 fn optional_params<T: ::serde::de::DeserializeOwned>(
     params: ::std::option::Option<&::serde_json::value::RawValue>,
 ) -> ::std::result::Result<::std::option::Option<T>, ::serde_json::Error> {
@@ -2272,42 +2286,55 @@ impl ClientRequest {
     }
     /// Builds the request from its method, its id and `text`, which
     /// starts with its params object, decoding the params where they
-    /// stand (not read as raw JSON first); returns the request and
-    /// the bytes of `text` the params take. A decoding error means
-    /// invalid params, or text that is not JSON.
+    /// stand (not read as raw JSON first); returns the request, in a
+    /// box (it is built there), and the bytes of `text` the params
+    /// take. A decoding error means invalid params, or text that is
+    /// not JSON.
     pub fn from_params_text(
         method: ClientRequestMethod,
         id: RequestId,
         text: &str,
-    ) -> ::std::result::Result<(Self, usize), ::serde_json::Error> {
+    ) -> ::std::result::Result<(::std::boxed::Box<Self>, usize), ::serde_json::Error> {
         let mut used = 0;
         let request = match method {
             ClientRequestMethod::Ping => {
-                Self::Ping(PingRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::Ping(PingRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: ::std::option::Option::Some(params),
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::CallTool => {
-                Self::CallTool(CallToolRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::CallTool(CallToolRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::GetTask => {
-                Self::GetTask(GetTaskRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::GetTask(GetTaskRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
         };
         Ok((request, used))

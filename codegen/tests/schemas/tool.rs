@@ -675,6 +675,20 @@ fn params_at<T: ::serde::de::DeserializeOwned>(
         None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
     }
 }
+/// Decodes the params object `text` starts with (adding the bytes it
+/// takes to `used`) and builds the message from them in its box. Not
+/// inlined: this is the one frame that holds the params and the
+/// message by value, and the callers only pass a pointer on.
+#[inline(never)]
+#[allow(dead_code, reason = "used only by the unions whose requests all have an id")]
+fn boxed_at<T: ::serde::de::DeserializeOwned, M>(
+    text: &str,
+    used: &mut usize,
+    build: impl FnOnce(T) -> M,
+) -> ::std::result::Result<::std::boxed::Box<M>, ::serde_json::Error> {
+    let params = params_at(text, used)?;
+    Ok(::std::boxed::Box::new(build(params)))
+}
 fn optional_params<T: ::serde::de::DeserializeOwned>(
     params: ::std::option::Option<&::serde_json::value::RawValue>,
 ) -> ::std::result::Result<::std::option::Option<T>, ::serde_json::Error> {

@@ -23459,6 +23459,20 @@ fn params_at<T: ::serde::de::DeserializeOwned>(
         None => Err(<::serde_json::Error as ::serde::de::Error>::missing_field("params")),
     }
 }
+/// Decodes the params object `text` starts with (adding the bytes it
+/// takes to `used`) and builds the message from them in its box. Not
+/// inlined: this is the one frame that holds the params and the
+/// message by value, and the callers only pass a pointer on.
+#[inline(never)]
+#[allow(dead_code, reason = "used only by the unions whose requests all have an id")]
+fn boxed_at<T: ::serde::de::DeserializeOwned, M>(
+    text: &str,
+    used: &mut usize,
+    build: impl FnOnce(T) -> M,
+) -> ::std::result::Result<::std::boxed::Box<M>, ::serde_json::Error> {
+    let params = params_at(text, used)?;
+    Ok(::std::boxed::Box::new(build(params)))
+}
 fn optional_params<T: ::serde::de::DeserializeOwned>(
     params: ::std::option::Option<&::serde_json::value::RawValue>,
 ) -> ::std::result::Result<::std::option::Option<T>, ::serde_json::Error> {
@@ -24394,170 +24408,239 @@ impl ClientRequest {
     }
     /// Builds the request from its method, its id and `text`, which
     /// starts with its params object, decoding the params where they
-    /// stand (not read as raw JSON first); returns the request and
-    /// the bytes of `text` the params take. A decoding error means
-    /// invalid params, or text that is not JSON.
+    /// stand (not read as raw JSON first); returns the request, in a
+    /// box (it is built there), and the bytes of `text` the params
+    /// take. A decoding error means invalid params, or text that is
+    /// not JSON.
     pub fn from_params_text(
         method: ClientRequestMethod,
         id: RequestId,
         text: &str,
-    ) -> ::std::result::Result<(Self, usize), ::serde_json::Error> {
+    ) -> ::std::result::Result<(::std::boxed::Box<Self>, usize), ::serde_json::Error> {
         let mut used = 0;
         let request = match method {
             ClientRequestMethod::Initialize => {
-                Self::Initialize(
-                    ::std::boxed::Box::new(InitializeRequest {
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::Initialize(
+                        ::std::boxed::Box::new(InitializeRequest {
+                            id,
+                            jsonrpc: ::std::default::Default::default(),
+                            method: ::std::default::Default::default(),
+                            params: params,
+                            extra: ::std::default::Default::default(),
+                        }),
+                    ),
+                )?
+            }
+            ClientRequestMethod::Ping => {
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::Ping(PingRequest {
                         id,
                         jsonrpc: ::std::default::Default::default(),
                         method: ::std::default::Default::default(),
-                        params: params_at(text, &mut used)?,
+                        params: ::std::option::Option::Some(params),
                         extra: ::std::default::Default::default(),
                     }),
-                )
-            }
-            ClientRequestMethod::Ping => {
-                Self::Ping(PingRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
-                    extra: ::std::default::Default::default(),
-                })
+                )?
             }
             ClientRequestMethod::ListResources => {
-                Self::ListResources(ListResourcesRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::ListResources(ListResourcesRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: ::std::option::Option::Some(params),
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::ListResourceTemplates => {
-                Self::ListResourceTemplates(ListResourceTemplatesRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::ListResourceTemplates(ListResourceTemplatesRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: ::std::option::Option::Some(params),
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::ReadResource => {
-                Self::ReadResource(ReadResourceRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::ReadResource(ReadResourceRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::Subscribe => {
-                Self::Subscribe(SubscribeRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::Subscribe(SubscribeRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::Unsubscribe => {
-                Self::Unsubscribe(UnsubscribeRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::Unsubscribe(UnsubscribeRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::ListPrompts => {
-                Self::ListPrompts(ListPromptsRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::ListPrompts(ListPromptsRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: ::std::option::Option::Some(params),
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::GetPrompt => {
-                Self::GetPrompt(GetPromptRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::GetPrompt(GetPromptRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::ListTools => {
-                Self::ListTools(ListToolsRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::ListTools(ListToolsRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: ::std::option::Option::Some(params),
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::CallTool => {
-                Self::CallTool(CallToolRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::CallTool(CallToolRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::GetTask => {
-                Self::GetTask(GetTaskRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::GetTask(GetTaskRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::GetTaskPayload => {
-                Self::GetTaskPayload(GetTaskPayloadRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::GetTaskPayload(GetTaskPayloadRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::CancelTask => {
-                Self::CancelTask(CancelTaskRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::CancelTask(CancelTaskRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::ListTasks => {
-                Self::ListTasks(ListTasksRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::ListTasks(ListTasksRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: ::std::option::Option::Some(params),
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::SetLevel => {
-                Self::SetLevel(SetLevelRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::SetLevel(SetLevelRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ClientRequestMethod::Complete => {
-                Self::Complete(CompleteRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::Complete(CompleteRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
         };
         Ok((request, used))
@@ -25696,87 +25779,120 @@ impl ServerRequest {
     }
     /// Builds the request from its method, its id and `text`, which
     /// starts with its params object, decoding the params where they
-    /// stand (not read as raw JSON first); returns the request and
-    /// the bytes of `text` the params take. A decoding error means
-    /// invalid params, or text that is not JSON.
+    /// stand (not read as raw JSON first); returns the request, in a
+    /// box (it is built there), and the bytes of `text` the params
+    /// take. A decoding error means invalid params, or text that is
+    /// not JSON.
     pub fn from_params_text(
         method: ServerRequestMethod,
         id: RequestId,
         text: &str,
-    ) -> ::std::result::Result<(Self, usize), ::serde_json::Error> {
+    ) -> ::std::result::Result<(::std::boxed::Box<Self>, usize), ::serde_json::Error> {
         let mut used = 0;
         let request = match method {
             ServerRequestMethod::Ping => {
-                Self::Ping(PingRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::Ping(PingRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: ::std::option::Option::Some(params),
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ServerRequestMethod::GetTask => {
-                Self::GetTask(GetTaskRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::GetTask(GetTaskRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ServerRequestMethod::GetTaskPayload => {
-                Self::GetTaskPayload(GetTaskPayloadRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::GetTaskPayload(GetTaskPayloadRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ServerRequestMethod::CancelTask => {
-                Self::CancelTask(CancelTaskRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::CancelTask(CancelTaskRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ServerRequestMethod::ListTasks => {
-                Self::ListTasks(ListTasksRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::ListTasks(ListTasksRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: ::std::option::Option::Some(params),
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ServerRequestMethod::CreateMessage => {
-                Self::CreateMessage(CreateMessageRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::CreateMessage(CreateMessageRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ServerRequestMethod::ListRoots => {
-                Self::ListRoots(ListRootsRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: ::std::option::Option::Some(params_at(text, &mut used)?),
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::ListRoots(ListRootsRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: ::std::option::Option::Some(params),
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
             ServerRequestMethod::Elicit => {
-                Self::Elicit(ElicitRequest {
-                    id,
-                    jsonrpc: ::std::default::Default::default(),
-                    method: ::std::default::Default::default(),
-                    params: params_at(text, &mut used)?,
-                    extra: ::std::default::Default::default(),
-                })
+                boxed_at(
+                    text,
+                    &mut used,
+                    move |params| Self::Elicit(ElicitRequest {
+                        id,
+                        jsonrpc: ::std::default::Default::default(),
+                        method: ::std::default::Default::default(),
+                        params: params,
+                        extra: ::std::default::Default::default(),
+                    }),
+                )?
             }
         };
         Ok((request, used))

@@ -166,10 +166,10 @@ impl ServerService {
 pub(super) fn decode_params(
     method: ClientRequestMethod,
     request: InboundRequest<'_>,
-) -> Result<ClientRequest, serde_json::Error> {
+) -> Result<Box<ClientRequest>, serde_json::Error> {
     match request.params_read {
         Some(text) => ClientRequest::from_params_text(method, request.id, text).map(|(r, _)| r),
-        None => ClientRequest::from_parts(method, request.id, request.params),
+        None => ClientRequest::from_parts(method, request.id, request.params).map(Box::new),
     }
 }
 
@@ -253,13 +253,13 @@ impl Service for ServerService {
         // each of those steps would copy it once more. A transport that
         // decoded it while reading the message hands it on.
         let decoded = match request.decoded {
-            Some(decoded) => Ok(*decoded),
+            Some(decoded) => Ok(decoded),
             None => decode_params(method, request),
         };
         match decoded {
             Ok(request) => {
                 let cx = Context::for_request(ctx, state.clone());
-                dispatch(&self.handler, state, cx, request)
+                dispatch(&self.handler, state, cx, *request)
             }
             Err(e) => Err(RpcError::invalid_params(e)),
         }

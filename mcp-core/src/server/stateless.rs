@@ -130,7 +130,7 @@ pub(super) fn serve(
             // kept these `_meta` keys in its params.
             let (decoded, _) = with_request_meta_taken(|| decode_params(method, request));
             match decoded {
-                Ok(request) => request,
+                Ok(request) => *request,
                 Err(e) => return Err(RpcError::invalid_params(e)),
             }
         }

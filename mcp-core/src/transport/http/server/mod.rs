@@ -28,17 +28,18 @@ mod service;
 mod session;
 mod streams;
 
+use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Request, State as Extract};
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
-use axum::routing::any;
 #[cfg(feature = "auth")]
 use axum::routing::get;
 use axum::serve::ListenerExt;
@@ -389,9 +390,7 @@ impl StreamableHttpServer {
     /// (The server is itself a `tower::Service` answering at every path,
     /// for servers other than axum.)
     pub fn router(&self) -> Router {
-        Router::new()
-            .route("/", any(endpoint))
-            .with_state(self.state.clone())
+        Router::new().route_service("/", endpoint(self.state.clone()))
     }
 
     /// The Protected Resource Metadata route (at its well-known path, e.g.
@@ -440,8 +439,7 @@ impl StreamableHttpServer {
             }
         };
         let app = Router::new()
-            .route("/mcp", any(endpoint))
-            .with_state(self.state.clone())
+            .route_service("/mcp", endpoint(self.state.clone()))
             .merge(self.metadata_router());
         let listener = listener.tap_io(|tcp| {
             if let Err(e) = tcp.set_nodelay(true) {
@@ -496,15 +494,53 @@ async fn reap_idle(state: std::sync::Weak<State>) {
     }
 }
 
-/// The endpoint in an axum `Router`: `handle`'s own future (axum boxes it
-/// per request; a wrapping `async fn` would make it larger).
-fn endpoint(
-    Extract(state): Extract<Arc<State>>,
-    request: Request,
-) -> impl Future<Output = Response> {
-    let (parts, body) = request.into_parts();
-    // Shared from here: the future holds a pointer, not the 224-byte head.
-    handle(state, Arc::new(parts), body)
+/// The endpoint as the service a `Router` routes to. A service, not a
+/// handler: axum boxes a handler's future with its extractors and the
+/// request moved through them, and then boxes that once more; a service's
+/// future (here `handle`'s own, named by the type parameter) is boxed once.
+struct Endpoint<F> {
+    state: Arc<State>,
+    handle: fn(Arc<State>, Request) -> F,
+}
+
+/// The endpoint serving with `state`.
+fn endpoint(state: Arc<State>) -> Endpoint<impl Future<Output = Result<Response, Infallible>>> {
+    fn start(
+        state: Arc<State>,
+        request: Request,
+    ) -> impl Future<Output = Result<Response, Infallible>> {
+        let (parts, body) = request.into_parts();
+        // Shared from here: the future holds a pointer, not the 224-byte
+        // head.
+        handle(state, Arc::new(parts), body)
+    }
+    Endpoint {
+        state,
+        handle: start,
+    }
+}
+
+impl<F> Clone for Endpoint<F> {
+    fn clone(&self) -> Self {
+        Self {
+            state: self.state.clone(),
+            handle: self.handle,
+        }
+    }
+}
+
+impl<F: Future<Output = Result<Response, Infallible>>> tower::Service<Request> for Endpoint<F> {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = F;
+
+    fn poll_ready(&mut self, _cx: &mut std::task::Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> F {
+        (self.handle)(self.state.clone(), request)
+    }
 }
 
 /// The endpoint: the shared checks, then the method's handler.
@@ -518,12 +554,12 @@ fn handle(
     state: Arc<State>,
     parts: Arc<http::request::Parts>,
     body: axum::body::Body,
-) -> impl Future<Output = Response> {
+) -> impl Future<Output = Result<Response, Infallible>> {
     async move {
         state.start();
         let guard = match Guarded::check(&parts.headers, &state).await {
             Ok(guard) => guard,
-            Err(rejection) => return rejection.into_response(),
+            Err(rejection) => return Ok(rejection.into_response()),
         };
         let outcome = match parts.method {
             Method::POST => match PostBody::read(parts, body, &state, guard.body).await {
@@ -538,6 +574,6 @@ fn handle(
             Method::DELETE => delete::delete(&state, &parts.headers, guard.identity.as_ref()).await,
             _ => Err(Rejection::MethodNotAllowed),
         };
-        outcome.unwrap_or_else(IntoResponse::into_response)
+        Ok(outcome.unwrap_or_else(IntoResponse::into_response))
     }
 }

@@ -110,9 +110,7 @@ fn read_for_session(text: &str) -> Option<Inbound<'_>> {
     let read = decode_request_at_once(text, |method, rest| {
         let method = ClientRequestMethod::from_name(method)?;
         // The id is set once read (it may follow the params).
-        let (decoded, used) =
-            ClientRequest::from_params_text(method, RequestId::Integer(0), rest).ok()?;
-        Some((Box::new(decoded), used))
+        ClientRequest::from_params_text(method, RequestId::Integer(0), rest).ok()
     })?;
     let (mut request, mut decoded) = read.into_request();
     *decoded.id_mut() = request.id.clone();
@@ -137,7 +135,7 @@ fn read_at_once<'a>(heads: &McpHeads, text: &'a str) -> Option<RequestAtOnce<'a,
             ClientRequest::from_params_text(method, RequestId::Integer(0), rest)
         });
         let (decoded, used) = decoded.ok()?;
-        let read = typed_meta(Box::new(decoded), &taken, rest.get(..used))?;
+        let read = typed_meta(decoded, &taken, rest.get(..used))?;
         Some((read, used))
     })
 }

@@ -78,7 +78,7 @@ where
             std::sync::Arc::new(parts),
             axum::body::Body::new(body),
         );
-        Box::pin(async move { Ok(answer.await.map(ResponseBody)) })
+        Box::pin(async move { answer.await.map(|response| response.map(ResponseBody)) })
     }
 }
 
