@@ -3,10 +3,11 @@
 //! An answer ready at once is the response body straight away; one that
 //! takes longer reaches the response through the session's outlet.
 
-use std::future::Future;
+use std::future::{Future, ready};
 use std::sync::Arc;
 
 use axum::response::{IntoResponse, Response};
+use futures::future::Either;
 use http::request::Parts;
 use http::{HeaderValue, StatusCode};
 use tokio::sync::mpsc;
@@ -47,130 +48,192 @@ struct Head {
     clippy::manual_async_fn,
     reason = "an async fn would hold its arguments twice (see above)"
 )]
-pub(super) fn serve(
-    state: &Arc<State>,
+pub(super) fn serve<'a>(
+    state: &'a Arc<State>,
     identity: Option<Arc<AuthInfo>>,
-    mcp: &McpHeads,
+    mcp: &'a McpHeads,
     body: PostBody,
-) -> impl Future<Output = Result<Response, Rejection>> {
+) -> impl Future<Output = Result<Response, Rejection>> + 'a {
     async move {
-        let PostBody {
-            parts,
-            accepts,
-            text,
-        } = body;
-        let headers = &parts.headers;
-        // Decoded once; a request of a revision without sessions
-        // (2026-07-28) is checked against its headers here and served alone.
-        let (decoded, route) = modern::route(headers, mcp, &text);
-        let meta = match route {
-            Route::Sessions => None,
-            Route::Stateless(meta) => Some(meta),
-            Route::Answered(response) => return Ok(response),
-        };
-        let version = match meta {
-            Some(_) => None,
-            None => claimed_version(mcp.version.as_ref())?,
-        };
-        let (request_id, is_initialize) = match &decoded {
-            // A well-formed message with bad params goes to its session like any
-            // other: a request is answered -32602, a notification dropped.
-            Err(e) if e.method.is_some() => (
-                e.id.clone(),
-                e.method.as_deref() == Some(methods::INITIALIZE),
-            ),
-            Err(e) => return Ok(rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)),
-            Ok(Inbound::Request(r)) => {
-                // Scopes of the method (and of the tool, for tools/call).
-                #[cfg(feature = "auth")]
-                if let (Some(resource), Some(info)) = (&state.config.protected_resource, &identity)
-                {
-                    if resource.has_operation_scopes() {
-                        let tool = (r.method == methods::TOOLS_CALL)
-                            .then(|| tool_name(r.params_text()))
-                            .flatten();
-                        if let Err(rejection) = resource.authorize(info, &r.method, tool.as_deref())
-                        {
-                            return Ok(rejection.into_response());
-                        }
+        // Only the future `plan` picks is held across the await, not what
+        // it decided on (the decoded message, its route): this future is
+        // nested in the one axum boxes per request. (The body's fields are
+        // used where they are: bound to locals, they would be held twice.)
+        plan(state, identity, mcp, body.parts, body.accepts, &body.text).await
+    }
+}
+
+/// Decodes the message `text`, once, and picks how it is served: standing
+/// alone (2026-07-28), in a session of its own (legacy stateless mode), or
+/// in its session; returns that serving, or the answer when one is due at
+/// once.
+fn plan<'a>(
+    state: &'a Arc<State>,
+    identity: Option<Arc<AuthInfo>>,
+    mcp: &'a McpHeads,
+    parts: Arc<Parts>,
+    accepts: Accepts,
+    text: &'a str,
+) -> impl Future<Output = Result<Response, Rejection>> + 'a {
+    let done = |outcome| Either::Left(ready(outcome));
+    // Decoded once; a request of a revision without sessions (2026-07-28)
+    // is checked against its headers here and served alone.
+    let (decoded, route) = modern::route(&parts.headers, mcp, text);
+    let meta = match route {
+        Route::Sessions => None,
+        Route::Stateless(meta) => Some(meta),
+        Route::Answered(response) => return done(Ok(response)),
+    };
+    let version = match meta {
+        Some(_) => None,
+        None => match claimed_version(mcp.version.as_ref()) {
+            Ok(version) => version,
+            Err(rejection) => return done(Err(rejection)),
+        },
+    };
+    let (request_id, is_initialize) = match &decoded {
+        // A well-formed message with bad params goes to its session like any
+        // other: a request is answered -32602, a notification dropped.
+        Err(e) if e.method.is_some() => (
+            e.id.clone(),
+            e.method.as_deref() == Some(methods::INITIALIZE),
+        ),
+        Err(e) => {
+            let response = rpc_error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
+            return done(Ok(response));
+        }
+        Ok(Inbound::Request(r)) => {
+            // Scopes of the method (and of the tool, for tools/call).
+            #[cfg(feature = "auth")]
+            if let (Some(resource), Some(info)) = (&state.config.protected_resource, &identity) {
+                if resource.has_operation_scopes() {
+                    let tool = (r.method == methods::TOOLS_CALL)
+                        .then(|| tool_name(r.params_text()))
+                        .flatten();
+                    if let Err(rejection) = resource.authorize(info, &r.method, tool.as_deref()) {
+                        return done(Ok(rejection.into_response()));
                     }
                 }
-                (Some(r.id.clone()), r.method == methods::INITIALIZE)
             }
-            Ok(_) => (None, false),
-        };
-        if let Some(meta) = meta {
-            let head = Head {
-                accepts,
-                parts: parts.clone(),
+            (Some(r.id.clone()), r.method == methods::INITIALIZE)
+        }
+        Ok(_) => (None, false),
+    };
+    let head = Head { accepts, parts };
+    if let Some(meta) = meta {
+        let alone = serve_alone(state, identity, head, decoded, meta);
+        return Either::Right(Either::Left(alone));
+    }
+    if state.config.stateless {
+        // Every POST is a session of its own; initialize itself is answered
+        // for clients that send it.
+        let preset = (!is_initialize).then(|| version.unwrap_or(ProtocolVersion::LATEST));
+        let one_shot = serve_one_shot(state, identity, head, decoded, request_id, preset, version);
+        return Either::Right(Either::Right(Either::Left(one_shot)));
+    }
+    let session = SessionPost {
+        identity,
+        text,
+        decoded,
+        request_id,
+        created: is_initialize && mcp.session.is_none(),
+        head,
+        version,
+    };
+    // Boxed: it is the largest of the three by far (a session is looked up,
+    // served, persisted), and inline it would make the endpoint future of
+    // every POST too large for the allocator's per-thread cache (glibc's
+    // takes blocks up to 1,032 bytes: a larger one costs a slower path and
+    // a cold block each request). Two cached blocks cost less than one
+    // uncached.
+    let in_session = Box::pin(session.serve(state, mcp));
+    Either::Right(Either::Right(Either::Right(in_session)))
+}
+
+/// A POST to serve in its session (a revision with sessions).
+struct SessionPost<'a> {
+    identity: Option<Arc<AuthInfo>>,
+    text: &'a str,
+    decoded: Decoded<'a>,
+    request_id: Option<RequestId>,
+    /// An `initialize` without a session id: it opens one.
+    created: bool,
+    head: Head,
+    version: Option<ProtocolVersion>,
+}
+
+impl<'a> SessionPost<'a> {
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an async fn would hold its arguments twice (see above)"
+    )]
+    fn serve(
+        self,
+        state: &'a Arc<State>,
+        mcp: &'a McpHeads,
+    ) -> impl Future<Output = Result<Response, Rejection>> + 'a {
+        async move {
+            // Fields used where they are, not bound to locals first: the
+            // future would hold them twice.
+            let created = self.created;
+            let session = if created {
+                session::create(state)?
+            } else {
+                session::existing(state, mcp.session()).await?
             };
-            return Ok(serve_alone(state, identity, head, decoded, meta).await);
-        }
-        if state.config.stateless {
-            // Every POST is a session of its own; initialize itself is answered
-            // for clients that send it.
-            let preset = (!is_initialize).then(|| version.unwrap_or(ProtocolVersion::LATEST));
-            let head = Head {
-                accepts,
-                parts: parts.clone(),
+            session::bind_identity(&session.engine, self.identity.as_ref())?;
+            let Some(id) = self.request_id else {
+                // Notifications and responses: hand over and acknowledge.
+                if session.closed().is_cancelled() {
+                    return Err(Rejection::SessionNotFound("Session not found"));
+                }
+                if let Ok(Inbound::Response(response)) = &self.decoded {
+                    // An answer to a request another replica sent goes there.
+                    session::route_answer(state, &session, response.id.as_ref(), self.text).await;
+                }
+                let _ = session.engine.handle(self.decoded, None);
+                // `notifications/initialized` changes what other replicas must know.
+                session::persist(state, &session, session::Reach::Hint).await?;
+                return Ok(StatusCode::ACCEPTED.into_response());
             };
-            return serve_one_shot(state, identity, head, decoded, request_id, preset, version)
-                .await;
-        }
-        let created = is_initialize && mcp.session.is_none();
-        let session = if created {
-            session::create(state)?
-        } else {
-            session::existing(state, mcp.session()).await?
-        };
-        session::bind_identity(&session.engine, identity.as_ref())?;
-        let Some(id) = request_id else {
-            // Notifications and responses: hand over and acknowledge.
-            if session.closed().is_cancelled() {
-                return Err(Rejection::SessionNotFound("Session not found"));
-            }
-            if let Ok(Inbound::Response(response)) = &decoded {
-                // An answer to a request another replica sent goes there.
-                session::route_answer(state, &session, response.id.as_ref(), &text).await;
-            }
-            let _ = session.engine.handle(decoded, None);
-            // `notifications/initialized` changes what other replicas must know.
-            session::persist(state, &session, session::Reach::Hint).await?;
-            return Ok(StatusCode::ACCEPTED.into_response());
-        };
-        let head = Head {
-            accepts,
-            parts: parts.clone(),
-        };
-        let (mut response, failed_initialize) =
-            serve_in_session(state, &session, id, decoded, head, version, created).await?;
-        if failed_initialize {
-            // An initialize that failed (bad params) leaves no session behind:
-            // the client gets the error and no session id to use.
-            lock(&state.sessions).remove(&session.id);
-            session.terminate();
-            return Ok(response);
-        }
-        let reach = if created {
-            session::Reach::Created
-        } else {
-            session::Reach::Everywhere
-        };
-        if let Err(rejection) = session::persist(state, &session, reach).await {
-            if created {
-                // A session other replicas cannot find is no session.
+            let (mut response, failed_initialize) = serve_in_session(
+                state,
+                &session,
+                id,
+                self.decoded,
+                self.head,
+                self.version,
+                created,
+            )
+            .await?;
+            if failed_initialize {
+                // An initialize that failed (bad params) leaves no session behind:
+                // the client gets the error and no session id to use.
                 lock(&state.sessions).remove(&session.id);
                 session.terminate();
+                return Ok(response);
             }
-            return Err(rejection);
+            let reach = if created {
+                session::Reach::Created
+            } else {
+                session::Reach::Everywhere
+            };
+            if let Err(rejection) = session::persist(state, &session, reach).await {
+                if created {
+                    // A session other replicas cannot find is no session.
+                    lock(&state.sessions).remove(&session.id);
+                    session.terminate();
+                }
+                return Err(rejection);
+            }
+            // The id goes out with the answer that creates the session (spec:
+            // "on the HTTP response containing the InitializeResult"); a client
+            // has it from then on, so later answers need not repeat it.
+            if created && let Ok(value) = HeaderValue::from_str(&session.id) {
+                response.headers_mut().insert(SESSION_HEADER, value);
+            }
+            Ok(response)
         }
-        // The id goes out with the answer that creates the session (spec:
-        // "on the HTTP response containing the InitializeResult"); a client
-        // has it from then on, so later answers need not repeat it.
-        if created && let Ok(value) = HeaderValue::from_str(&session.id) {
-            response.headers_mut().insert(SESSION_HEADER, value);
-        }
-        Ok(response)
     }
 }
 
@@ -327,12 +390,12 @@ fn serve_alone(
     head: Head,
     decoded: Decoded<'_>,
     meta: Box<RequestMeta>,
-) -> impl Future<Output = Response> {
+) -> impl Future<Output = Result<Response, Rejection>> {
     async move {
         let Head { accepts, parts } = head;
         let Ok(Inbound::Request(request)) = decoded else {
             // `modern::route` serves only requests this way.
-            return Rejection::Internal("not a request".into()).into_response();
+            return Err(Rejection::Internal("not a request".into()));
         };
         let id = request.id.clone();
         let sink = Alone::new(Some(id.clone()));
@@ -353,7 +416,7 @@ fn serve_alone(
             end_session: false,
             priming: None,
         };
-        lone.finish(reply, accepts).await
+        Ok(lone.finish(reply, accepts).await)
     }
 }
 
