@@ -249,9 +249,9 @@ impl Service for ServerService {
             }
             (_, true) => {}
         }
-        // Matched, not `map_err(..)?`: the request is some 650 bytes, and
-        // each of those steps would copy it once more. A transport that
-        // decoded it while reading the message hands it on.
+        // A transport that decoded the request while reading the message
+        // hands it on, in its box; it leaves the box (some 650 bytes) only
+        // for the dispatch.
         let decoded = match request.decoded {
             Some(decoded) => Ok(decoded),
             None => decode_params(method, request),

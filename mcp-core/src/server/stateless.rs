@@ -119,8 +119,7 @@ pub(super) fn serve(
     } else {
         None
     };
-    // Matched, not `map_err(..)?` (see `ServerService::request`). The
-    // `_meta` keys read into `meta` are not kept again in the params; a
+    // The `_meta` keys read into `meta` are not kept again in the params; a
     // transport that decoded them in the pass that read `meta` hands the
     // request on.
     let request = match meta.request.take() {

@@ -34,7 +34,6 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
 use std::time::Duration;
 
 use axum::Router;
@@ -494,53 +493,27 @@ async fn reap_idle(state: std::sync::Weak<State>) {
     }
 }
 
-/// The endpoint as the service a `Router` routes to. A service, not a
-/// handler: axum boxes a handler's future with its extractors and the
-/// request moved through them, and then boxes that once more; a service's
-/// future (here `handle`'s own, named by the type parameter) is boxed once.
-struct Endpoint<F> {
+/// The endpoint serving with `state`, as the service a `Router` routes
+/// to. A service, not a handler: axum boxes a handler's future with its
+/// extractors and the request moved through them, and then boxes that once
+/// more; a service's future (here `handle`'s own) is boxed once.
+fn endpoint(
     state: Arc<State>,
-    handle: fn(Arc<State>, Request) -> F,
-}
-
-/// The endpoint serving with `state`.
-fn endpoint(state: Arc<State>) -> Endpoint<impl Future<Output = Result<Response, Infallible>>> {
-    fn start(
-        state: Arc<State>,
-        request: Request,
-    ) -> impl Future<Output = Result<Response, Infallible>> {
+) -> impl tower::Service<
+    Request,
+    Response = Response,
+    Error = Infallible,
+    Future = impl Future<Output = Result<Response, Infallible>> + Send + 'static,
+> + Clone
++ Send
++ Sync
++ 'static {
+    tower::service_fn(move |request: Request| {
         let (parts, body) = request.into_parts();
         // Shared from here: the future holds a pointer, not the 224-byte
         // head.
-        handle(state, Arc::new(parts), body)
-    }
-    Endpoint {
-        state,
-        handle: start,
-    }
-}
-
-impl<F> Clone for Endpoint<F> {
-    fn clone(&self) -> Self {
-        Self {
-            state: self.state.clone(),
-            handle: self.handle,
-        }
-    }
-}
-
-impl<F: Future<Output = Result<Response, Infallible>>> tower::Service<Request> for Endpoint<F> {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = F;
-
-    fn poll_ready(&mut self, _cx: &mut std::task::Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> F {
-        (self.handle)(self.state.clone(), request)
-    }
+        handle(state.clone(), Arc::new(parts), body)
+    })
 }
 
 /// The endpoint: the shared checks, then the method's handler.
