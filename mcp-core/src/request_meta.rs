@@ -42,9 +42,9 @@ pub(crate) struct RequestMeta {
     /// The request's `progressToken`, read in the same pass.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) progress_token: Option<ProgressToken>,
-    /// Over Streamable HTTP, a `tools/call`'s tool name and its
-    /// `Mcp-Param-*` headers, to check against the tool's declarations.
-    pub(crate) sent_params: Option<(String, crate::param_headers::SentParams)>,
+    /// Over Streamable HTTP, a `tools/call`'s `Mcp-Param-*` headers, to
+    /// check against its tool's declarations.
+    pub(crate) sent_params: Option<crate::param_headers::SentParams>,
     /// Whether the params hold `inputResponses` or `requestState`, when a
     /// transport's pass over them found out; `None`: search their text.
     #[cfg_attr(not(feature = "server"), allow(dead_code))]

@@ -7,7 +7,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use indexmap::IndexMap;
+use crate::fast_map::FastIndexMap;
 
 use super::catalog::{Catalog, Offers};
 use super::registry::{CompletionFn, Parts};
@@ -27,10 +27,10 @@ pub struct ServerBuilder {
     page_size: usize,
     config: SessionConfig,
     offers: Offers,
-    tools: IndexMap<String, ToolDef>,
-    resources: IndexMap<String, ResourceDef>,
-    templates: IndexMap<String, ResourceTemplateDef>,
-    prompts: IndexMap<String, PromptDef>,
+    tools: FastIndexMap<String, ToolDef>,
+    resources: FastIndexMap<String, ResourceDef>,
+    templates: FastIndexMap<String, ResourceTemplateDef>,
+    prompts: FastIndexMap<String, PromptDef>,
     completion: Option<CompletionFn>,
     tasks: Option<TaskConfig>,
     bus: Option<ChangeBus>,
@@ -198,10 +198,10 @@ impl Server {
             page_size: 100,
             config: SessionConfig::default(),
             offers: Offers::default(),
-            tools: IndexMap::new(),
-            resources: IndexMap::new(),
-            templates: IndexMap::new(),
-            prompts: IndexMap::new(),
+            tools: FastIndexMap::default(),
+            resources: FastIndexMap::default(),
+            templates: FastIndexMap::default(),
+            prompts: FastIndexMap::default(),
             completion: None,
             tasks: None,
             bus: None,

@@ -10,13 +10,13 @@
 
 use std::sync::Arc;
 
-use indexmap::IndexMap;
 use serde_json::Map;
 
 use super::registry::CompletionFn;
 #[cfg(feature = "http-server")]
 use super::stateless::Profile;
 use super::{PromptDef, ResourceDef, ResourceTemplateDef, ServerInfo, ToolDef};
+use crate::fast_map::FastIndexMap;
 use crate::schema::{
     ClientRequestMethod, Implementation, ServerCapabilities, ServerCapabilitiesPrompts,
     ServerCapabilitiesResources, ServerCapabilitiesTasks, ServerCapabilitiesTasksRequests,
@@ -89,10 +89,10 @@ pub(super) struct Catalog {
     /// Whether the server has been served: from then on what it offers is
     /// settled (see [`Catalog::settle`]).
     pub(super) served: bool,
-    pub(super) tools: Arc<IndexMap<String, ToolDef>>,
-    pub(super) resources: Arc<IndexMap<String, ResourceDef>>,
-    pub(super) templates: Arc<IndexMap<String, ResourceTemplateDef>>,
-    pub(super) prompts: Arc<IndexMap<String, PromptDef>>,
+    pub(super) tools: Arc<FastIndexMap<String, ToolDef>>,
+    pub(super) resources: Arc<FastIndexMap<String, ResourceDef>>,
+    pub(super) templates: Arc<FastIndexMap<String, ResourceTemplateDef>>,
+    pub(super) prompts: Arc<FastIndexMap<String, PromptDef>>,
     pub(super) completion: Option<CompletionFn>,
     pub(super) tasks: Option<Arc<TaskManager>>,
     /// Worked out by [`Catalog::derive`] after every change.

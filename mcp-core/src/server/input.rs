@@ -213,11 +213,7 @@ impl InputRound {
     fn ending(&self, waker: &Waker) -> Option<Result<Box<RawValue>, RpcError>> {
         let mut asked = lock(&self.asked);
         if let Some(missing) = asked.missing.take() {
-            return Some(Err(RpcError::new(
-                ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                "the request needs client capabilities it did not declare",
-            )
-            .with_data(json!({ "requiredCapabilities": missing }))));
+            return Some(Err(missing_error(missing)));
         }
         if asked.questions.is_empty() {
             asked.waker = Some(waker.clone());
@@ -227,6 +223,11 @@ impl InputRound {
         let carry = asked.carry.take();
         drop(asked);
         Some(self.input_required(questions, carry))
+    }
+
+    /// -32021 if the handler needed a capability the client lacks.
+    fn missing_capability(&self) -> Option<RpcError> {
+        lock(&self.asked).missing.take().map(missing_error)
     }
 
     fn input_required(
@@ -266,15 +267,24 @@ pub(crate) fn poll(
 ) -> Poll<Result<Box<RawValue>, RpcError>> {
     if let Poll::Ready(answer) = handler.as_mut().poll(cx) {
         // A missing capability wins over what the handler made of it.
-        return Poll::Ready(match round.ending(cx.waker()) {
-            Some(Err(e)) => Err(e),
-            _ => answer,
+        return Poll::Ready(match round.missing_capability() {
+            Some(e) => Err(e),
+            None => answer,
         });
     }
     match round.ending(cx.waker()) {
         Some(end) => Poll::Ready(end),
         None => Poll::Pending,
     }
+}
+
+/// -32021, naming the capabilities that were missing.
+fn missing_error(missing: Map<String, Value>) -> RpcError {
+    RpcError::new(
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        "the request needs client capabilities it did not declare",
+    )
+    .with_data(json!({ "requiredCapabilities": missing }))
 }
 
 /// Whether params text may hold `inputResponses` or `requestState`.

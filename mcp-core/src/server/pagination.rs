@@ -6,8 +6,8 @@ use indexmap::IndexMap;
 use crate::jsonrpc::RpcError;
 
 /// One page of `items` starting at `cursor`, and the cursor of the next page.
-pub(crate) fn page<T: Clone>(
-    items: &IndexMap<String, T>,
+pub(crate) fn page<T: Clone, S: std::hash::BuildHasher>(
+    items: &IndexMap<String, T, S>,
     cursor: Option<&str>,
     size: usize,
 ) -> Result<(Vec<T>, Option<String>), RpcError> {

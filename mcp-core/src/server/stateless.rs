@@ -27,7 +27,7 @@ use crate::jsonrpc::{ErrorCode, InboundRequest, RpcError};
 use crate::param_headers;
 use crate::request_meta::{self, RequestMeta, SERVER_INFO};
 use crate::schema::{
-    DiscoverResult, DiscoverResultCacheScope, JsonObject, ServerCapabilities,
+    ClientRequest, DiscoverResult, DiscoverResultCacheScope, JsonObject, ServerCapabilities,
     with_request_meta_taken,
 };
 use crate::session::{AloneFuture, RequestContext, RequestFuture};
@@ -100,8 +100,8 @@ pub(super) fn serve(
     if !method.in_revision(version) || !offers.allows(method) {
         return Err(RpcError::method_not_found(method.as_str()));
     }
-    if let Some((tool, sent)) = &meta.sent_params {
-        check_param_headers(handler.as_ref(), tool, sent, request.params_text())?;
+    if let Some(sent) = &meta.sent_params {
+        check_param_headers(handler.as_ref(), meta.request.as_deref(), &request, sent)?;
     }
     // Requests the table says an input-required result may answer run in a
     // round: their requestState is checked before anything else.
@@ -170,25 +170,38 @@ impl Future for Answer {
 
 /// SEP-2243 on the server: the `Mcp-Param-*` headers of a `tools/call`
 /// must repeat the arguments its tool marks `x-mcp-header` (-32020). The
-/// arguments are read only for a tool that marks any.
+/// call is read from `decoded` when the transport decoded it, else from
+/// the params' text.
 fn check_param_headers(
     handler: &dyn ServerHandler,
-    tool: &str,
+    decoded: Option<&ClientRequest>,
+    request: &InboundRequest<'_>,
     sent: &param_headers::SentParams,
-    params: Option<&str>,
 ) -> Result<(), RpcError> {
     #[derive(serde::Deserialize)]
-    struct Arguments {
+    struct Call {
+        name: String,
         arguments: Option<Map<String, Value>>,
     }
+    let read;
+    let (tool, arguments) = match decoded {
+        Some(ClientRequest::CallTool(call)) => (&call.params.name, call.params.arguments.as_ref()),
+        _ => {
+            // Params that do not read are the dispatch's to refuse (-32602).
+            let Some(call) = request
+                .params_text()
+                .and_then(|p| serde_json::from_str::<Call>(p).ok())
+            else {
+                return Ok(());
+            };
+            read = call;
+            (&read.name, read.arguments.as_ref())
+        }
+    };
     let Some(declared) = handler.header_params(tool).filter(|d| !d.is_empty()) else {
         return Ok(());
     };
-    // Params that do not read are the dispatch's to refuse (-32602).
-    let Some(Arguments { arguments }) = params.and_then(|p| serde_json::from_str(p).ok()) else {
-        return Ok(());
-    };
-    param_headers::check_sent(&declared.0, arguments.as_ref(), sent)
+    param_headers::check_sent(&declared.0, arguments, sent)
         .map_err(|e| RpcError::new(ErrorCode::HEADER_MISMATCH, format!("Header mismatch: {e}")))
 }
 

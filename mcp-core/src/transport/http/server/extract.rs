@@ -1,12 +1,12 @@
 //! The checks every request of the endpoint passes, with typed rejections:
 //! header size, Host/Origin, bearer token ([`Guarded::check`], which reads
-//! the head in one pass); and for a POST, media types, body size
-//! and UTF-8 ([`PostBody::read`]). A rejection is an HTTP error with a
+//! the head in one pass); and for a POST, media types and body size
+//! ([`PostBody::read`]), and UTF-8 ([`PostBody::text`]). A rejection is an HTTP error with a
 //! JSON-RPC error body.
 
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::response::{IntoResponse, Response};
 use http::header::{ACCEPT, ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use http::request::Parts;
@@ -337,16 +337,18 @@ impl Accepts {
     }
 }
 
-/// A POST's head (which handlers may read) and its body as text, checked.
+/// A POST's head (which handlers may read) and its body, within the size
+/// limit. The body stays the buffer it was read into: its text is checked
+/// as UTF-8 where it is read ([`PostBody::text`]), not copied out.
 pub(super) struct PostBody {
     pub(super) parts: Arc<Parts>,
     pub(super) accepts: Accepts,
-    pub(super) text: String,
+    pub(super) body: Bytes,
 }
 
 impl PostBody {
     /// Checks the media types (as [`Guarded`] found them) and reads the
-    /// body, within the size limit, as UTF-8 text.
+    /// body, within the size limit.
     pub(super) async fn read(
         parts: Arc<Parts>,
         body: Body,
@@ -363,15 +365,20 @@ impl PostBody {
             ));
         }
         let limit = state.config.max_body_size;
-        let bytes = axum::body::to_bytes(body, limit)
+        let body = axum::body::to_bytes(body, limit)
             .await
             .map_err(|_| Rejection::PayloadTooLarge { limit })?;
-        let text = String::from_utf8(bytes.into()).map_err(|_| Rejection::NotUtf8)?;
         Ok(Self {
             parts,
             accepts,
-            text,
+            body,
         })
+    }
+
+    /// The body as text: it must be UTF-8. (A function of the body alone,
+    /// so that the other fields can be moved out while it is borrowed.)
+    pub(super) fn text(body: &Bytes) -> Result<&str, Rejection> {
+        std::str::from_utf8(body).map_err(|_| Rejection::NotUtf8)
     }
 }
 

@@ -5,6 +5,8 @@
 //! is answered at once with its status (400, or 404 for an unknown method).
 //! It also decodes every POST's body, once, for either kind of request.
 
+use std::borrow::Cow;
+
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -256,13 +258,13 @@ impl<'a> Read<'a> {
     /// What `Mcp-Name` must repeat: the tool or prompt name, or the
     /// resource URI, of the requests that have one; for an extension
     /// method, the param the extension method table names (`taskId`).
-    fn named(&self, method: RequestMethod) -> Option<String> {
+    fn named(&self, method: RequestMethod) -> Option<Cow<'_, str>> {
         let head = match self {
             Self::Decoded(request) => {
                 return match request.as_ref() {
-                    ClientRequest::CallTool(r) => Some(r.params.name.clone()),
-                    ClientRequest::GetPrompt(r) => Some(r.params.name.clone()),
-                    ClientRequest::ReadResource(r) => Some(r.params.uri.clone()),
+                    ClientRequest::CallTool(r) => Some(Cow::Borrowed(&r.params.name)),
+                    ClientRequest::GetPrompt(r) => Some(Cow::Borrowed(&r.params.name)),
+                    ClientRequest::ReadResource(r) => Some(Cow::Borrowed(&r.params.uri)),
                     _ => None,
                 };
             }
@@ -278,7 +280,7 @@ impl<'a> Read<'a> {
                 NameParam::TaskId => head.task_id,
             },
         };
-        serde_json::from_str(field?.get()).ok()
+        serde_json::from_str(field?.get()).ok().map(Cow::Owned)
     }
 }
 
@@ -401,7 +403,7 @@ fn check(
             .and_then(text_of)
             .map(|h| (h, param_headers::decode_value(h)))
         {
-            Some((_, Ok(decoded))) if decoded == name => {}
+            Some((_, Ok(decoded))) if decoded == *name => {}
             Some((_, Err(e))) => return Err(mismatch(format!("Mcp-Name: {e}"))),
             Some((h, _)) => {
                 return Err(mismatch(format!(
@@ -416,7 +418,7 @@ fn check(
             } else {
                 Vec::new()
             };
-            meta.sent_params = Some((name, sent));
+            meta.sent_params = Some(sent);
         }
     }
     if let Read::Decoded(decoded) = read {
@@ -510,7 +512,7 @@ mod tests {
             Read::of(&request)
                 .0
                 .named(RequestMethod::Core(ClientRequestMethod::CallTool)),
-            Some("echo".into())
+            Some(Cow::Borrowed("echo"))
         );
 
         // Bad params, a bad `_meta`, a key written twice, no claim at all:

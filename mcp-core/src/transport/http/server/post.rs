@@ -59,7 +59,8 @@ pub(super) fn serve<'a>(
         // it decided on (the decoded message, its route): this future is
         // nested in the one axum boxes per request. (The body's fields are
         // used where they are: bound to locals, they would be held twice.)
-        plan(state, identity, mcp, body.parts, body.accepts, &body.text).await
+        let text = PostBody::text(&body.body)?;
+        plan(state, identity, mcp, body.parts, body.accepts, text).await
     }
 }
 
