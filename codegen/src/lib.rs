@@ -304,8 +304,12 @@ fn module(
 
     let (table, method_names) = consts::method_table(&unions);
     let mut ours = match methods_at {
-        Methods::Own => table,
-        Methods::Shared => quote::quote! { use super::methods; },
+        Methods::Own => {
+            let mut own = table;
+            own.extend(catch_all::extra_type());
+            own
+        }
+        Methods::Shared => quote::quote! { use super::{methods, Extra}; },
     };
     ours.extend(consts::const_types(&synthesized.consts, &method_names));
     ours.extend(consts::exact_json_types());

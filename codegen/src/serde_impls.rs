@@ -314,7 +314,7 @@ impl StructSpec {
         });
         let (extra_local, unknown, extra_build) = match &self.extra {
             Some(extra) => (
-                quote! { let mut #extra = ::serde_json::Map::new(); },
+                quote! { let mut #extra = Extra::new(); },
                 quote! {
                     serde_support::FieldKey::Unknown(key) => {
                         #extra.insert(key, map.next_value()?);
@@ -446,7 +446,7 @@ fn integer_type(ty: &Type) -> Option<&'static str> {
 }
 
 fn is_json_map(ty: &Type) -> bool {
-    last_segment(ty).is_some_and(|s| s.ident == "Map")
+    last_segment(ty).is_some_and(|s| s.ident == "Map" || s.ident == "Extra")
 }
 
 /// typify's impls for integer newtypes (constant error codes) read with

@@ -170,7 +170,7 @@ fn call_tool_request() -> impl Strategy<Value = CallToolRequest> {
     )
         .prop_map(|(progress_token, extra)| CallToolRequestParamsMeta {
             progress_token,
-            extra,
+            extra: extra.into(),
         });
     (
         request_id(),
@@ -262,7 +262,7 @@ fn initialize_request() -> impl Strategy<Value = InitializeRequest> {
     let meta = proptest::option::of(proptest::option::of(progress_token())).prop_map(|m| {
         m.map(|progress_token| InitializeRequestParamsMeta {
             progress_token,
-            extra: Map::new(),
+            extra: Default::default(),
         })
     });
     let version = prop_oneof![
@@ -383,7 +383,7 @@ proptest! {
             jsonrpc: JsonRpcVersion,
             ..JsonrpcResultResponse::new(id, BaseResult {
                 meta,
-                extra: result,
+                extra: result.into(),
                 ..BaseResult::new()
             })
         };

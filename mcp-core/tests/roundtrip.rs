@@ -1350,7 +1350,7 @@ fn task_messages_keep_ttl_null_and_related_task() {
             .contains_key("io.modelcontextprotocol/related-task")
     );
     let as_call: CallToolResult =
-        serde_json::from_value(Value::Object(payload.extra.clone())).unwrap();
+        serde_json::from_value(Value::Object(payload.extra.clone().into_map())).unwrap();
     assert_eq!(as_call.is_error, Some(false));
 
     // CreateTaskResult answers a task-augmented call.

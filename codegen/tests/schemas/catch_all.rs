@@ -8,7 +8,7 @@ pub struct Choices {
     pub any_of: ::std::vec::Vec<ChoicesAnyOfItem>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ChoicesAnyOfItem`
 #[derive(Clone, Debug, PartialEq)]
@@ -17,7 +17,7 @@ pub struct ChoicesAnyOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Unknown keys are an error.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,7 +31,7 @@ pub struct Failure {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`FailureCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -83,7 +83,7 @@ pub struct Limits {
     pub ttl: ::std::option::Option<i64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`LimitsNested`
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -91,7 +91,7 @@ pub struct LimitsNested {
     pub depth: ::std::option::Option<i64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An output schema that may be any JSON Schema.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,7 +101,7 @@ pub struct Tool {
     pub output_schema: ::std::option::Option<AnySchema>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /// Error types.
 pub mod error {
@@ -469,7 +469,7 @@ impl<'de> ::serde::Deserialize<'de> for Choices {
                 mut map: A,
             ) -> ::std::result::Result<Choices, A::Error> {
                 let mut field_any_of = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Choices::json_key))?
                 {
@@ -540,7 +540,7 @@ impl<'de> ::serde::Deserialize<'de> for ChoicesAnyOfItem {
             ) -> ::std::result::Result<ChoicesAnyOfItem, A::Error> {
                 let mut field_const_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ChoicesAnyOfItem::json_key),
@@ -687,7 +687,7 @@ impl<'de> ::serde::Deserialize<'de> for Failure {
             ) -> ::std::result::Result<Failure, A::Error> {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Failure::json_key))?
                 {
@@ -774,7 +774,7 @@ impl<'de> ::serde::Deserialize<'de> for Limits {
                 let mut field_nested = ::std::option::Option::None;
                 let mut field_size = ::std::option::Option::None;
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Limits::json_key))?
                 {
@@ -869,7 +869,7 @@ impl<'de> ::serde::Deserialize<'de> for LimitsNested {
                 mut map: A,
             ) -> ::std::result::Result<LimitsNested, A::Error> {
                 let mut field_depth = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(LimitsNested::json_key))?
                 {
@@ -950,7 +950,7 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
                 let mut field_input_schema = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_output_schema = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Tool::json_key))?
                 {
@@ -997,6 +997,110 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
 /// The name of every MCP method, each written once; everything else
 /// refers to these constants.
 pub mod methods {}
+/// Properties a schema does not name, kept as received (forward
+/// compatibility): a `serde_json::Map` to read and write through
+/// `Deref`/`DerefMut`, one pointer wide while empty.
+#[derive(Clone, Default)]
+pub struct Extra(
+    ::std::option::Option<
+        ::std::boxed::Box<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    >,
+);
+impl Extra {
+    /// No properties.
+    pub fn new() -> Self {
+        Self(None)
+    }
+    /// The properties as a map.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0.map(|map| *map).unwrap_or_default()
+    }
+}
+impl ::std::ops::Deref for Extra {
+    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+    fn deref(&self) -> &Self::Target {
+        static EMPTY: ::std::sync::OnceLock<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        > = ::std::sync::OnceLock::new();
+        match &self.0 {
+            ::std::option::Option::Some(map) => map,
+            ::std::option::Option::None => EMPTY.get_or_init(::serde_json::Map::new),
+        }
+    }
+}
+impl ::std::ops::DerefMut for Extra {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0.get_or_insert_with(::std::default::Default::default)
+    }
+}
+impl ::std::cmp::PartialEq for Extra {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+impl ::std::cmp::Eq for Extra {}
+impl ::std::fmt::Debug for Extra {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
+for Extra {
+    fn from(map: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> Self {
+        if map.is_empty() { Self(None) } else { Self(Some(::std::boxed::Box::new(map))) }
+    }
+}
+impl ::std::convert::From<Extra>
+for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    fn from(extra: Extra) -> Self {
+        extra.into_map()
+    }
+}
+impl ::std::iter::FromIterator<(::std::string::String, ::serde_json::Value)> for Extra {
+    fn from_iter<
+        I: ::std::iter::IntoIterator<Item = (::std::string::String, ::serde_json::Value)>,
+    >(iter: I) -> Self {
+        Self::from(iter.into_iter().collect::<::serde_json::Map<_, _>>())
+    }
+}
+impl ::std::iter::Extend<(::std::string::String, ::serde_json::Value)> for Extra {
+    fn extend<
+        I: ::std::iter::IntoIterator<Item = (::std::string::String, ::serde_json::Value)>,
+    >(&mut self, iter: I) {
+        (**self).extend(iter);
+    }
+}
+impl<'a> ::std::iter::IntoIterator for &'a Extra {
+    type Item = (&'a ::std::string::String, &'a ::serde_json::Value);
+    type IntoIter = ::serde_json::map::Iter<'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        (**self).iter()
+    }
+}
+impl ::std::iter::IntoIterator for Extra {
+    type Item = (::std::string::String, ::serde_json::Value);
+    type IntoIter = ::serde_json::map::IntoIter;
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_map().into_iter()
+    }
+}
+impl ::serde::Serialize for Extra {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        (**self).serialize(serializer)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Extra {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::serde_json::Map::deserialize(deserializer).map(Self::from)
+    }
+}
 /// Accepts exactly one string.
 struct ConstStrVisitor(&'static str);
 impl<'de> ::serde::de::Visitor<'de> for ConstStrVisitor {

@@ -10,7 +10,7 @@ pub struct Annotations {
     pub priority: ::std::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`AnnotationsAudienceItem`
 #[derive(
@@ -81,7 +81,7 @@ pub struct ImageContent {
     pub width: ::serde_json::Number,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Text.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,7 +95,7 @@ pub struct TextContent {
     pub type_: TextContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /// Error types.
 pub mod error {
@@ -431,7 +431,7 @@ impl<'de> ::serde::Deserialize<'de> for Annotations {
             ) -> ::std::result::Result<Annotations, A::Error> {
                 let mut field_audience = ::std::option::Option::None;
                 let mut field_priority = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Annotations::json_key))?
                 {
@@ -532,7 +532,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
                 let mut field_width = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ImageContent::json_key))?
                 {
@@ -635,7 +635,7 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_text = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(TextContent::json_key))?
                 {
@@ -679,6 +679,110 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
 /// The name of every MCP method, each written once; everything else
 /// refers to these constants.
 pub mod methods {}
+/// Properties a schema does not name, kept as received (forward
+/// compatibility): a `serde_json::Map` to read and write through
+/// `Deref`/`DerefMut`, one pointer wide while empty.
+#[derive(Clone, Default)]
+pub struct Extra(
+    ::std::option::Option<
+        ::std::boxed::Box<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    >,
+);
+impl Extra {
+    /// No properties.
+    pub fn new() -> Self {
+        Self(None)
+    }
+    /// The properties as a map.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0.map(|map| *map).unwrap_or_default()
+    }
+}
+impl ::std::ops::Deref for Extra {
+    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+    fn deref(&self) -> &Self::Target {
+        static EMPTY: ::std::sync::OnceLock<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        > = ::std::sync::OnceLock::new();
+        match &self.0 {
+            ::std::option::Option::Some(map) => map,
+            ::std::option::Option::None => EMPTY.get_or_init(::serde_json::Map::new),
+        }
+    }
+}
+impl ::std::ops::DerefMut for Extra {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0.get_or_insert_with(::std::default::Default::default)
+    }
+}
+impl ::std::cmp::PartialEq for Extra {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+impl ::std::cmp::Eq for Extra {}
+impl ::std::fmt::Debug for Extra {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
+for Extra {
+    fn from(map: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> Self {
+        if map.is_empty() { Self(None) } else { Self(Some(::std::boxed::Box::new(map))) }
+    }
+}
+impl ::std::convert::From<Extra>
+for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    fn from(extra: Extra) -> Self {
+        extra.into_map()
+    }
+}
+impl ::std::iter::FromIterator<(::std::string::String, ::serde_json::Value)> for Extra {
+    fn from_iter<
+        I: ::std::iter::IntoIterator<Item = (::std::string::String, ::serde_json::Value)>,
+    >(iter: I) -> Self {
+        Self::from(iter.into_iter().collect::<::serde_json::Map<_, _>>())
+    }
+}
+impl ::std::iter::Extend<(::std::string::String, ::serde_json::Value)> for Extra {
+    fn extend<
+        I: ::std::iter::IntoIterator<Item = (::std::string::String, ::serde_json::Value)>,
+    >(&mut self, iter: I) {
+        (**self).extend(iter);
+    }
+}
+impl<'a> ::std::iter::IntoIterator for &'a Extra {
+    type Item = (&'a ::std::string::String, &'a ::serde_json::Value);
+    type IntoIter = ::serde_json::map::Iter<'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        (**self).iter()
+    }
+}
+impl ::std::iter::IntoIterator for Extra {
+    type Item = (::std::string::String, ::serde_json::Value);
+    type IntoIter = ::serde_json::map::IntoIter;
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_map().into_iter()
+    }
+}
+impl ::serde::Serialize for Extra {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        (**self).serialize(serializer)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Extra {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::serde_json::Map::deserialize(deserializer).map(Self::from)
+    }
+}
 /// Accepts exactly one string.
 struct ConstStrVisitor(&'static str);
 impl<'de> ::serde::de::Visitor<'de> for ConstStrVisitor {

@@ -10,7 +10,7 @@ pub struct BooleanSchema {
     pub type_: BooleanSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ElicitRequestFormParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -20,7 +20,7 @@ pub struct ElicitRequestFormParams {
     pub requested_schema: ElicitRequestFormParamsRequestedSchema,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ElicitRequestFormParamsRequestedSchema`
 #[derive(Clone, Debug, PartialEq)]
@@ -33,7 +33,7 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     pub type_: ElicitRequestFormParamsRequestedSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ElicitRequestUrlParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -44,7 +44,7 @@ pub struct ElicitRequestUrlParams {
     pub url: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ElicitResult`
 #[derive(Clone, Debug, PartialEq)]
@@ -55,7 +55,7 @@ pub struct ElicitResult {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ElicitResultAction`
 #[derive(
@@ -151,7 +151,7 @@ pub struct LegacyTitledEnumSchema {
     pub type_: LegacyTitledEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`NumberSchema`
 #[derive(Clone, Debug, PartialEq)]
@@ -163,7 +163,7 @@ pub struct NumberSchema {
     pub type_: NumberSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`NumberSchemaType`
 #[derive(
@@ -271,7 +271,7 @@ pub struct StringSchema {
     pub type_: StringSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`StringSchemaFormat`
 #[derive(
@@ -341,7 +341,7 @@ pub struct TitledSingleSelectEnumSchema {
     pub type_: TitledSingleSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`TitledSingleSelectEnumSchemaOneOfItem`
 #[derive(Clone, Debug, PartialEq)]
@@ -350,7 +350,7 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`UntitledSingleSelectEnumSchema`
 #[derive(Clone, Debug, PartialEq)]
@@ -361,7 +361,7 @@ pub struct UntitledSingleSelectEnumSchema {
     pub type_: UntitledSingleSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /// Error types.
 pub mod error {
@@ -815,7 +815,7 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
                 let mut field_default = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BooleanSchema::json_key))?
                 {
@@ -900,7 +900,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
                 let mut field_message = ::std::option::Option::None;
                 let mut field_mode = ::std::option::Option::None;
                 let mut field_requested_schema = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ElicitRequestFormParams::json_key),
@@ -997,7 +997,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
                 let mut field_properties = ::std::option::Option::None;
                 let mut field_required = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -1100,7 +1100,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParams {
                 let mut field_message = ::std::option::Option::None;
                 let mut field_mode = ::std::option::Option::None;
                 let mut field_url = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ElicitRequestUrlParams::json_key),
@@ -1195,7 +1195,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResult {
             ) -> ::std::result::Result<ElicitResult, A::Error> {
                 let mut field_action = ::std::option::Option::None;
                 let mut field_content = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ElicitResult::json_key))?
                 {
@@ -1291,7 +1291,7 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
                 let mut field_enum_names = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(LegacyTitledEnumSchema::json_key),
@@ -1410,7 +1410,7 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchema {
                 let mut field_minimum = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(NumberSchema::json_key))?
                 {
@@ -1523,7 +1523,7 @@ impl<'de> ::serde::Deserialize<'de> for StringSchema {
                 let mut field_max_length = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(StringSchema::json_key))?
                 {
@@ -1626,7 +1626,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
                 let mut field_one_of = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -1713,7 +1713,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
             ) -> ::std::result::Result<TitledSingleSelectEnumSchemaOneOfItem, A::Error> {
                 let mut field_const_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -1804,7 +1804,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
                 let mut field_enum_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -1848,6 +1848,110 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
 /// The name of every MCP method, each written once; everything else
 /// refers to these constants.
 pub mod methods {}
+/// Properties a schema does not name, kept as received (forward
+/// compatibility): a `serde_json::Map` to read and write through
+/// `Deref`/`DerefMut`, one pointer wide while empty.
+#[derive(Clone, Default)]
+pub struct Extra(
+    ::std::option::Option<
+        ::std::boxed::Box<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    >,
+);
+impl Extra {
+    /// No properties.
+    pub fn new() -> Self {
+        Self(None)
+    }
+    /// The properties as a map.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0.map(|map| *map).unwrap_or_default()
+    }
+}
+impl ::std::ops::Deref for Extra {
+    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+    fn deref(&self) -> &Self::Target {
+        static EMPTY: ::std::sync::OnceLock<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        > = ::std::sync::OnceLock::new();
+        match &self.0 {
+            ::std::option::Option::Some(map) => map,
+            ::std::option::Option::None => EMPTY.get_or_init(::serde_json::Map::new),
+        }
+    }
+}
+impl ::std::ops::DerefMut for Extra {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0.get_or_insert_with(::std::default::Default::default)
+    }
+}
+impl ::std::cmp::PartialEq for Extra {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+impl ::std::cmp::Eq for Extra {}
+impl ::std::fmt::Debug for Extra {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
+for Extra {
+    fn from(map: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> Self {
+        if map.is_empty() { Self(None) } else { Self(Some(::std::boxed::Box::new(map))) }
+    }
+}
+impl ::std::convert::From<Extra>
+for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    fn from(extra: Extra) -> Self {
+        extra.into_map()
+    }
+}
+impl ::std::iter::FromIterator<(::std::string::String, ::serde_json::Value)> for Extra {
+    fn from_iter<
+        I: ::std::iter::IntoIterator<Item = (::std::string::String, ::serde_json::Value)>,
+    >(iter: I) -> Self {
+        Self::from(iter.into_iter().collect::<::serde_json::Map<_, _>>())
+    }
+}
+impl ::std::iter::Extend<(::std::string::String, ::serde_json::Value)> for Extra {
+    fn extend<
+        I: ::std::iter::IntoIterator<Item = (::std::string::String, ::serde_json::Value)>,
+    >(&mut self, iter: I) {
+        (**self).extend(iter);
+    }
+}
+impl<'a> ::std::iter::IntoIterator for &'a Extra {
+    type Item = (&'a ::std::string::String, &'a ::serde_json::Value);
+    type IntoIter = ::serde_json::map::Iter<'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        (**self).iter()
+    }
+}
+impl ::std::iter::IntoIterator for Extra {
+    type Item = (::std::string::String, ::serde_json::Value);
+    type IntoIter = ::serde_json::map::IntoIter;
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_map().into_iter()
+    }
+}
+impl ::serde::Serialize for Extra {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        (**self).serialize(serializer)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Extra {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::serde_json::Map::deserialize(deserializer).map(Self::from)
+    }
+}
 /// Accepts exactly one string.
 struct ConstStrVisitor(&'static str);
 impl<'de> ::serde::de::Visitor<'de> for ConstStrVisitor {

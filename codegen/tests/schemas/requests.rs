@@ -9,7 +9,7 @@ pub struct BaseResult {
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Invokes a tool; params are a `$ref` and required.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,7 +20,7 @@ pub struct CallToolRequest {
     pub params: CallToolRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `tools/call` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,7 +33,7 @@ pub struct CallToolRequestParams {
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The answer to `tools/call`.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,7 +48,7 @@ pub struct CallToolResult {
     pub text: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`EmptyResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -79,7 +79,7 @@ pub struct GetTaskRequest {
     pub params: GetTaskRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`GetTaskRequestParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -88,7 +88,7 @@ pub struct GetTaskRequestParams {
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The answer to `tasks/get`.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,7 +101,7 @@ pub struct GetTaskResult {
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`GetTaskResultStatus`
 #[derive(
@@ -166,7 +166,7 @@ pub struct InitializedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`NotificationParams`
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -177,7 +177,7 @@ pub struct NotificationParams {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Checks that the other side is alive; answered by `EmptyResult`.
 #[derive(Clone, Debug, PartialEq)]
@@ -188,7 +188,7 @@ pub struct PingRequest {
     pub params: ::std::option::Option<RequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Progress of a long-running request; params are required.
 #[derive(Clone, Debug, PartialEq)]
@@ -198,7 +198,7 @@ pub struct ProgressNotification {
     pub params: ProgressNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ProgressNotificationParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -208,7 +208,7 @@ pub struct ProgressNotificationParams {
     pub progress_token: ProgressNotificationParamsProgressToken,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ProgressNotificationParamsProgressToken`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -259,7 +259,7 @@ pub struct RequestParams {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /// Error types.
 pub mod error {
@@ -702,7 +702,7 @@ impl<'de> ::serde::Deserialize<'de> for BaseResult {
                 mut map: A,
             ) -> ::std::result::Result<BaseResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BaseResult::json_key))?
                 {
@@ -780,7 +780,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolRequest::json_key),
@@ -868,7 +868,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
             ) -> ::std::result::Result<CallToolRequestParams, A::Error> {
                 let mut field_arguments = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolRequestParams::json_key),
@@ -958,7 +958,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
                 let mut field_is_error = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_text = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolResult::json_key),
@@ -1050,7 +1050,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetTaskRequest::json_key),
@@ -1132,7 +1132,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequestParams {
                 mut map: A,
             ) -> ::std::result::Result<GetTaskRequestParams, A::Error> {
                 let mut field_task_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetTaskRequestParams::json_key),
@@ -1211,7 +1211,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_status = ::std::option::Option::None;
                 let mut field_task_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(GetTaskResult::json_key))?
                 {
@@ -1296,7 +1296,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InitializedNotification::json_key),
@@ -1377,7 +1377,7 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
                 mut map: A,
             ) -> ::std::result::Result<NotificationParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(NotificationParams::json_key),
@@ -1459,7 +1459,7 @@ impl<'de> ::serde::Deserialize<'de> for PingRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(PingRequest::json_key))?
                 {
@@ -1545,7 +1545,7 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ProgressNotification::json_key),
@@ -1626,7 +1626,7 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
             ) -> ::std::result::Result<ProgressNotificationParams, A::Error> {
                 let mut field_progress = ::std::option::Option::None;
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ProgressNotificationParams::json_key),
@@ -1714,7 +1714,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestParams {
                 mut map: A,
             ) -> ::std::result::Result<RequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(RequestParams::json_key))?
                 {
@@ -1752,6 +1752,110 @@ pub mod methods {
     pub const TASKS_GET: &str = "tasks/get";
     ///`tools/call`
     pub const TOOLS_CALL: &str = "tools/call";
+}
+/// Properties a schema does not name, kept as received (forward
+/// compatibility): a `serde_json::Map` to read and write through
+/// `Deref`/`DerefMut`, one pointer wide while empty.
+#[derive(Clone, Default)]
+pub struct Extra(
+    ::std::option::Option<
+        ::std::boxed::Box<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    >,
+);
+impl Extra {
+    /// No properties.
+    pub fn new() -> Self {
+        Self(None)
+    }
+    /// The properties as a map.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0.map(|map| *map).unwrap_or_default()
+    }
+}
+impl ::std::ops::Deref for Extra {
+    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+    fn deref(&self) -> &Self::Target {
+        static EMPTY: ::std::sync::OnceLock<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        > = ::std::sync::OnceLock::new();
+        match &self.0 {
+            ::std::option::Option::Some(map) => map,
+            ::std::option::Option::None => EMPTY.get_or_init(::serde_json::Map::new),
+        }
+    }
+}
+impl ::std::ops::DerefMut for Extra {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0.get_or_insert_with(::std::default::Default::default)
+    }
+}
+impl ::std::cmp::PartialEq for Extra {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+impl ::std::cmp::Eq for Extra {}
+impl ::std::fmt::Debug for Extra {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
+for Extra {
+    fn from(map: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> Self {
+        if map.is_empty() { Self(None) } else { Self(Some(::std::boxed::Box::new(map))) }
+    }
+}
+impl ::std::convert::From<Extra>
+for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    fn from(extra: Extra) -> Self {
+        extra.into_map()
+    }
+}
+impl ::std::iter::FromIterator<(::std::string::String, ::serde_json::Value)> for Extra {
+    fn from_iter<
+        I: ::std::iter::IntoIterator<Item = (::std::string::String, ::serde_json::Value)>,
+    >(iter: I) -> Self {
+        Self::from(iter.into_iter().collect::<::serde_json::Map<_, _>>())
+    }
+}
+impl ::std::iter::Extend<(::std::string::String, ::serde_json::Value)> for Extra {
+    fn extend<
+        I: ::std::iter::IntoIterator<Item = (::std::string::String, ::serde_json::Value)>,
+    >(&mut self, iter: I) {
+        (**self).extend(iter);
+    }
+}
+impl<'a> ::std::iter::IntoIterator for &'a Extra {
+    type Item = (&'a ::std::string::String, &'a ::serde_json::Value);
+    type IntoIter = ::serde_json::map::Iter<'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        (**self).iter()
+    }
+}
+impl ::std::iter::IntoIterator for Extra {
+    type Item = (::std::string::String, ::serde_json::Value);
+    type IntoIter = ::serde_json::map::IntoIter;
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_map().into_iter()
+    }
+}
+impl ::serde::Serialize for Extra {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        (**self).serialize(serializer)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Extra {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::serde_json::Map::deserialize(deserializer).map(Self::from)
+    }
 }
 /// Accepts exactly one string.
 struct ConstStrVisitor(&'static str);

@@ -24,7 +24,7 @@ the data is entirely optional.*/
     pub priority: ::std::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Audio provided to or from an LLM.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,7 +42,7 @@ pub struct AudioContent {
     pub type_: AudioContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,7 +58,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common result fields.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,7 +75,7 @@ For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
     pub result_type: ::std::option::Option<ResultResultType>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`BlobResourceContents`
 #[derive(Clone, Debug, PartialEq)]
@@ -92,7 +92,7 @@ pub struct BlobResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`BooleanSchema`
 #[derive(Clone, Debug, PartialEq)]
@@ -103,7 +103,7 @@ pub struct BooleanSchema {
     pub type_: BooleanSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A result that supports a time-to-live (TTL) hint for client-side caching.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,7 +139,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: u64,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -214,7 +214,7 @@ pub struct CallToolRequest {
     pub params: CallToolRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `tools/call` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -237,14 +237,14 @@ for task augmentation of specific request types in their capabilities.*/
     pub task: ::std::option::Option<TaskMetadata>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallToolRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a tool call.
 #[derive(Clone, Debug, PartialEq)]
@@ -283,7 +283,7 @@ that conforms to the tool's outputSchema if one is defined.*/
     pub structured_content: ::std::option::Option<::serde_json::Value>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A successful response from the server for a {@link CallToolRequesttools/call} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -293,7 +293,7 @@ pub struct CallToolResultResponse {
     pub result: CallToolResultResponseResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CallToolResultResponseResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -321,7 +321,7 @@ pub struct CancelTaskRequest {
     pub params: CancelTaskRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CancelTaskRequestParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -330,7 +330,7 @@ pub struct CancelTaskRequestParams {
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The response to a tasks/cancel request.
 #[derive(Clone, Debug, PartialEq)]
@@ -354,7 +354,7 @@ server implementing an earlier protocol version (which does not include
     pub status_message: ::std::option::Option<::std::string::String>,
     pub task_id: ::std::string::String,
     pub ttl: ::std::option::Option<i64>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -433,7 +433,7 @@ pub struct CancelledNotification {
     pub params: CancelledNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/cancelled` notification.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -452,7 +452,7 @@ This MUST NOT be used for cancelling tasks (use the `tasks/cancel` request inste
     pub request_id: ::std::option::Option<RequestId>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -479,7 +479,7 @@ mandatory prefix.*/
     pub tasks: ::std::option::Option<ClientCapabilitiesTasks>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the client supports elicitation from the server.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -492,7 +492,7 @@ pub struct ClientCapabilitiesElicitation {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the client supports listing roots.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -501,7 +501,7 @@ pub struct ClientCapabilitiesRoots {
     pub list_changed: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the client supports sampling from an LLM.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -517,7 +517,7 @@ If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).*
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the client supports task-augmented requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -533,7 +533,7 @@ pub struct ClientCapabilitiesTasks {
     pub requests: ::std::option::Option<ClientCapabilitiesTasksRequests>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Specifies which request types can be augmented with tasks.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -542,7 +542,7 @@ pub struct ClientCapabilitiesTasksRequests {
     pub sampling: ::std::option::Option<ClientCapabilitiesTasksRequestsSampling>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Task support for elicitation-related requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -553,7 +553,7 @@ pub struct ClientCapabilitiesTasksRequestsElicitation {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Task support for sampling-related requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -564,7 +564,7 @@ pub struct ClientCapabilitiesTasksRequestsSampling {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the client to the server, to ask for completion options.
 #[derive(Clone, Debug, PartialEq)]
@@ -575,7 +575,7 @@ pub struct CompleteRequest {
     pub params: CompleteRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `completion/complete` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -586,7 +586,7 @@ pub struct CompleteRequestParams {
     pub ref_: CompleteRequestParamsRef,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The argument's information
 #[derive(Clone, Debug, PartialEq)]
@@ -597,7 +597,7 @@ pub struct CompleteRequestParamsArgument {
     pub value: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Additional, optional context for completions
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -608,14 +608,14 @@ pub struct CompleteRequestParamsContext {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompleteRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CompleteRequestParamsRef`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -652,7 +652,7 @@ server implementing an earlier protocol version (which does not include
     pub result_type: ::std::option::Option<CompleteResultResultType>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CompleteResultCompletion`
 #[derive(Clone, Debug, PartialEq)]
@@ -665,7 +665,7 @@ pub struct CompleteResultCompletion {
     pub values: ::std::vec::Vec<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -675,7 +675,7 @@ pub struct CompleteResultResponse {
     pub result: CompleteResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
 #[derive(Clone, Debug, PartialEq)]
@@ -686,7 +686,7 @@ pub struct CreateMessageRequest {
     pub params: CreateMessageRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `sampling/createMessage` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -729,7 +729,7 @@ The client MUST return an error if this field is provided but ClientCapabilities
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 The client MAY ignore this request.
@@ -800,7 +800,7 @@ for CreateMessageRequestParamsIncludeContext {
 pub struct CreateMessageRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The client's response to a sampling/createMessage request from the server.
 The client should inform the user before returning the sampled message, to allow them
@@ -827,7 +827,7 @@ This field is an open string to allow for provider-specific stop reasons.*/
     pub stop_reason: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CreateMessageResultContent`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -881,7 +881,7 @@ pub struct CreateTaskResult {
     pub task: Task,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An opaque token used to represent a cursor for pagination.
 #[derive(
@@ -936,7 +936,7 @@ pub struct DiscoverRequest {
     pub params: RequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result returned by the server for a {@link DiscoverRequestserver/discover} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -984,7 +984,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: u64,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -1058,7 +1058,7 @@ pub struct DiscoverResultResponse {
     pub result: DiscoverResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the server to elicit additional information from the user via the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -1069,7 +1069,7 @@ pub struct ElicitRequest {
     pub params: ElicitRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -1089,14 +1089,14 @@ for task augmentation of specific request types in their capabilities.*/
     pub task: ::std::option::Option<TaskMetadata>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestFormParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A restricted subset of JSON Schema.
 Only top-level properties are allowed, without nesting.*/
@@ -1111,7 +1111,7 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     pub type_: ElicitRequestFormParamsRequestedSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The parameters for a request to elicit information from the user via a URL in the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -1135,14 +1135,14 @@ for task augmentation of specific request types in their capabilities.*/
     pub url: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestUrlParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The client's response to an elicitation request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1164,7 +1164,7 @@ Omitted for out-of-band mode responses.*/
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The user action in response to the elicitation.
 - "accept": User submitted the form/confirmed the action
@@ -1261,7 +1261,7 @@ pub struct ElicitationCompleteNotification {
     pub params: ElicitationCompleteNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ElicitationCompleteNotificationParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -1270,7 +1270,7 @@ pub struct ElicitationCompleteNotificationParams {
     pub elicitation_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The contents of a resource, embedded into a prompt or tool call result.
 
@@ -1288,7 +1288,7 @@ pub struct EmbeddedResource {
     pub type_: EmbeddedResourceType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`EmbeddedResourceResource`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1373,7 +1373,7 @@ pub struct ErrorObject {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Used by the client to get a prompt provided by the server.
 #[derive(Clone, Debug, PartialEq)]
@@ -1384,7 +1384,7 @@ pub struct GetPromptRequest {
     pub params: GetPromptRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `prompts/get` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1400,14 +1400,14 @@ pub struct GetPromptRequestParams {
     pub request_state: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GetPromptRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a prompts/get request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -1429,7 +1429,7 @@ server implementing an earlier protocol version (which does not include
     pub result_type: ::std::option::Option<GetPromptResultResultType>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A successful response from the server for a {@link GetPromptRequestprompts/get} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1439,7 +1439,7 @@ pub struct GetPromptResultResponse {
     pub result: GetPromptResultResponseResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`GetPromptResultResponseResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1467,7 +1467,7 @@ pub struct GetTaskPayloadRequest {
     pub params: GetTaskPayloadRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`GetTaskPayloadRequestParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -1476,7 +1476,7 @@ pub struct GetTaskPayloadRequestParams {
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The response to a tasks/result request.
 The structure matches the result type of the original request.
@@ -1487,7 +1487,7 @@ pub struct GetTaskPayloadResult {
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request to retrieve the state of a task.
 #[derive(Clone, Debug, PartialEq)]
@@ -1498,7 +1498,7 @@ pub struct GetTaskRequest {
     pub params: GetTaskRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`GetTaskRequestParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -1507,7 +1507,7 @@ pub struct GetTaskRequestParams {
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The response to a tasks/get request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1531,7 +1531,7 @@ server implementing an earlier protocol version (which does not include
     pub status_message: ::std::option::Option<::std::string::String>,
     pub task_id: ::std::string::String,
     pub ttl: ::std::option::Option<i64>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -1605,7 +1605,7 @@ pub struct HeaderMismatchError {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`HeaderMismatchErrorError`
 #[derive(Clone, Debug, PartialEq)]
@@ -1617,7 +1617,7 @@ pub struct HeaderMismatchErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`HeaderMismatchErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1688,7 +1688,7 @@ If not provided, the client should assume the icon can be used with any theme.*/
     pub theme: ::std::option::Option<IconTheme>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Optional specifier for the theme this icon is designed for. `light` indicates
 the icon is designed to be used with a light background, and `dark` indicates
@@ -1764,7 +1764,7 @@ Clients that support rendering icons SHOULD also support:
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An image provided to or from an LLM.
 #[derive(Clone, Debug, PartialEq)]
@@ -1782,7 +1782,7 @@ pub struct ImageContent {
     pub type_: ImageContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Describes the MCP implementation.
 #[derive(Clone, Debug, PartialEq)]
@@ -1817,7 +1817,7 @@ if present).*/
     pub website_url: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///This request is sent from the client to the server when it first connects, asking it to begin initialization.
 #[derive(Clone, Debug, PartialEq)]
@@ -1828,7 +1828,7 @@ pub struct InitializeRequest {
     pub params: InitializeRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for an `initialize` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1840,14 +1840,14 @@ pub struct InitializeRequestParams {
     pub protocol_version: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InitializeRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///After receiving an initialize request from the client, the server sends this response.
 #[derive(Clone, Debug, PartialEq)]
@@ -1866,7 +1866,7 @@ This can be used by clients to improve the LLM's understanding of available tool
     pub server_info: Implementation,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///This notification is sent from the client to the server after initialization has finished.
 #[derive(Clone, Debug, PartialEq)]
@@ -1876,7 +1876,7 @@ pub struct InitializedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A map of server-initiated requests that the client must fulfill.
 Keys are server-assigned identifiers; values are the request objects.*/
@@ -1920,7 +1920,7 @@ server implementing an earlier protocol version (which does not include
     pub result_type: InputRequiredResultResultType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`InputResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1953,7 +1953,7 @@ pub struct InputResponseRequestParams {
     pub request_state: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A map of client responses to server-initiated requests.
 Keys correspond to the keys in the {@link InputRequests} map;
@@ -1992,7 +1992,7 @@ pub struct InternalError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A JSON-RPC error indicating that the method parameters are invalid or malformed.
 
@@ -2014,7 +2014,7 @@ pub struct InvalidParamsError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
 #[derive(Clone, Debug, PartialEq)]
@@ -2027,7 +2027,7 @@ pub struct InvalidRequestError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`JsonArray`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2099,7 +2099,7 @@ pub struct JsonrpcErrorResponse {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2140,7 +2140,7 @@ pub struct JsonrpcNotification {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request that expects a response.
 #[derive(Clone, Debug, PartialEq)]
@@ -2153,7 +2153,7 @@ pub struct JsonrpcRequest {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A response to a request, containing either the result or error.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2180,7 +2180,7 @@ pub struct JsonrpcResultResponse {
     pub result: BaseResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Use TitledSingleSelectEnumSchema instead.
 This interface will be removed in a future version.*/
@@ -2196,7 +2196,7 @@ Non-standard according to JSON schema 2020-12.*/
     pub type_: LegacyTitledEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -2207,7 +2207,7 @@ pub struct ListPromptsRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a prompts/list request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -2250,7 +2250,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: ::std::option::Option<u64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -2324,7 +2324,7 @@ pub struct ListPromptsResultResponse {
     pub result: ListPromptsResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of resource templates the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -2335,7 +2335,7 @@ pub struct ListResourceTemplatesRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a resources/templates/list request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -2378,7 +2378,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: ::std::option::Option<u64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -2453,7 +2453,7 @@ pub struct ListResourceTemplatesResultResponse {
     pub result: ListResourceTemplatesResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of resources the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -2464,7 +2464,7 @@ pub struct ListResourcesRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a resources/list request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -2507,7 +2507,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: ::std::option::Option<u64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -2581,7 +2581,7 @@ pub struct ListResourcesResultResponse {
     pub result: ListResourcesResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Sent from the server to request a list of root URIs from the client. Roots allow
 servers to ask for specific directories or files to operate on. A common example
@@ -2598,7 +2598,7 @@ pub struct ListRootsRequest {
     pub params: ::std::option::Option<RequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The client's response to a roots/list request from the server.
 This result contains an array of Root objects, each representing a root directory
@@ -2612,7 +2612,7 @@ pub struct ListRootsResult {
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request to retrieve a list of tasks.
 #[derive(Clone, Debug, PartialEq)]
@@ -2623,7 +2623,7 @@ pub struct ListTasksRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The response to a tasks/list request.
 #[derive(Clone, Debug, PartialEq)]
@@ -2638,7 +2638,7 @@ If present, there may be more results available.*/
     pub tasks: ::std::vec::Vec<Task>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of tools the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -2649,7 +2649,7 @@ pub struct ListToolsRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a tools/list request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -2692,7 +2692,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: ::std::option::Option<u64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -2766,7 +2766,7 @@ pub struct ListToolsResultResponse {
     pub result: ListToolsResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The severity of a log message.
 
@@ -2858,7 +2858,7 @@ pub struct LoggingMessageNotification {
     pub params: LoggingMessageNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/message` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -2875,7 +2875,7 @@ pub struct LoggingMessageNotificationParams {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
 
@@ -2930,7 +2930,7 @@ pub struct MethodNotFoundError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Returned when processing a request requires a capability the client did not
 declare in `clientCapabilities`. For HTTP, the response status code MUST be
@@ -2942,7 +2942,7 @@ pub struct MissingRequiredClientCapabilityError {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`MissingRequiredClientCapabilityErrorError`
 #[derive(Clone, Debug, PartialEq)]
@@ -2953,7 +2953,7 @@ pub struct MissingRequiredClientCapabilityErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`MissingRequiredClientCapabilityErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3003,7 +3003,7 @@ pub struct MissingRequiredClientCapabilityErrorErrorData {
     pub required_capabilities: ClientCapabilities,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Hints to use for model selection.
 
@@ -3023,7 +3023,7 @@ The client MAY also map the string to a different provider's model name or a dif
     pub name: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The server's preferences for model selection, requested of the client during sampling.
 
@@ -3060,7 +3060,7 @@ the most important factor.*/
     pub speed_priority: ::std::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`MultiSelectEnumSchema`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3088,7 +3088,7 @@ pub struct Notification {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3106,7 +3106,7 @@ opened the stream.*/
     pub io_modelcontextprotocol_subscription_id: ::std::option::Option<RequestId>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common params for any notification.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3117,7 +3117,7 @@ pub struct NotificationParams {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`NumberSchema`
 #[derive(Clone, Debug, PartialEq)]
@@ -3130,7 +3130,7 @@ pub struct NumberSchema {
     pub type_: NumberSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`NumberSchemaType`
 #[derive(
@@ -3196,7 +3196,7 @@ pub struct PaginatedRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common parameters for paginated requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3207,14 +3207,14 @@ If provided, the server should return results starting after this cursor.*/
     pub meta: ::std::option::Option<PaginatedRequestParamsMeta>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PaginatedRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`PaginatedResult`
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3236,7 +3236,7 @@ server implementing an earlier protocol version (which does not include
     pub result_type: ::std::option::Option<PaginatedResultResultType>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
 #[derive(Clone, Debug, PartialEq)]
@@ -3249,7 +3249,7 @@ pub struct ParseError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
 #[derive(Clone, Debug, PartialEq)]
@@ -3260,7 +3260,7 @@ pub struct PingRequest {
     pub params: ::std::option::Option<RequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Restricted schema definitions that only allow primitive types
 without nested objects or arrays.*/
@@ -3324,7 +3324,7 @@ pub struct ProgressNotification {
     pub params: ProgressNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/progress` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -3343,7 +3343,7 @@ pub struct ProgressNotificationParams {
     pub total: ::std::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A progress token, used to associate progress notifications with the original request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
@@ -3397,7 +3397,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Describes an argument that a prompt can accept.
 #[derive(Clone, Debug, PartialEq)]
@@ -3417,7 +3417,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -3427,7 +3427,7 @@ pub struct PromptListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Describes a message returned as part of a prompt.
 
@@ -3439,7 +3439,7 @@ pub struct PromptMessage {
     pub role: Role,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Identifies a prompt.
 #[derive(Clone, Debug, PartialEq)]
@@ -3456,7 +3456,7 @@ if present).*/
     pub type_: PromptReferenceType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to the server, to read a specific resource URI.
 #[derive(Clone, Debug, PartialEq)]
@@ -3467,7 +3467,7 @@ pub struct ReadResourceRequest {
     pub params: ReadResourceRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `resources/read` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -3479,14 +3479,14 @@ pub struct ReadResourceRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadResourceRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a resources/read request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -3526,7 +3526,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: ::std::option::Option<u64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -3617,7 +3617,7 @@ pub struct ReadResourceResultResponse {
     pub result: ReadResourceResultResponseResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ReadResourceResultResponseResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3644,7 +3644,7 @@ pub struct RelatedTaskMetadata {
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`Request`
 #[derive(Clone, Debug, PartialEq)]
@@ -3655,7 +3655,7 @@ pub struct Request {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A uniquely identifying ID for a request in JSON-RPC.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
@@ -3715,7 +3715,7 @@ server does not support the requested version, it MUST return an
     pub progress_token: ::std::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common params for any request.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3723,14 +3723,14 @@ pub struct RequestParams {
     pub meta: ::std::option::Option<RequestParamsMeta>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A known resource that the server is capable of reading.
 #[derive(Clone, Debug, PartialEq)]
@@ -3774,7 +3774,7 @@ if present).*/
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The contents of a specific resource or sub-resource.
 #[derive(Clone, Debug, PartialEq)]
@@ -3789,7 +3789,7 @@ pub struct ResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A resource that the server is capable of reading, included in a prompt or tool call result.
 
@@ -3836,7 +3836,7 @@ if present).*/
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -3846,7 +3846,7 @@ pub struct ResourceListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common parameters when working with resources.
 #[derive(Clone, Debug, PartialEq)]
@@ -3856,14 +3856,14 @@ pub struct ResourceRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResourceRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A template description for resources available on the server.
 #[derive(Clone, Debug, PartialEq)]
@@ -3903,7 +3903,7 @@ if present).*/
     pub uri_template: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A reference to a resource or resource template definition.
 #[derive(Clone, Debug, PartialEq)]
@@ -3913,7 +3913,7 @@ pub struct ResourceTemplateReference {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
 #[derive(Clone, Debug, PartialEq)]
@@ -3923,7 +3923,7 @@ pub struct ResourceUpdatedNotification {
     pub params: ResourceUpdatedNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/resources/updated` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -3936,7 +3936,7 @@ pub struct ResourceUpdatedNotificationParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3955,7 +3955,7 @@ security decisions.*/
     pub io_modelcontextprotocol_server_info: ::std::option::Option<Implementation>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -4149,7 +4149,7 @@ other URI schemes.*/
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A notification from the client to the server, informing it that the list of roots has changed.
 This notification should be sent whenever the client adds, removes, or modifies any root.
@@ -4161,7 +4161,7 @@ pub struct RootsListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Describes a message issued to or received from an LLM API.
 #[derive(Clone, Debug, PartialEq)]
@@ -4174,7 +4174,7 @@ pub struct SamplingMessage {
     pub role: Role,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`SamplingMessageContent`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -4251,7 +4251,7 @@ mandatory prefix.*/
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server offers any prompt templates.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4260,7 +4260,7 @@ pub struct ServerCapabilitiesPrompts {
     pub list_changed: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server offers any resources to read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4271,7 +4271,7 @@ pub struct ServerCapabilitiesResources {
     pub subscribe: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server supports task-augmented requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4287,7 +4287,7 @@ pub struct ServerCapabilitiesTasks {
     pub requests: ::std::option::Option<ServerCapabilitiesTasksRequests>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Specifies which request types can be augmented with tasks.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4295,7 +4295,7 @@ pub struct ServerCapabilitiesTasksRequests {
     pub tools: ::std::option::Option<ServerCapabilitiesTasksRequestsTools>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Task support for tool-related requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4306,7 +4306,7 @@ pub struct ServerCapabilitiesTasksRequestsTools {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server offers any tools to call.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4315,7 +4315,7 @@ pub struct ServerCapabilitiesTools {
     pub list_changed: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the client to the server, to enable or adjust logging.
 #[derive(Clone, Debug, PartialEq)]
@@ -4326,7 +4326,7 @@ pub struct SetLevelRequest {
     pub params: SetLevelRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `logging/setLevel` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -4336,14 +4336,14 @@ pub struct SetLevelRequestParams {
     pub meta: ::std::option::Option<SetLevelRequestParamsMeta>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SetLevelRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`SingleSelectEnumSchema`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -4374,7 +4374,7 @@ pub struct StringSchema {
     pub type_: StringSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`StringSchemaFormat`
 #[derive(
@@ -4448,7 +4448,7 @@ pub struct SubscribeRequest {
     pub params: SubscribeRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `resources/subscribe` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -4458,14 +4458,14 @@ pub struct SubscribeRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubscribeRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The set of notification types a client may opt in to on a
 {@link SubscriptionsListenRequestsubscriptions/listen} request.
@@ -4487,7 +4487,7 @@ Replaces the former `resources/subscribe` RPC.*/
     pub tools_list_changed: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Sent by the server to acknowledge that a
 {@link SubscriptionsListenRequestsubscriptions/listen} subscription has been
@@ -4506,7 +4506,7 @@ pub struct SubscriptionsAcknowledgedNotification {
     pub params: SubscriptionsAcknowledgedNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -4519,7 +4519,7 @@ the server has no prompts), it is omitted from this set.*/
     pub notifications: SubscriptionFilter,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Sent from the client to open a long-lived channel for receiving notifications
 outside the context of a specific request. Replaces the previous HTTP GET
@@ -4532,7 +4532,7 @@ pub struct SubscriptionsListenRequest {
     pub params: SubscriptionsListenRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -4544,7 +4544,7 @@ requested.*/
     pub notifications: SubscriptionFilter,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The response to a {@link SubscriptionsListenRequestsubscriptions/listen}
 request, signalling that the subscription has ended gracefully (for example,
@@ -4564,7 +4564,7 @@ server implementing an earlier protocol version (which does not include
     pub result_type: SubscriptionsListenResultResultType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
 {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.*/
@@ -4590,7 +4590,7 @@ response's `id`).*/
     pub io_modelcontextprotocol_subscription_id: RequestId,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
 request, sent when the server tears the subscription down gracefully.*/
@@ -4601,7 +4601,7 @@ pub struct SubscriptionsListenResultResponse {
     pub result: SubscriptionsListenResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Data associated with a task.
 #[derive(Clone, Debug, PartialEq)]
@@ -4625,7 +4625,7 @@ This can provide context for any status, including:
     pub ttl: ::std::option::Option<i64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common params for any task-augmented request.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4640,14 +4640,14 @@ for task augmentation of specific request types in their capabilities.*/
     pub task: ::std::option::Option<TaskMetadata>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskAugmentedRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Metadata for augmenting a request with task execution.
 Include this in the `task` field of the request parameters.*/
@@ -4657,7 +4657,7 @@ pub struct TaskMetadata {
     pub ttl: ::std::option::Option<i64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The status of a task.
 #[derive(
@@ -4734,7 +4734,7 @@ pub struct TaskStatusNotification {
     pub params: TaskStatusNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/tasks/status` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -4762,7 +4762,7 @@ This can provide context for any status, including:
     pub ttl: ::std::option::Option<i64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Text provided to or from an LLM.
 #[derive(Clone, Debug, PartialEq)]
@@ -4778,7 +4778,7 @@ pub struct TextContent {
     pub type_: TextContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`TextResourceContents`
 #[derive(Clone, Debug, PartialEq)]
@@ -4795,7 +4795,7 @@ pub struct TextResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for multiple-selection enumeration with display titles for each option.
 #[derive(Clone, Debug, PartialEq)]
@@ -4814,7 +4814,7 @@ pub struct TitledMultiSelectEnumSchema {
     pub type_: TitledMultiSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for array items with enum options and display labels.
 #[derive(Clone, Debug, PartialEq)]
@@ -4823,7 +4823,7 @@ pub struct TitledMultiSelectEnumSchemaItems {
     pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`TitledMultiSelectEnumSchemaItemsAnyOfItem`
 #[derive(Clone, Debug, PartialEq)]
@@ -4834,7 +4834,7 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for single-selection enumeration with display titles for each option.
 #[derive(Clone, Debug, PartialEq)]
@@ -4850,7 +4850,7 @@ pub struct TitledSingleSelectEnumSchema {
     pub type_: TitledSingleSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`TitledSingleSelectEnumSchemaOneOfItem`
 #[derive(Clone, Debug, PartialEq)]
@@ -4861,7 +4861,7 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Definition for a tool the client can call.
 #[derive(Clone, Debug, PartialEq)]
@@ -4909,7 +4909,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Additional properties describing a Tool to clients.
 
@@ -4950,7 +4950,7 @@ Default: false*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Controls tool selection behavior for sampling requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4962,7 +4962,7 @@ pub struct ToolChoice {
     pub mode: ::std::option::Option<ToolChoiceMode>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Controls the tool use ability of the model:
 - "auto": Model decides whether to use tools (default)
@@ -5041,7 +5041,7 @@ Default: "forbidden"*/
     pub task_support: ::std::option::Option<ToolExecutionTaskSupport>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates whether this tool supports task-augmented execution.
 This allows clients to handle long-running operations through polling
@@ -5118,7 +5118,7 @@ pub struct ToolListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result of a tool use, provided by the user back to the assistant.
 #[derive(Clone, Debug, PartialEq)]
@@ -5152,7 +5152,7 @@ This MUST match the ID from a previous ToolUseContent.*/
     pub type_: ToolResultContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the assistant to call a tool.
 #[derive(Clone, Debug, PartialEq)]
@@ -5175,7 +5175,7 @@ See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for no
     pub type_: ToolUseContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
 #[derive(Clone, Debug, PartialEq)]
@@ -5186,7 +5186,7 @@ pub struct UnsubscribeRequest {
     pub params: UnsubscribeRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `resources/unsubscribe` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -5196,14 +5196,14 @@ pub struct UnsubscribeRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnsubscribeRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Returned when the request's protocol version is unknown to the server or
 unsupported (e.g., a known experimental or draft version the server has
@@ -5216,7 +5216,7 @@ pub struct UnsupportedProtocolVersionError {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`UnsupportedProtocolVersionErrorError`
 #[derive(Clone, Debug, PartialEq)]
@@ -5227,7 +5227,7 @@ pub struct UnsupportedProtocolVersionErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`UnsupportedProtocolVersionErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5280,7 +5280,7 @@ mutually supported version from this list and retry.*/
     pub supported: ::std::vec::Vec<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for multiple-selection enumeration without display titles for options.
 #[derive(Clone, Debug, PartialEq)]
@@ -5299,7 +5299,7 @@ pub struct UntitledMultiSelectEnumSchema {
     pub type_: UntitledMultiSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for the array items.
 #[derive(Clone, Debug, PartialEq)]
@@ -5309,7 +5309,7 @@ pub struct UntitledMultiSelectEnumSchemaItems {
     pub type_: UntitledMultiSelectEnumSchemaItemsType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for single-selection enumeration without display titles for options.
 #[derive(Clone, Debug, PartialEq)]
@@ -5325,7 +5325,7 @@ pub struct UntitledSingleSelectEnumSchema {
     pub type_: UntitledSingleSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An error response that indicates that the server requires the client to provide additional information via an elicitation request.
 #[derive(Clone, Debug, PartialEq)]
@@ -5335,7 +5335,7 @@ pub struct UrlElicitationRequiredError {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`UrlElicitationRequiredErrorError`
 #[derive(Clone, Debug, PartialEq)]
@@ -5346,7 +5346,7 @@ pub struct UrlElicitationRequiredErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`UrlElicitationRequiredErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5393,7 +5393,7 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorCode {
 #[derive(Clone, Debug, PartialEq)]
 pub struct UrlElicitationRequiredErrorErrorData {
     pub elicitations: ::std::vec::Vec<ElicitRequestUrlParams>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /// Error types.
 pub mod error {
@@ -8487,7 +8487,7 @@ impl<'de> ::serde::Deserialize<'de> for Annotations {
                 let mut field_audience = ::std::option::Option::None;
                 let mut field_last_modified = ::std::option::Option::None;
                 let mut field_priority = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Annotations::json_key))?
                 {
@@ -8599,7 +8599,7 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(AudioContent::json_key))?
                 {
@@ -8697,7 +8697,7 @@ impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
             ) -> ::std::result::Result<BaseMetadata, A::Error> {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BaseMetadata::json_key))?
                 {
@@ -8778,7 +8778,7 @@ impl<'de> ::serde::Deserialize<'de> for BaseResult {
             ) -> ::std::result::Result<BaseResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BaseResult::json_key))?
                 {
@@ -8869,7 +8869,7 @@ impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(BlobResourceContents::json_key),
@@ -8977,7 +8977,7 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
                 let mut field_description = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BooleanSchema::json_key))?
                 {
@@ -9078,7 +9078,7 @@ impl<'de> ::serde::Deserialize<'de> for CacheableResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CacheableResult::json_key),
@@ -9188,7 +9188,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolRequest::json_key),
@@ -9307,7 +9307,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_request_state = ::std::option::Option::None;
                 let mut field_task = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolRequestParams::json_key),
@@ -9426,7 +9426,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<CallToolRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolRequestParamsMeta::json_key),
@@ -9529,7 +9529,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_structured_content = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolResult::json_key),
@@ -9635,7 +9635,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolResultResponse::json_key),
@@ -9723,7 +9723,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CancelTaskRequest::json_key),
@@ -9805,7 +9805,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequestParams {
                 mut map: A,
             ) -> ::std::result::Result<CancelTaskRequestParams, A::Error> {
                 let mut field_task_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CancelTaskRequestParams::json_key),
@@ -9921,7 +9921,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
                 let mut field_status_message = ::std::option::Option::None;
                 let mut field_task_id = ::std::option::Option::None;
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CancelTaskResult::json_key),
@@ -10056,7 +10056,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CancelledNotification::json_key),
@@ -10148,7 +10148,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_reason = ::std::option::Option::None;
                 let mut field_request_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -10270,7 +10270,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
                 let mut field_roots = ::std::option::Option::None;
                 let mut field_sampling = ::std::option::Option::None;
                 let mut field_tasks = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ClientCapabilities::json_key),
@@ -10384,7 +10384,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
             ) -> ::std::result::Result<ClientCapabilitiesElicitation, A::Error> {
                 let mut field_form = ::std::option::Option::None;
                 let mut field_url = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -10463,7 +10463,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
                 mut map: A,
             ) -> ::std::result::Result<ClientCapabilitiesRoots, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ClientCapabilitiesRoots::json_key),
@@ -10546,7 +10546,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
             ) -> ::std::result::Result<ClientCapabilitiesSampling, A::Error> {
                 let mut field_context = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ClientCapabilitiesSampling::json_key),
@@ -10634,7 +10634,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasks {
                 let mut field_cancel = ::std::option::Option::None;
                 let mut field_list = ::std::option::Option::None;
                 let mut field_requests = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ClientCapabilitiesTasks::json_key),
@@ -10725,7 +10725,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequests {
             ) -> ::std::result::Result<ClientCapabilitiesTasksRequests, A::Error> {
                 let mut field_elicitation = ::std::option::Option::None;
                 let mut field_sampling = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -10815,7 +10815,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsElicitati
                 A::Error,
             > {
                 let mut field_create = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -10893,7 +10893,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsSampling 
                 A::Error,
             > {
                 let mut field_create_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -10979,7 +10979,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteRequest::json_key),
@@ -11076,7 +11076,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
                 let mut field_context = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_ref_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteRequestParams::json_key),
@@ -11165,7 +11165,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
             ) -> ::std::result::Result<CompleteRequestParamsArgument, A::Error> {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_value = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -11244,7 +11244,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
                 mut map: A,
             ) -> ::std::result::Result<CompleteRequestParamsContext, A::Error> {
                 let mut field_arguments = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -11337,7 +11337,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<CompleteRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteRequestParamsMeta::json_key),
@@ -11423,7 +11423,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResult {
                 let mut field_completion = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteResult::json_key),
@@ -11521,7 +11521,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
                 let mut field_has_more = ::std::option::Option::None;
                 let mut field_total = ::std::option::Option::None;
                 let mut field_values = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteResultCompletion::json_key),
@@ -11613,7 +11613,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteResultResponse::json_key),
@@ -11706,7 +11706,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateMessageRequest::json_key),
@@ -11861,7 +11861,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
                 let mut field_temperature = ::std::option::Option::None;
                 let mut field_tool_choice = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateMessageRequestParams::json_key),
@@ -12028,7 +12028,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<CreateMessageRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -12128,7 +12128,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
                 let mut field_model = ::std::option::Option::None;
                 let mut field_role = ::std::option::Option::None;
                 let mut field_stop_reason = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateMessageResult::json_key),
@@ -12224,7 +12224,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
             ) -> ::std::result::Result<CreateTaskResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_task = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateTaskResult::json_key),
@@ -12308,7 +12308,7 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(DiscoverRequest::json_key),
@@ -12422,7 +12422,7 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverResult {
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_supported_versions = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(DiscoverResult::json_key),
@@ -12558,7 +12558,7 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(DiscoverResultResponse::json_key),
@@ -12651,7 +12651,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ElicitRequest::json_key))?
                 {
@@ -12757,7 +12757,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
                 let mut field_mode = ::std::option::Option::None;
                 let mut field_requested_schema = ::std::option::Option::None;
                 let mut field_task = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ElicitRequestFormParams::json_key),
@@ -12867,7 +12867,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<ElicitRequestFormParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -12966,7 +12966,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
                 let mut field_required = ::std::option::Option::None;
                 let mut field_schema = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -13088,7 +13088,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParams {
                 let mut field_mode = ::std::option::Option::None;
                 let mut field_task = ::std::option::Option::None;
                 let mut field_url = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ElicitRequestUrlParams::json_key),
@@ -13199,7 +13199,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<ElicitRequestUrlParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ElicitRequestUrlParamsMeta::json_key),
@@ -13285,7 +13285,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResult {
                 let mut field_action = ::std::option::Option::None;
                 let mut field_content = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ElicitResult::json_key))?
                 {
@@ -13367,7 +13367,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -13447,7 +13447,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotificationParams {
                 mut map: A,
             ) -> ::std::result::Result<ElicitationCompleteNotificationParams, A::Error> {
                 let mut field_elicitation_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -13546,7 +13546,7 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_resource = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(EmbeddedResource::json_key),
@@ -13645,7 +13645,7 @@ impl<'de> ::serde::Deserialize<'de> for ErrorObject {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ErrorObject::json_key))?
                 {
@@ -13735,7 +13735,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptRequest::json_key),
@@ -13847,7 +13847,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_request_state = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptRequestParams::json_key),
@@ -13962,7 +13962,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<GetPromptRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptRequestParamsMeta::json_key),
@@ -14058,7 +14058,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
                 let mut field_messages = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptResult::json_key),
@@ -14158,7 +14158,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptResultResponse::json_key),
@@ -14246,7 +14246,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetTaskPayloadRequest::json_key),
@@ -14328,7 +14328,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequestParams {
                 mut map: A,
             ) -> ::std::result::Result<GetTaskPayloadRequestParams, A::Error> {
                 let mut field_task_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -14403,7 +14403,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadResult {
                 mut map: A,
             ) -> ::std::result::Result<GetTaskPayloadResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetTaskPayloadResult::json_key),
@@ -14483,7 +14483,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetTaskRequest::json_key),
@@ -14565,7 +14565,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequestParams {
                 mut map: A,
             ) -> ::std::result::Result<GetTaskRequestParams, A::Error> {
                 let mut field_task_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetTaskRequestParams::json_key),
@@ -14681,7 +14681,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
                 let mut field_status_message = ::std::option::Option::None;
                 let mut field_task_id = ::std::option::Option::None;
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(GetTaskResult::json_key))?
                 {
@@ -14817,7 +14817,7 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchError {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(HeaderMismatchError::json_key),
@@ -14904,7 +14904,7 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(HeaderMismatchErrorError::json_key),
@@ -14999,7 +14999,7 @@ impl<'de> ::serde::Deserialize<'de> for Icon {
                 let mut field_sizes = ::std::option::Option::None;
                 let mut field_src = ::std::option::Option::None;
                 let mut field_theme = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Icon::json_key))?
                 {
@@ -15086,7 +15086,7 @@ impl<'de> ::serde::Deserialize<'de> for Icons {
                 mut map: A,
             ) -> ::std::result::Result<Icons, A::Error> {
                 let mut field_icons = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Icons::json_key))?
                 {
@@ -15178,7 +15178,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ImageContent::json_key))?
                 {
@@ -15303,7 +15303,7 @@ impl<'de> ::serde::Deserialize<'de> for Implementation {
                 let mut field_title = ::std::option::Option::None;
                 let mut field_version = ::std::option::Option::None;
                 let mut field_website_url = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(Implementation::json_key),
@@ -15411,7 +15411,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InitializeRequest::json_key),
@@ -15510,7 +15510,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
                 let mut field_client_info = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_protocol_version = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InitializeRequestParams::json_key),
@@ -15630,7 +15630,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<InitializeRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -15730,7 +15730,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_protocol_version = ::std::option::Option::None;
                 let mut field_server_info = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InitializeResult::json_key),
@@ -15850,7 +15850,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InitializedNotification::json_key),
@@ -15951,7 +15951,7 @@ impl<'de> ::serde::Deserialize<'de> for InputRequiredResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_request_state = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InputRequiredResult::json_key),
@@ -16064,7 +16064,7 @@ impl<'de> ::serde::Deserialize<'de> for InputResponseRequestParams {
                 let mut field_input_responses = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_request_state = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InputResponseRequestParams::json_key),
@@ -16159,7 +16159,7 @@ impl<'de> ::serde::Deserialize<'de> for InternalError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(InternalError::json_key))?
                 {
@@ -16248,7 +16248,7 @@ impl<'de> ::serde::Deserialize<'de> for InvalidParamsError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InvalidParamsError::json_key),
@@ -16339,7 +16339,7 @@ impl<'de> ::serde::Deserialize<'de> for InvalidRequestError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InvalidRequestError::json_key),
@@ -16430,7 +16430,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcErrorResponse {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcErrorResponse::json_key),
@@ -16517,7 +16517,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcNotification::json_key),
@@ -16607,7 +16607,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcRequest::json_key),
@@ -16695,7 +16695,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcResultResponse::json_key),
@@ -16804,7 +16804,7 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
                 let mut field_enum_names = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(LegacyTitledEnumSchema::json_key),
@@ -16914,7 +16914,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListPromptsRequest::json_key),
@@ -17032,7 +17032,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
                 let mut field_prompts = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListPromptsResult::json_key),
@@ -17144,7 +17144,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListPromptsResultResponse::json_key),
@@ -17234,7 +17234,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -17354,7 +17354,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
                 let mut field_resource_templates = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -17475,7 +17475,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -17567,7 +17567,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListResourcesRequest::json_key),
@@ -17685,7 +17685,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
                 let mut field_resources = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListResourcesResult::json_key),
@@ -17801,7 +17801,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -17899,7 +17899,7 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListRootsRequest::json_key),
@@ -17987,7 +17987,7 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
             ) -> ::std::result::Result<ListRootsResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_roots = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListRootsResult::json_key),
@@ -18073,7 +18073,7 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListTasksRequest::json_key),
@@ -18167,7 +18167,7 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_next_cursor = ::std::option::Option::None;
                 let mut field_tasks = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListTasksResult::json_key),
@@ -18261,7 +18261,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListToolsRequest::json_key),
@@ -18379,7 +18379,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListToolsResult::json_key),
@@ -18491,7 +18491,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListToolsResultResponse::json_key),
@@ -18575,7 +18575,7 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(LoggingMessageNotification::json_key),
@@ -18668,7 +18668,7 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
                 let mut field_level = ::std::option::Option::None;
                 let mut field_logger = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -18761,7 +18761,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotFoundError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(MethodNotFoundError::json_key),
@@ -18852,7 +18852,7 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityError {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -18941,7 +18941,7 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19024,7 +19024,7 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
                 A::Error,
             > {
                 let mut field_required_capabilities = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19106,7 +19106,7 @@ impl<'de> ::serde::Deserialize<'de> for ModelHint {
                 mut map: A,
             ) -> ::std::result::Result<ModelHint, A::Error> {
                 let mut field_name = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ModelHint::json_key))?
                 {
@@ -19200,7 +19200,7 @@ impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
                 let mut field_hints = ::std::option::Option::None;
                 let mut field_intelligence_priority = ::std::option::Option::None;
                 let mut field_speed_priority = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ModelPreferences::json_key),
@@ -19302,7 +19302,7 @@ impl<'de> ::serde::Deserialize<'de> for Notification {
             ) -> ::std::result::Result<Notification, A::Error> {
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Notification::json_key))?
                 {
@@ -19384,7 +19384,7 @@ impl<'de> ::serde::Deserialize<'de> for NotificationMetaObject {
                 mut map: A,
             ) -> ::std::result::Result<NotificationMetaObject, A::Error> {
                 let mut field_io_modelcontextprotocol_subscription_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(NotificationMetaObject::json_key),
@@ -19463,7 +19463,7 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
                 mut map: A,
             ) -> ::std::result::Result<NotificationParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(NotificationParams::json_key),
@@ -19569,7 +19569,7 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchema {
                 let mut field_minimum = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(NumberSchema::json_key))?
                 {
@@ -19673,7 +19673,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedRequest::json_key),
@@ -19764,7 +19764,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
             ) -> ::std::result::Result<PaginatedRequestParams, A::Error> {
                 let mut field_cursor = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedRequestParams::json_key),
@@ -19855,7 +19855,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<PaginatedRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedRequestParamsMeta::json_key),
@@ -19944,7 +19944,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_next_cursor = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedResult::json_key),
@@ -20039,7 +20039,7 @@ impl<'de> ::serde::Deserialize<'de> for ParseError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ParseError::json_key))?
                 {
@@ -20131,7 +20131,7 @@ impl<'de> ::serde::Deserialize<'de> for PingRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(PingRequest::json_key))?
                 {
@@ -20217,7 +20217,7 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ProgressNotification::json_key),
@@ -20322,7 +20322,7 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
                 let mut field_progress = ::std::option::Option::None;
                 let mut field_progress_token = ::std::option::Option::None;
                 let mut field_total = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ProgressNotificationParams::json_key),
@@ -20454,7 +20454,7 @@ impl<'de> ::serde::Deserialize<'de> for Prompt {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Prompt::json_key))?
                 {
@@ -20572,7 +20572,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptArgument {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_required = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PromptArgument::json_key),
@@ -20671,7 +20671,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20754,7 +20754,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessage {
             ) -> ::std::result::Result<PromptMessage, A::Error> {
                 let mut field_content = ::std::option::Option::None;
                 let mut field_role = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(PromptMessage::json_key))?
                 {
@@ -20835,7 +20835,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptReference {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PromptReference::json_key),
@@ -20923,7 +20923,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceRequest::json_key),
@@ -21028,7 +21028,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_request_state = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceRequestParams::json_key),
@@ -21135,7 +21135,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<ReadResourceRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -21240,7 +21240,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceResult::json_key),
@@ -21348,7 +21348,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceResultResponse::json_key),
@@ -21426,7 +21426,7 @@ impl<'de> ::serde::Deserialize<'de> for RelatedTaskMetadata {
                 mut map: A,
             ) -> ::std::result::Result<RelatedTaskMetadata, A::Error> {
                 let mut field_task_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(RelatedTaskMetadata::json_key),
@@ -21502,7 +21502,7 @@ impl<'de> ::serde::Deserialize<'de> for Request {
             ) -> ::std::result::Result<Request, A::Error> {
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Request::json_key))?
                 {
@@ -21617,7 +21617,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
                 let mut field_io_modelcontextprotocol_log_level = ::std::option::Option::None;
                 let mut field_io_modelcontextprotocol_protocol_version = ::std::option::Option::None;
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(RequestMetaObject::json_key),
@@ -21736,7 +21736,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestParams {
                 mut map: A,
             ) -> ::std::result::Result<RequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(RequestParams::json_key))?
                 {
@@ -21821,7 +21821,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<RequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(RequestParamsMeta::json_key),
@@ -21947,7 +21947,7 @@ impl<'de> ::serde::Deserialize<'de> for Resource {
                 let mut field_size = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Resource::json_key))?
                 {
@@ -22075,7 +22075,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceContents {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceContents::json_key),
@@ -22213,7 +22213,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLink {
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ResourceLink::json_key))?
                 {
@@ -22342,7 +22342,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -22428,7 +22428,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
             ) -> ::std::result::Result<ResourceRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceRequestParams::json_key),
@@ -22519,7 +22519,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<ResourceRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceRequestParamsMeta::json_key),
@@ -22639,7 +22639,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_uri_template = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceTemplate::json_key),
@@ -22759,7 +22759,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
             ) -> ::std::result::Result<ResourceTemplateReference, A::Error> {
                 let mut field_type_ = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceTemplateReference::json_key),
@@ -22839,7 +22839,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -22925,7 +22925,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
             ) -> ::std::result::Result<ResourceUpdatedNotificationParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -23007,7 +23007,7 @@ impl<'de> ::serde::Deserialize<'de> for ResultMetaObject {
                 mut map: A,
             ) -> ::std::result::Result<ResultMetaObject, A::Error> {
                 let mut field_io_modelcontextprotocol_server_info = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResultMetaObject::json_key),
@@ -23094,7 +23094,7 @@ impl<'de> ::serde::Deserialize<'de> for Root {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Root::json_key))?
                 {
@@ -23179,7 +23179,7 @@ impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -23268,7 +23268,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
                 let mut field_content = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_role = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SamplingMessage::json_key),
@@ -23398,7 +23398,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
                 let mut field_resources = ::std::option::Option::None;
                 let mut field_tasks = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilities::json_key),
@@ -23515,7 +23515,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
                 mut map: A,
             ) -> ::std::result::Result<ServerCapabilitiesPrompts, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilitiesPrompts::json_key),
@@ -23598,7 +23598,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
             ) -> ::std::result::Result<ServerCapabilitiesResources, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
                 let mut field_subscribe = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -23696,7 +23696,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasks {
                 let mut field_cancel = ::std::option::Option::None;
                 let mut field_list = ::std::option::Option::None;
                 let mut field_requests = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilitiesTasks::json_key),
@@ -23781,7 +23781,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequests {
                 mut map: A,
             ) -> ::std::result::Result<ServerCapabilitiesTasksRequests, A::Error> {
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -23856,7 +23856,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsTools {
                 mut map: A,
             ) -> ::std::result::Result<ServerCapabilitiesTasksRequestsTools, A::Error> {
                 let mut field_call = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -23931,7 +23931,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
                 mut map: A,
             ) -> ::std::result::Result<ServerCapabilitiesTools, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilitiesTools::json_key),
@@ -24015,7 +24015,7 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SetLevelRequest::json_key),
@@ -24103,7 +24103,7 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
             ) -> ::std::result::Result<SetLevelRequestParams, A::Error> {
                 let mut field_level = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SetLevelRequestParams::json_key),
@@ -24194,7 +24194,7 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<SetLevelRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SetLevelRequestParamsMeta::json_key),
@@ -24310,7 +24310,7 @@ impl<'de> ::serde::Deserialize<'de> for StringSchema {
                 let mut field_min_length = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(StringSchema::json_key))?
                 {
@@ -24424,7 +24424,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscribeRequest::json_key),
@@ -24512,7 +24512,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
             ) -> ::std::result::Result<SubscribeRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscribeRequestParams::json_key),
@@ -24603,7 +24603,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<SubscribeRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscribeRequestParamsMeta::json_key),
@@ -24703,7 +24703,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionFilter {
                 let mut field_resource_subscriptions = ::std::option::Option::None;
                 let mut field_resources_list_changed = ::std::option::Option::None;
                 let mut field_tools_list_changed = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscriptionFilter::json_key),
@@ -24815,7 +24815,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -24904,7 +24904,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotificationPar
             > {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_notifications = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -24997,7 +24997,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscriptionsListenRequest::json_key),
@@ -25082,7 +25082,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequestParams {
             ) -> ::std::result::Result<SubscriptionsListenRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_notifications = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -25168,7 +25168,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResult {
             ) -> ::std::result::Result<SubscriptionsListenResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscriptionsListenResult::json_key),
@@ -25266,7 +25266,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultMetaObject {
             ) -> ::std::result::Result<SubscriptionsListenResultMetaObject, A::Error> {
                 let mut field_io_modelcontextprotocol_server_info = ::std::option::Option::None;
                 let mut field_io_modelcontextprotocol_subscription_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -25361,7 +25361,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -25473,7 +25473,7 @@ impl<'de> ::serde::Deserialize<'de> for Task {
                 let mut field_status_message = ::std::option::Option::None;
                 let mut field_task_id = ::std::option::Option::None;
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Task::json_key))?
                 {
@@ -25596,7 +25596,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParams {
             ) -> ::std::result::Result<TaskAugmentedRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_task = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(TaskAugmentedRequestParams::json_key),
@@ -25687,7 +25687,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<TaskAugmentedRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -25766,7 +25766,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskMetadata {
                 mut map: A,
             ) -> ::std::result::Result<TaskMetadata, A::Error> {
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(TaskMetadata::json_key))?
                 {
@@ -25844,7 +25844,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(TaskStatusNotification::json_key),
@@ -25961,7 +25961,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
                 let mut field_status_message = ::std::option::Option::None;
                 let mut field_task_id = ::std::option::Option::None;
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -26099,7 +26099,7 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_text = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(TextContent::json_key))?
                 {
@@ -26198,7 +26198,7 @@ impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_text = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(TextResourceContents::json_key),
@@ -26324,7 +26324,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
                 let mut field_min_items = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -26432,7 +26432,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
                 mut map: A,
             ) -> ::std::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
                 let mut field_any_of = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -26510,7 +26510,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfIte
             > {
                 let mut field_const_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -26613,7 +26613,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
                 let mut field_one_of = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -26708,7 +26708,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
             ) -> ::std::result::Result<TitledSingleSelectEnumSchemaOneOfItem, A::Error> {
                 let mut field_const_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -26838,7 +26838,7 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_output_schema = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Tool::json_key))?
                 {
@@ -26994,7 +26994,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
                 let mut field_open_world_hint = ::std::option::Option::None;
                 let mut field_read_only_hint = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ToolAnnotations::json_key),
@@ -27099,7 +27099,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoice {
                 mut map: A,
             ) -> ::std::result::Result<ToolChoice, A::Error> {
                 let mut field_mode = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ToolChoice::json_key))?
                 {
@@ -27170,7 +27170,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolExecution {
                 mut map: A,
             ) -> ::std::result::Result<ToolExecution, A::Error> {
                 let mut field_task_support = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ToolExecution::json_key))?
                 {
@@ -27251,7 +27251,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -27362,7 +27362,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
                 let mut field_structured_content = ::std::option::Option::None;
                 let mut field_tool_use_id = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ToolResultContent::json_key),
@@ -27484,7 +27484,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ToolUseContent::json_key),
@@ -27580,7 +27580,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(UnsubscribeRequest::json_key),
@@ -27668,7 +27668,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
             ) -> ::std::result::Result<UnsubscribeRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(UnsubscribeRequestParams::json_key),
@@ -27759,7 +27759,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<UnsubscribeRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -27844,7 +27844,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionError {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -27930,7 +27930,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -28016,7 +28016,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorData
             > {
                 let mut field_requested = ::std::option::Option::None;
                 let mut field_supported = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -28140,7 +28140,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
                 let mut field_min_items = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -28251,7 +28251,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
             ) -> ::std::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
                 let mut field_enum_ = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -28354,7 +28354,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
                 let mut field_enum_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -28455,7 +28455,7 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredError {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -28541,7 +28541,7 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -28621,7 +28621,7 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorData {
                 mut map: A,
             ) -> ::std::result::Result<UrlElicitationRequiredErrorErrorData, A::Error> {
                 let mut field_elicitations = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -28728,6 +28728,110 @@ pub mod methods {
     pub const TOOLS_CALL: &str = "tools/call";
     ///`tools/list`
     pub const TOOLS_LIST: &str = "tools/list";
+}
+/// Properties a schema does not name, kept as received (forward
+/// compatibility): a `serde_json::Map` to read and write through
+/// `Deref`/`DerefMut`, one pointer wide while empty.
+#[derive(Clone, Default)]
+pub struct Extra(
+    ::std::option::Option<
+        ::std::boxed::Box<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    >,
+);
+impl Extra {
+    /// No properties.
+    pub fn new() -> Self {
+        Self(None)
+    }
+    /// The properties as a map.
+    pub fn into_map(
+        self,
+    ) -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        self.0.map(|map| *map).unwrap_or_default()
+    }
+}
+impl ::std::ops::Deref for Extra {
+    type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+    fn deref(&self) -> &Self::Target {
+        static EMPTY: ::std::sync::OnceLock<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        > = ::std::sync::OnceLock::new();
+        match &self.0 {
+            ::std::option::Option::Some(map) => map,
+            ::std::option::Option::None => EMPTY.get_or_init(::serde_json::Map::new),
+        }
+    }
+}
+impl ::std::ops::DerefMut for Extra {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0.get_or_insert_with(::std::default::Default::default)
+    }
+}
+impl ::std::cmp::PartialEq for Extra {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+impl ::std::cmp::Eq for Extra {}
+impl ::std::fmt::Debug for Extra {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
+for Extra {
+    fn from(map: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> Self {
+        if map.is_empty() { Self(None) } else { Self(Some(::std::boxed::Box::new(map))) }
+    }
+}
+impl ::std::convert::From<Extra>
+for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    fn from(extra: Extra) -> Self {
+        extra.into_map()
+    }
+}
+impl ::std::iter::FromIterator<(::std::string::String, ::serde_json::Value)> for Extra {
+    fn from_iter<
+        I: ::std::iter::IntoIterator<Item = (::std::string::String, ::serde_json::Value)>,
+    >(iter: I) -> Self {
+        Self::from(iter.into_iter().collect::<::serde_json::Map<_, _>>())
+    }
+}
+impl ::std::iter::Extend<(::std::string::String, ::serde_json::Value)> for Extra {
+    fn extend<
+        I: ::std::iter::IntoIterator<Item = (::std::string::String, ::serde_json::Value)>,
+    >(&mut self, iter: I) {
+        (**self).extend(iter);
+    }
+}
+impl<'a> ::std::iter::IntoIterator for &'a Extra {
+    type Item = (&'a ::std::string::String, &'a ::serde_json::Value);
+    type IntoIter = ::serde_json::map::Iter<'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        (**self).iter()
+    }
+}
+impl ::std::iter::IntoIterator for Extra {
+    type Item = (::std::string::String, ::serde_json::Value);
+    type IntoIter = ::serde_json::map::IntoIter;
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_map().into_iter()
+    }
+}
+impl ::serde::Serialize for Extra {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        (**self).serialize(serializer)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Extra {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::serde_json::Map::deserialize(deserializer).map(Self::from)
+    }
 }
 /// Accepts exactly one string.
 struct ConstStrVisitor(&'static str);

@@ -24,7 +24,7 @@ the data is entirely optional.*/
     pub priority: ::std::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Audio provided to or from an LLM.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,7 +42,7 @@ pub struct AudioContent {
     pub type_: AudioContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,7 +58,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`BaseResult`
 #[derive(Clone, Debug, PartialEq)]
@@ -67,7 +67,7 @@ pub struct BaseResult {
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`BlobResourceContents`
 #[derive(Clone, Debug, PartialEq)]
@@ -84,7 +84,7 @@ pub struct BlobResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`BooleanSchema`
 #[derive(Clone, Debug, PartialEq)]
@@ -95,7 +95,7 @@ pub struct BooleanSchema {
     pub type_: BooleanSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Used by the client to invoke a tool provided by the server.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,7 +106,7 @@ pub struct CallToolRequest {
     pub params: CallToolRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `tools/call` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -127,14 +127,14 @@ for task augmentation of specific request types in their capabilities.*/
     pub task: ::std::option::Option<TaskMetadata>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallToolRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a tool call.
 #[derive(Clone, Debug, PartialEq)]
@@ -164,7 +164,7 @@ should be reported as an MCP error response.*/
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request to cancel a task.
 #[derive(Clone, Debug, PartialEq)]
@@ -175,7 +175,7 @@ pub struct CancelTaskRequest {
     pub params: CancelTaskRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CancelTaskRequestParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -184,7 +184,7 @@ pub struct CancelTaskRequestParams {
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The response to a tasks/cancel request.
 #[derive(Clone, Debug, PartialEq)]
@@ -200,7 +200,7 @@ pub struct CancelTaskResult {
     pub status_message: ::std::option::Option<::std::string::String>,
     pub task_id: ::std::string::String,
     pub ttl: ::std::option::Option<i64>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
 
@@ -218,7 +218,7 @@ pub struct CancelledNotification {
     pub params: CancelledNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/cancelled` notification.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -237,7 +237,7 @@ This MUST NOT be used for cancelling tasks (use the `tasks/cancel` request inste
     pub request_id: ::std::option::Option<RequestId>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -255,7 +255,7 @@ pub struct ClientCapabilities {
     pub tasks: ::std::option::Option<ClientCapabilitiesTasks>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the client supports elicitation from the server.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -268,7 +268,7 @@ pub struct ClientCapabilitiesElicitation {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the client supports listing roots.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -277,7 +277,7 @@ pub struct ClientCapabilitiesRoots {
     pub list_changed: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the client supports sampling from an LLM.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -293,7 +293,7 @@ If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).*
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the client supports task-augmented requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -309,7 +309,7 @@ pub struct ClientCapabilitiesTasks {
     pub requests: ::std::option::Option<ClientCapabilitiesTasksRequests>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Specifies which request types can be augmented with tasks.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -318,7 +318,7 @@ pub struct ClientCapabilitiesTasksRequests {
     pub sampling: ::std::option::Option<ClientCapabilitiesTasksRequestsSampling>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Task support for elicitation-related requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -329,7 +329,7 @@ pub struct ClientCapabilitiesTasksRequestsElicitation {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Task support for sampling-related requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -340,7 +340,7 @@ pub struct ClientCapabilitiesTasksRequestsSampling {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the client to the server, to ask for completion options.
 #[derive(Clone, Debug, PartialEq)]
@@ -351,7 +351,7 @@ pub struct CompleteRequest {
     pub params: CompleteRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `completion/complete` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -362,7 +362,7 @@ pub struct CompleteRequestParams {
     pub ref_: CompleteRequestParamsRef,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The argument's information
 #[derive(Clone, Debug, PartialEq)]
@@ -373,7 +373,7 @@ pub struct CompleteRequestParamsArgument {
     pub value: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Additional, optional context for completions
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -384,14 +384,14 @@ pub struct CompleteRequestParamsContext {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompleteRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CompleteRequestParamsRef`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -420,7 +420,7 @@ pub struct CompleteResult {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CompleteResultCompletion`
 #[derive(Clone, Debug, PartialEq)]
@@ -433,7 +433,7 @@ pub struct CompleteResultCompletion {
     pub values: ::std::vec::Vec<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
 #[derive(Clone, Debug, PartialEq)]
@@ -444,7 +444,7 @@ pub struct CreateMessageRequest {
     pub params: CreateMessageRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `sampling/createMessage` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -487,7 +487,7 @@ The client MUST return an error if this field is provided but ClientCapabilities
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 The client MAY ignore this request.
@@ -558,7 +558,7 @@ for CreateMessageRequestParamsIncludeContext {
 pub struct CreateMessageRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The client's response to a sampling/createMessage request from the server.
 The client should inform the user before returning the sampled message, to allow them
@@ -585,7 +585,7 @@ This field is an open string to allow for provider-specific stop reasons.*/
     pub stop_reason: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CreateMessageResultContent`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -639,7 +639,7 @@ pub struct CreateTaskResult {
     pub task: Task,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An opaque token used to represent a cursor for pagination.
 #[derive(
@@ -691,7 +691,7 @@ pub struct ElicitRequest {
     pub params: ElicitRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -711,14 +711,14 @@ for task augmentation of specific request types in their capabilities.*/
     pub task: ::std::option::Option<TaskMetadata>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestFormParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A restricted subset of JSON Schema.
 Only top-level properties are allowed, without nesting.*/
@@ -733,7 +733,7 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     pub type_: ElicitRequestFormParamsRequestedSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The parameters for a request to elicit information from the user via a URL in the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -757,14 +757,14 @@ for task augmentation of specific request types in their capabilities.*/
     pub url: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElicitRequestUrlParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The client's response to an elicitation request.
 #[derive(Clone, Debug, PartialEq)]
@@ -786,7 +786,7 @@ Omitted for out-of-band mode responses.*/
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The user action in response to the elicitation.
 - "accept": User submitted the form/confirmed the action
@@ -883,7 +883,7 @@ pub struct ElicitationCompleteNotification {
     pub params: ElicitationCompleteNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ElicitationCompleteNotificationParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -892,7 +892,7 @@ pub struct ElicitationCompleteNotificationParams {
     pub elicitation_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The contents of a resource, embedded into a prompt or tool call result.
 
@@ -910,7 +910,7 @@ pub struct EmbeddedResource {
     pub type_: EmbeddedResourceType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`EmbeddedResourceResource`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -995,7 +995,7 @@ pub struct ErrorObject {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Used by the client to get a prompt provided by the server.
 #[derive(Clone, Debug, PartialEq)]
@@ -1006,7 +1006,7 @@ pub struct GetPromptRequest {
     pub params: GetPromptRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `prompts/get` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1020,14 +1020,14 @@ pub struct GetPromptRequestParams {
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GetPromptRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a prompts/get request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -1041,7 +1041,7 @@ pub struct GetPromptResult {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request to retrieve the result of a completed task.
 #[derive(Clone, Debug, PartialEq)]
@@ -1052,7 +1052,7 @@ pub struct GetTaskPayloadRequest {
     pub params: GetTaskPayloadRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`GetTaskPayloadRequestParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -1061,7 +1061,7 @@ pub struct GetTaskPayloadRequestParams {
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The response to a tasks/result request.
 The structure matches the result type of the original request.
@@ -1072,7 +1072,7 @@ pub struct GetTaskPayloadResult {
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request to retrieve the state of a task.
 #[derive(Clone, Debug, PartialEq)]
@@ -1083,7 +1083,7 @@ pub struct GetTaskRequest {
     pub params: GetTaskRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`GetTaskRequestParams`
 #[derive(Clone, Debug, PartialEq)]
@@ -1092,7 +1092,7 @@ pub struct GetTaskRequestParams {
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The response to a tasks/get request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1108,7 +1108,7 @@ pub struct GetTaskResult {
     pub status_message: ::std::option::Option<::std::string::String>,
     pub task_id: ::std::string::String,
     pub ttl: ::std::option::Option<i64>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An optionally-sized icon that can be displayed in a user interface.
 #[derive(Clone, Debug, PartialEq)]
@@ -1138,7 +1138,7 @@ If not provided, the client should assume the icon can be used with any theme.*/
     pub theme: ::std::option::Option<IconTheme>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Optional specifier for the theme this icon is designed for. `light` indicates
 the icon is designed to be used with a light background, and `dark` indicates
@@ -1214,7 +1214,7 @@ Clients that support rendering icons SHOULD also support:
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An image provided to or from an LLM.
 #[derive(Clone, Debug, PartialEq)]
@@ -1232,7 +1232,7 @@ pub struct ImageContent {
     pub type_: ImageContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Describes the MCP implementation.
 #[derive(Clone, Debug, PartialEq)]
@@ -1267,7 +1267,7 @@ if present).*/
     pub website_url: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///This request is sent from the client to the server when it first connects, asking it to begin initialization.
 #[derive(Clone, Debug, PartialEq)]
@@ -1278,7 +1278,7 @@ pub struct InitializeRequest {
     pub params: InitializeRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for an `initialize` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1290,14 +1290,14 @@ pub struct InitializeRequestParams {
     pub protocol_version: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InitializeRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///After receiving an initialize request from the client, the server sends this response.
 #[derive(Clone, Debug, PartialEq)]
@@ -1316,7 +1316,7 @@ This can be used by clients to improve the LLM's understanding of available tool
     pub server_info: Implementation,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///This notification is sent from the client to the server after initialization has finished.
 #[derive(Clone, Debug, PartialEq)]
@@ -1326,7 +1326,7 @@ pub struct InitializedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A response to a request that indicates an error occurred.
 #[derive(Clone, Debug, PartialEq)]
@@ -1336,7 +1336,7 @@ pub struct JsonrpcErrorResponse {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1377,7 +1377,7 @@ pub struct JsonrpcNotification {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request that expects a response.
 #[derive(Clone, Debug, PartialEq)]
@@ -1390,7 +1390,7 @@ pub struct JsonrpcRequest {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A response to a request, containing either the result or error.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1417,7 +1417,7 @@ pub struct JsonrpcResultResponse {
     pub result: BaseResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Use TitledSingleSelectEnumSchema instead.
 This interface will be removed in a future version.*/
@@ -1433,7 +1433,7 @@ Non-standard according to JSON schema 2020-12.*/
     pub type_: LegacyTitledEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -1444,7 +1444,7 @@ pub struct ListPromptsRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a prompts/list request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -1459,7 +1459,7 @@ If present, there may be more results available.*/
     pub prompts: ::std::vec::Vec<Prompt>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of resource templates the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -1470,7 +1470,7 @@ pub struct ListResourceTemplatesRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a resources/templates/list request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -1485,7 +1485,7 @@ If present, there may be more results available.*/
     pub resource_templates: ::std::vec::Vec<ResourceTemplate>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of resources the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -1496,7 +1496,7 @@ pub struct ListResourcesRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a resources/list request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -1511,7 +1511,7 @@ If present, there may be more results available.*/
     pub resources: ::std::vec::Vec<Resource>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Sent from the server to request a list of root URIs from the client. Roots allow
 servers to ask for specific directories or files to operate on. A common example
@@ -1528,7 +1528,7 @@ pub struct ListRootsRequest {
     pub params: ::std::option::Option<RequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The client's response to a roots/list request from the server.
 This result contains an array of Root objects, each representing a root directory
@@ -1542,7 +1542,7 @@ pub struct ListRootsResult {
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request to retrieve a list of tasks.
 #[derive(Clone, Debug, PartialEq)]
@@ -1553,7 +1553,7 @@ pub struct ListTasksRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The response to a tasks/list request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1568,7 +1568,7 @@ If present, there may be more results available.*/
     pub tasks: ::std::vec::Vec<Task>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of tools the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -1579,7 +1579,7 @@ pub struct ListToolsRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a tools/list request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -1594,7 +1594,7 @@ If present, there may be more results available.*/
     pub tools: ::std::vec::Vec<Tool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The severity of a log message.
 
@@ -1686,7 +1686,7 @@ pub struct LoggingMessageNotification {
     pub params: LoggingMessageNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/message` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -1703,7 +1703,7 @@ pub struct LoggingMessageNotificationParams {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Hints to use for model selection.
 
@@ -1723,7 +1723,7 @@ The client MAY also map the string to a different provider's model name or a dif
     pub name: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The server's preferences for model selection, requested of the client during sampling.
 
@@ -1760,7 +1760,7 @@ the most important factor.*/
     pub speed_priority: ::std::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`MultiSelectEnumSchema`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1788,7 +1788,7 @@ pub struct Notification {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`NotificationParams`
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1799,7 +1799,7 @@ pub struct NotificationParams {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`NumberSchema`
 #[derive(Clone, Debug, PartialEq)]
@@ -1812,7 +1812,7 @@ pub struct NumberSchema {
     pub type_: NumberSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`NumberSchemaType`
 #[derive(
@@ -1878,7 +1878,7 @@ pub struct PaginatedRequest {
     pub params: ::std::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common parameters for paginated requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1889,14 +1889,14 @@ If provided, the server should return results starting after this cursor.*/
     pub meta: ::std::option::Option<PaginatedRequestParamsMeta>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PaginatedRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`PaginatedResult`
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1910,7 +1910,7 @@ If present, there may be more results available.*/
     pub next_cursor: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
 #[derive(Clone, Debug, PartialEq)]
@@ -1921,7 +1921,7 @@ pub struct PingRequest {
     pub params: ::std::option::Option<RequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Restricted schema definitions that only allow primitive types
 without nested objects or arrays.*/
@@ -1985,7 +1985,7 @@ pub struct ProgressNotification {
     pub params: ProgressNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/progress` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -2004,7 +2004,7 @@ pub struct ProgressNotificationParams {
     pub total: ::std::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A progress token, used to associate progress notifications with the original request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
@@ -2058,7 +2058,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Describes an argument that a prompt can accept.
 #[derive(Clone, Debug, PartialEq)]
@@ -2078,7 +2078,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -2088,7 +2088,7 @@ pub struct PromptListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Describes a message returned as part of a prompt.
 
@@ -2100,7 +2100,7 @@ pub struct PromptMessage {
     pub role: Role,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Identifies a prompt.
 #[derive(Clone, Debug, PartialEq)]
@@ -2117,7 +2117,7 @@ if present).*/
     pub type_: PromptReferenceType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to the server, to read a specific resource URI.
 #[derive(Clone, Debug, PartialEq)]
@@ -2128,7 +2128,7 @@ pub struct ReadResourceRequest {
     pub params: ReadResourceRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `resources/read` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -2138,14 +2138,14 @@ pub struct ReadResourceRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadResourceRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The server's response to a resources/read request from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -2157,7 +2157,7 @@ pub struct ReadResourceResult {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ReadResourceResultContentsItem`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2184,7 +2184,7 @@ pub struct RelatedTaskMetadata {
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`Request`
 #[derive(Clone, Debug, PartialEq)]
@@ -2195,7 +2195,7 @@ pub struct Request {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A uniquely identifying ID for a request in JSON-RPC.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
@@ -2223,14 +2223,14 @@ pub struct RequestParams {
     pub meta: ::std::option::Option<RequestParamsMeta>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A known resource that the server is capable of reading.
 #[derive(Clone, Debug, PartialEq)]
@@ -2274,7 +2274,7 @@ if present).*/
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The contents of a specific resource or sub-resource.
 #[derive(Clone, Debug, PartialEq)]
@@ -2289,7 +2289,7 @@ pub struct ResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A resource that the server is capable of reading, included in a prompt or tool call result.
 
@@ -2336,7 +2336,7 @@ if present).*/
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -2346,7 +2346,7 @@ pub struct ResourceListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common parameters when working with resources.
 #[derive(Clone, Debug, PartialEq)]
@@ -2356,14 +2356,14 @@ pub struct ResourceRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResourceRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A template description for resources available on the server.
 #[derive(Clone, Debug, PartialEq)]
@@ -2403,7 +2403,7 @@ if present).*/
     pub uri_template: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A reference to a resource or resource template definition.
 #[derive(Clone, Debug, PartialEq)]
@@ -2413,7 +2413,7 @@ pub struct ResourceTemplateReference {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
 #[derive(Clone, Debug, PartialEq)]
@@ -2423,7 +2423,7 @@ pub struct ResourceUpdatedNotification {
     pub params: ResourceUpdatedNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/resources/updated` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -2436,7 +2436,7 @@ pub struct ResourceUpdatedNotificationParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The sender or recipient of messages and data in a conversation.
 #[derive(
@@ -2510,7 +2510,7 @@ other URI schemes.*/
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A notification from the client to the server, informing it that the list of roots has changed.
 This notification should be sent whenever the client adds, removes, or modifies any root.
@@ -2522,7 +2522,7 @@ pub struct RootsListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Describes a message issued to or received from an LLM API.
 #[derive(Clone, Debug, PartialEq)]
@@ -2535,7 +2535,7 @@ pub struct SamplingMessage {
     pub role: Role,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`SamplingMessageContent`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2603,7 +2603,7 @@ pub struct ServerCapabilities {
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server offers any prompt templates.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2612,7 +2612,7 @@ pub struct ServerCapabilitiesPrompts {
     pub list_changed: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server offers any resources to read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2623,7 +2623,7 @@ pub struct ServerCapabilitiesResources {
     pub subscribe: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server supports task-augmented requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2639,7 +2639,7 @@ pub struct ServerCapabilitiesTasks {
     pub requests: ::std::option::Option<ServerCapabilitiesTasksRequests>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Specifies which request types can be augmented with tasks.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2647,7 +2647,7 @@ pub struct ServerCapabilitiesTasksRequests {
     pub tools: ::std::option::Option<ServerCapabilitiesTasksRequestsTools>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Task support for tool-related requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2658,7 +2658,7 @@ pub struct ServerCapabilitiesTasksRequestsTools {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server offers any tools to call.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2667,7 +2667,7 @@ pub struct ServerCapabilitiesTools {
     pub list_changed: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the client to the server, to enable or adjust logging.
 #[derive(Clone, Debug, PartialEq)]
@@ -2678,7 +2678,7 @@ pub struct SetLevelRequest {
     pub params: SetLevelRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `logging/setLevel` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -2688,14 +2688,14 @@ pub struct SetLevelRequestParams {
     pub meta: ::std::option::Option<SetLevelRequestParamsMeta>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SetLevelRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`SingleSelectEnumSchema`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2726,7 +2726,7 @@ pub struct StringSchema {
     pub type_: StringSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`StringSchemaFormat`
 #[derive(
@@ -2800,7 +2800,7 @@ pub struct SubscribeRequest {
     pub params: SubscribeRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `resources/subscribe` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -2810,14 +2810,14 @@ pub struct SubscribeRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubscribeRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Data associated with a task.
 #[derive(Clone, Debug, PartialEq)]
@@ -2841,7 +2841,7 @@ This can provide context for any status, including:
     pub ttl: ::std::option::Option<i64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common params for any task-augmented request.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2856,14 +2856,14 @@ for task augmentation of specific request types in their capabilities.*/
     pub task: ::std::option::Option<TaskMetadata>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskAugmentedRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Metadata for augmenting a request with task execution.
 Include this in the `task` field of the request parameters.*/
@@ -2873,7 +2873,7 @@ pub struct TaskMetadata {
     pub ttl: ::std::option::Option<i64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The status of a task.
 #[derive(
@@ -2950,7 +2950,7 @@ pub struct TaskStatusNotification {
     pub params: TaskStatusNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/tasks/status` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -2978,7 +2978,7 @@ This can provide context for any status, including:
     pub ttl: ::std::option::Option<i64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Text provided to or from an LLM.
 #[derive(Clone, Debug, PartialEq)]
@@ -2994,7 +2994,7 @@ pub struct TextContent {
     pub type_: TextContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`TextResourceContents`
 #[derive(Clone, Debug, PartialEq)]
@@ -3011,7 +3011,7 @@ pub struct TextResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for multiple-selection enumeration with display titles for each option.
 #[derive(Clone, Debug, PartialEq)]
@@ -3030,7 +3030,7 @@ pub struct TitledMultiSelectEnumSchema {
     pub type_: TitledMultiSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for array items with enum options and display labels.
 #[derive(Clone, Debug, PartialEq)]
@@ -3039,7 +3039,7 @@ pub struct TitledMultiSelectEnumSchemaItems {
     pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`TitledMultiSelectEnumSchemaItemsAnyOfItem`
 #[derive(Clone, Debug, PartialEq)]
@@ -3050,7 +3050,7 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for single-selection enumeration with display titles for each option.
 #[derive(Clone, Debug, PartialEq)]
@@ -3066,7 +3066,7 @@ pub struct TitledSingleSelectEnumSchema {
     pub type_: TitledSingleSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`TitledSingleSelectEnumSchemaOneOfItem`
 #[derive(Clone, Debug, PartialEq)]
@@ -3077,7 +3077,7 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Definition for a tool the client can call.
 #[derive(Clone, Debug, PartialEq)]
@@ -3125,7 +3125,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Additional properties describing a Tool to clients.
 
@@ -3166,7 +3166,7 @@ Default: false*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Controls tool selection behavior for sampling requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3178,7 +3178,7 @@ pub struct ToolChoice {
     pub mode: ::std::option::Option<ToolChoiceMode>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Controls the tool use ability of the model:
 - "auto": Model decides whether to use tools (default)
@@ -3257,7 +3257,7 @@ Default: "forbidden"*/
     pub task_support: ::std::option::Option<ToolExecutionTaskSupport>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates whether this tool supports task-augmented execution.
 This allows clients to handle long-running operations through polling
@@ -3334,7 +3334,7 @@ pub struct ToolListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result of a tool use, provided by the user back to the assistant.
 #[derive(Clone, Debug, PartialEq)]
@@ -3369,7 +3369,7 @@ This MUST match the ID from a previous ToolUseContent.*/
     pub type_: ToolResultContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the assistant to call a tool.
 #[derive(Clone, Debug, PartialEq)]
@@ -3392,7 +3392,7 @@ See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for no
     pub type_: ToolUseContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
 #[derive(Clone, Debug, PartialEq)]
@@ -3403,7 +3403,7 @@ pub struct UnsubscribeRequest {
     pub params: UnsubscribeRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `resources/unsubscribe` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -3413,14 +3413,14 @@ pub struct UnsubscribeRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnsubscribeRequestParamsMeta {
     ///If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
     pub progress_token: ::std::option::Option<ProgressToken>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for multiple-selection enumeration without display titles for options.
 #[derive(Clone, Debug, PartialEq)]
@@ -3439,7 +3439,7 @@ pub struct UntitledMultiSelectEnumSchema {
     pub type_: UntitledMultiSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for the array items.
 #[derive(Clone, Debug, PartialEq)]
@@ -3449,7 +3449,7 @@ pub struct UntitledMultiSelectEnumSchemaItems {
     pub type_: UntitledMultiSelectEnumSchemaItemsType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for single-selection enumeration without display titles for options.
 #[derive(Clone, Debug, PartialEq)]
@@ -3465,7 +3465,7 @@ pub struct UntitledSingleSelectEnumSchema {
     pub type_: UntitledSingleSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An error response that indicates that the server requires the client to provide additional information via an elicitation request.
 #[derive(Clone, Debug, PartialEq)]
@@ -3475,7 +3475,7 @@ pub struct UrlElicitationRequiredError {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`UrlElicitationRequiredErrorError`
 #[derive(Clone, Debug, PartialEq)]
@@ -3486,7 +3486,7 @@ pub struct UrlElicitationRequiredErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`UrlElicitationRequiredErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3533,7 +3533,7 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorCode {
 #[derive(Clone, Debug, PartialEq)]
 pub struct UrlElicitationRequiredErrorErrorData {
     pub elicitations: ::std::vec::Vec<ElicitRequestUrlParams>,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /// Error types.
 pub mod error {
@@ -6008,7 +6008,7 @@ impl<'de> ::serde::Deserialize<'de> for Annotations {
                 let mut field_audience = ::std::option::Option::None;
                 let mut field_last_modified = ::std::option::Option::None;
                 let mut field_priority = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Annotations::json_key))?
                 {
@@ -6120,7 +6120,7 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(AudioContent::json_key))?
                 {
@@ -6218,7 +6218,7 @@ impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
             ) -> ::std::result::Result<BaseMetadata, A::Error> {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BaseMetadata::json_key))?
                 {
@@ -6293,7 +6293,7 @@ impl<'de> ::serde::Deserialize<'de> for BaseResult {
                 mut map: A,
             ) -> ::std::result::Result<BaseResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BaseResult::json_key))?
                 {
@@ -6376,7 +6376,7 @@ impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(BlobResourceContents::json_key),
@@ -6484,7 +6484,7 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
                 let mut field_description = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BooleanSchema::json_key))?
                 {
@@ -6578,7 +6578,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolRequest::json_key),
@@ -6677,7 +6677,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_task = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolRequestParams::json_key),
@@ -6766,7 +6766,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<CallToolRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolRequestParamsMeta::json_key),
@@ -6863,7 +6863,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
                 let mut field_is_error = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_structured_content = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolResult::json_key),
@@ -6965,7 +6965,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CancelTaskRequest::json_key),
@@ -7047,7 +7047,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskRequestParams {
                 mut map: A,
             ) -> ::std::result::Result<CancelTaskRequestParams, A::Error> {
                 let mut field_task_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CancelTaskRequestParams::json_key),
@@ -7156,7 +7156,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
                 let mut field_status_message = ::std::option::Option::None;
                 let mut field_task_id = ::std::option::Option::None;
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CancelTaskResult::json_key),
@@ -7283,7 +7283,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CancelledNotification::json_key),
@@ -7375,7 +7375,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_reason = ::std::option::Option::None;
                 let mut field_request_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -7491,7 +7491,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
                 let mut field_roots = ::std::option::Option::None;
                 let mut field_sampling = ::std::option::Option::None;
                 let mut field_tasks = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ClientCapabilities::json_key),
@@ -7597,7 +7597,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
             ) -> ::std::result::Result<ClientCapabilitiesElicitation, A::Error> {
                 let mut field_form = ::std::option::Option::None;
                 let mut field_url = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -7676,7 +7676,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
                 mut map: A,
             ) -> ::std::result::Result<ClientCapabilitiesRoots, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ClientCapabilitiesRoots::json_key),
@@ -7759,7 +7759,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
             ) -> ::std::result::Result<ClientCapabilitiesSampling, A::Error> {
                 let mut field_context = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ClientCapabilitiesSampling::json_key),
@@ -7847,7 +7847,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasks {
                 let mut field_cancel = ::std::option::Option::None;
                 let mut field_list = ::std::option::Option::None;
                 let mut field_requests = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ClientCapabilitiesTasks::json_key),
@@ -7938,7 +7938,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequests {
             ) -> ::std::result::Result<ClientCapabilitiesTasksRequests, A::Error> {
                 let mut field_elicitation = ::std::option::Option::None;
                 let mut field_sampling = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -8028,7 +8028,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsElicitati
                 A::Error,
             > {
                 let mut field_create = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -8106,7 +8106,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsSampling 
                 A::Error,
             > {
                 let mut field_create_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -8192,7 +8192,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteRequest::json_key),
@@ -8289,7 +8289,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
                 let mut field_context = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_ref_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteRequestParams::json_key),
@@ -8378,7 +8378,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
             ) -> ::std::result::Result<CompleteRequestParamsArgument, A::Error> {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_value = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -8457,7 +8457,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
                 mut map: A,
             ) -> ::std::result::Result<CompleteRequestParamsContext, A::Error> {
                 let mut field_arguments = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -8536,7 +8536,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<CompleteRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteRequestParamsMeta::json_key),
@@ -8616,7 +8616,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResult {
             ) -> ::std::result::Result<CompleteResult, A::Error> {
                 let mut field_completion = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteResult::json_key),
@@ -8706,7 +8706,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
                 let mut field_has_more = ::std::option::Option::None;
                 let mut field_total = ::std::option::Option::None;
                 let mut field_values = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteResultCompletion::json_key),
@@ -8802,7 +8802,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateMessageRequest::json_key),
@@ -8957,7 +8957,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
                 let mut field_temperature = ::std::option::Option::None;
                 let mut field_tool_choice = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateMessageRequestParams::json_key),
@@ -9110,7 +9110,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<CreateMessageRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -9210,7 +9210,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
                 let mut field_model = ::std::option::Option::None;
                 let mut field_role = ::std::option::Option::None;
                 let mut field_stop_reason = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateMessageResult::json_key),
@@ -9306,7 +9306,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
             ) -> ::std::result::Result<CreateTaskResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_task = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateTaskResult::json_key),
@@ -9390,7 +9390,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ElicitRequest::json_key))?
                 {
@@ -9496,7 +9496,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
                 let mut field_mode = ::std::option::Option::None;
                 let mut field_requested_schema = ::std::option::Option::None;
                 let mut field_task = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ElicitRequestFormParams::json_key),
@@ -9592,7 +9592,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<ElicitRequestFormParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -9691,7 +9691,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
                 let mut field_required = ::std::option::Option::None;
                 let mut field_schema = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -9811,7 +9811,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParams {
                 let mut field_mode = ::std::option::Option::None;
                 let mut field_task = ::std::option::Option::None;
                 let mut field_url = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ElicitRequestUrlParams::json_key),
@@ -9911,7 +9911,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<ElicitRequestUrlParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ElicitRequestUrlParamsMeta::json_key),
@@ -9997,7 +9997,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResult {
                 let mut field_action = ::std::option::Option::None;
                 let mut field_content = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ElicitResult::json_key))?
                 {
@@ -10079,7 +10079,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -10159,7 +10159,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotificationParams {
                 mut map: A,
             ) -> ::std::result::Result<ElicitationCompleteNotificationParams, A::Error> {
                 let mut field_elicitation_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -10258,7 +10258,7 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_resource = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(EmbeddedResource::json_key),
@@ -10357,7 +10357,7 @@ impl<'de> ::serde::Deserialize<'de> for ErrorObject {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ErrorObject::json_key))?
                 {
@@ -10447,7 +10447,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptRequest::json_key),
@@ -10541,7 +10541,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
                 let mut field_arguments = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptRequestParams::json_key),
@@ -10626,7 +10626,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<GetPromptRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptRequestParamsMeta::json_key),
@@ -10712,7 +10712,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
                 let mut field_description = ::std::option::Option::None;
                 let mut field_messages = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptResult::json_key),
@@ -10808,7 +10808,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetTaskPayloadRequest::json_key),
@@ -10890,7 +10890,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequestParams {
                 mut map: A,
             ) -> ::std::result::Result<GetTaskPayloadRequestParams, A::Error> {
                 let mut field_task_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -10965,7 +10965,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadResult {
                 mut map: A,
             ) -> ::std::result::Result<GetTaskPayloadResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetTaskPayloadResult::json_key),
@@ -11045,7 +11045,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetTaskRequest::json_key),
@@ -11127,7 +11127,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskRequestParams {
                 mut map: A,
             ) -> ::std::result::Result<GetTaskRequestParams, A::Error> {
                 let mut field_task_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetTaskRequestParams::json_key),
@@ -11236,7 +11236,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
                 let mut field_status_message = ::std::option::Option::None;
                 let mut field_task_id = ::std::option::Option::None;
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(GetTaskResult::json_key))?
                 {
@@ -11372,7 +11372,7 @@ impl<'de> ::serde::Deserialize<'de> for Icon {
                 let mut field_sizes = ::std::option::Option::None;
                 let mut field_src = ::std::option::Option::None;
                 let mut field_theme = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Icon::json_key))?
                 {
@@ -11459,7 +11459,7 @@ impl<'de> ::serde::Deserialize<'de> for Icons {
                 mut map: A,
             ) -> ::std::result::Result<Icons, A::Error> {
                 let mut field_icons = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Icons::json_key))?
                 {
@@ -11551,7 +11551,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ImageContent::json_key))?
                 {
@@ -11676,7 +11676,7 @@ impl<'de> ::serde::Deserialize<'de> for Implementation {
                 let mut field_title = ::std::option::Option::None;
                 let mut field_version = ::std::option::Option::None;
                 let mut field_website_url = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(Implementation::json_key),
@@ -11784,7 +11784,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InitializeRequest::json_key),
@@ -11883,7 +11883,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
                 let mut field_client_info = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_protocol_version = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InitializeRequestParams::json_key),
@@ -11989,7 +11989,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<InitializeRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -12089,7 +12089,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializeResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_protocol_version = ::std::option::Option::None;
                 let mut field_server_info = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InitializeResult::json_key),
@@ -12209,7 +12209,7 @@ impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InitializedNotification::json_key),
@@ -12296,7 +12296,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcErrorResponse {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcErrorResponse::json_key),
@@ -12383,7 +12383,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcNotification::json_key),
@@ -12473,7 +12473,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcRequest::json_key),
@@ -12561,7 +12561,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcResultResponse::json_key),
@@ -12670,7 +12670,7 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
                 let mut field_enum_names = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(LegacyTitledEnumSchema::json_key),
@@ -12780,7 +12780,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListPromptsRequest::json_key),
@@ -12874,7 +12874,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_next_cursor = ::std::option::Option::None;
                 let mut field_prompts = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListPromptsResult::json_key),
@@ -12968,7 +12968,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -13068,7 +13068,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_next_cursor = ::std::option::Option::None;
                 let mut field_resource_templates = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -13171,7 +13171,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListResourcesRequest::json_key),
@@ -13265,7 +13265,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_next_cursor = ::std::option::Option::None;
                 let mut field_resources = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListResourcesResult::json_key),
@@ -13363,7 +13363,7 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListRootsRequest::json_key),
@@ -13451,7 +13451,7 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
             ) -> ::std::result::Result<ListRootsResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_roots = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListRootsResult::json_key),
@@ -13537,7 +13537,7 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListTasksRequest::json_key),
@@ -13631,7 +13631,7 @@ impl<'de> ::serde::Deserialize<'de> for ListTasksResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_next_cursor = ::std::option::Option::None;
                 let mut field_tasks = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListTasksResult::json_key),
@@ -13725,7 +13725,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListToolsRequest::json_key),
@@ -13819,7 +13819,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_next_cursor = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListToolsResult::json_key),
@@ -13907,7 +13907,7 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(LoggingMessageNotification::json_key),
@@ -14000,7 +14000,7 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
                 let mut field_level = ::std::option::Option::None;
                 let mut field_logger = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -14087,7 +14087,7 @@ impl<'de> ::serde::Deserialize<'de> for ModelHint {
                 mut map: A,
             ) -> ::std::result::Result<ModelHint, A::Error> {
                 let mut field_name = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ModelHint::json_key))?
                 {
@@ -14181,7 +14181,7 @@ impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
                 let mut field_hints = ::std::option::Option::None;
                 let mut field_intelligence_priority = ::std::option::Option::None;
                 let mut field_speed_priority = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ModelPreferences::json_key),
@@ -14283,7 +14283,7 @@ impl<'de> ::serde::Deserialize<'de> for Notification {
             ) -> ::std::result::Result<Notification, A::Error> {
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Notification::json_key))?
                 {
@@ -14358,7 +14358,7 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
                 mut map: A,
             ) -> ::std::result::Result<NotificationParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(NotificationParams::json_key),
@@ -14464,7 +14464,7 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchema {
                 let mut field_minimum = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(NumberSchema::json_key))?
                 {
@@ -14568,7 +14568,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedRequest::json_key),
@@ -14659,7 +14659,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
             ) -> ::std::result::Result<PaginatedRequestParams, A::Error> {
                 let mut field_cursor = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedRequestParams::json_key),
@@ -14736,7 +14736,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<PaginatedRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedRequestParamsMeta::json_key),
@@ -14819,7 +14819,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
             ) -> ::std::result::Result<PaginatedResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_next_cursor = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedResult::json_key),
@@ -14909,7 +14909,7 @@ impl<'de> ::serde::Deserialize<'de> for PingRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(PingRequest::json_key))?
                 {
@@ -14995,7 +14995,7 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ProgressNotification::json_key),
@@ -15100,7 +15100,7 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
                 let mut field_progress = ::std::option::Option::None;
                 let mut field_progress_token = ::std::option::Option::None;
                 let mut field_total = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ProgressNotificationParams::json_key),
@@ -15232,7 +15232,7 @@ impl<'de> ::serde::Deserialize<'de> for Prompt {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Prompt::json_key))?
                 {
@@ -15350,7 +15350,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptArgument {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_required = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PromptArgument::json_key),
@@ -15449,7 +15449,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -15532,7 +15532,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessage {
             ) -> ::std::result::Result<PromptMessage, A::Error> {
                 let mut field_content = ::std::option::Option::None;
                 let mut field_role = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(PromptMessage::json_key))?
                 {
@@ -15613,7 +15613,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptReference {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PromptReference::json_key),
@@ -15701,7 +15701,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceRequest::json_key),
@@ -15789,7 +15789,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
             ) -> ::std::result::Result<ReadResourceRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceRequestParams::json_key),
@@ -15866,7 +15866,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<ReadResourceRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -15948,7 +15948,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
             ) -> ::std::result::Result<ReadResourceResult, A::Error> {
                 let mut field_contents = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceResult::json_key),
@@ -16026,7 +16026,7 @@ impl<'de> ::serde::Deserialize<'de> for RelatedTaskMetadata {
                 mut map: A,
             ) -> ::std::result::Result<RelatedTaskMetadata, A::Error> {
                 let mut field_task_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(RelatedTaskMetadata::json_key),
@@ -16102,7 +16102,7 @@ impl<'de> ::serde::Deserialize<'de> for Request {
             ) -> ::std::result::Result<Request, A::Error> {
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Request::json_key))?
                 {
@@ -16177,7 +16177,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestParams {
                 mut map: A,
             ) -> ::std::result::Result<RequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(RequestParams::json_key))?
                 {
@@ -16248,7 +16248,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<RequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(RequestParamsMeta::json_key),
@@ -16374,7 +16374,7 @@ impl<'de> ::serde::Deserialize<'de> for Resource {
                 let mut field_size = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Resource::json_key))?
                 {
@@ -16502,7 +16502,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceContents {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceContents::json_key),
@@ -16640,7 +16640,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLink {
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ResourceLink::json_key))?
                 {
@@ -16769,7 +16769,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -16855,7 +16855,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
             ) -> ::std::result::Result<ResourceRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceRequestParams::json_key),
@@ -16932,7 +16932,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<ResourceRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceRequestParamsMeta::json_key),
@@ -17052,7 +17052,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_uri_template = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceTemplate::json_key),
@@ -17172,7 +17172,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
             ) -> ::std::result::Result<ResourceTemplateReference, A::Error> {
                 let mut field_type_ = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceTemplateReference::json_key),
@@ -17252,7 +17252,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -17338,7 +17338,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
             ) -> ::std::result::Result<ResourceUpdatedNotificationParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -17425,7 +17425,7 @@ impl<'de> ::serde::Deserialize<'de> for Root {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Root::json_key))?
                 {
@@ -17510,7 +17510,7 @@ impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -17599,7 +17599,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
                 let mut field_content = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_role = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SamplingMessage::json_key),
@@ -17722,7 +17722,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
                 let mut field_resources = ::std::option::Option::None;
                 let mut field_tasks = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilities::json_key),
@@ -17831,7 +17831,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
                 mut map: A,
             ) -> ::std::result::Result<ServerCapabilitiesPrompts, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilitiesPrompts::json_key),
@@ -17914,7 +17914,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
             ) -> ::std::result::Result<ServerCapabilitiesResources, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
                 let mut field_subscribe = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -18012,7 +18012,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasks {
                 let mut field_cancel = ::std::option::Option::None;
                 let mut field_list = ::std::option::Option::None;
                 let mut field_requests = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilitiesTasks::json_key),
@@ -18097,7 +18097,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequests {
                 mut map: A,
             ) -> ::std::result::Result<ServerCapabilitiesTasksRequests, A::Error> {
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -18172,7 +18172,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsTools {
                 mut map: A,
             ) -> ::std::result::Result<ServerCapabilitiesTasksRequestsTools, A::Error> {
                 let mut field_call = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -18247,7 +18247,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
                 mut map: A,
             ) -> ::std::result::Result<ServerCapabilitiesTools, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilitiesTools::json_key),
@@ -18331,7 +18331,7 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SetLevelRequest::json_key),
@@ -18419,7 +18419,7 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
             ) -> ::std::result::Result<SetLevelRequestParams, A::Error> {
                 let mut field_level = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SetLevelRequestParams::json_key),
@@ -18496,7 +18496,7 @@ impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<SetLevelRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SetLevelRequestParamsMeta::json_key),
@@ -18612,7 +18612,7 @@ impl<'de> ::serde::Deserialize<'de> for StringSchema {
                 let mut field_min_length = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(StringSchema::json_key))?
                 {
@@ -18726,7 +18726,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscribeRequest::json_key),
@@ -18814,7 +18814,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
             ) -> ::std::result::Result<SubscribeRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscribeRequestParams::json_key),
@@ -18891,7 +18891,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<SubscribeRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscribeRequestParamsMeta::json_key),
@@ -18997,7 +18997,7 @@ impl<'de> ::serde::Deserialize<'de> for Task {
                 let mut field_status_message = ::std::option::Option::None;
                 let mut field_task_id = ::std::option::Option::None;
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Task::json_key))?
                 {
@@ -19120,7 +19120,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParams {
             ) -> ::std::result::Result<TaskAugmentedRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_task = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(TaskAugmentedRequestParams::json_key),
@@ -19197,7 +19197,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<TaskAugmentedRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19276,7 +19276,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskMetadata {
                 mut map: A,
             ) -> ::std::result::Result<TaskMetadata, A::Error> {
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(TaskMetadata::json_key))?
                 {
@@ -19354,7 +19354,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(TaskStatusNotification::json_key),
@@ -19471,7 +19471,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
                 let mut field_status_message = ::std::option::Option::None;
                 let mut field_task_id = ::std::option::Option::None;
                 let mut field_ttl = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19609,7 +19609,7 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_text = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(TextContent::json_key))?
                 {
@@ -19708,7 +19708,7 @@ impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_text = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(TextResourceContents::json_key),
@@ -19834,7 +19834,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
                 let mut field_min_items = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19942,7 +19942,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
                 mut map: A,
             ) -> ::std::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
                 let mut field_any_of = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20020,7 +20020,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfIte
             > {
                 let mut field_const_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20123,7 +20123,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
                 let mut field_one_of = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20218,7 +20218,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
             ) -> ::std::result::Result<TitledSingleSelectEnumSchemaOneOfItem, A::Error> {
                 let mut field_const_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20348,7 +20348,7 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_output_schema = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Tool::json_key))?
                 {
@@ -20504,7 +20504,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
                 let mut field_open_world_hint = ::std::option::Option::None;
                 let mut field_read_only_hint = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ToolAnnotations::json_key),
@@ -20609,7 +20609,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoice {
                 mut map: A,
             ) -> ::std::result::Result<ToolChoice, A::Error> {
                 let mut field_mode = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ToolChoice::json_key))?
                 {
@@ -20680,7 +20680,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolExecution {
                 mut map: A,
             ) -> ::std::result::Result<ToolExecution, A::Error> {
                 let mut field_task_support = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ToolExecution::json_key))?
                 {
@@ -20761,7 +20761,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20872,7 +20872,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
                 let mut field_structured_content = ::std::option::Option::None;
                 let mut field_tool_use_id = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ToolResultContent::json_key),
@@ -20994,7 +20994,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ToolUseContent::json_key),
@@ -21090,7 +21090,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(UnsubscribeRequest::json_key),
@@ -21178,7 +21178,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
             ) -> ::std::result::Result<UnsubscribeRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(UnsubscribeRequestParams::json_key),
@@ -21255,7 +21255,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParamsMeta {
                 mut map: A,
             ) -> ::std::result::Result<UnsubscribeRequestParamsMeta, A::Error> {
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -21371,7 +21371,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
                 let mut field_min_items = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -21482,7 +21482,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
             ) -> ::std::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
                 let mut field_enum_ = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -21585,7 +21585,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
                 let mut field_enum_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -21686,7 +21686,7 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredError {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -21772,7 +21772,7 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -21852,7 +21852,7 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorData {
                 mut map: A,
             ) -> ::std::result::Result<UrlElicitationRequiredErrorErrorData, A::Error> {
                 let mut field_elicitations = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -21888,7 +21888,7 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorData {
         deserializer.deserialize_map(Visitor)
     }
 }
-use super::methods;
+use super::{methods, Extra};
 /// Accepts exactly one string.
 struct ConstStrVisitor(&'static str);
 impl<'de> ::serde::de::Visitor<'de> for ConstStrVisitor {

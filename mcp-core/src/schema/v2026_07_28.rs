@@ -24,7 +24,7 @@ the data is entirely optional.*/
     pub priority: ::std::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Audio provided to or from an LLM.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +39,7 @@ pub struct AudioContent {
     pub type_: AudioContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,7 +55,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common result fields.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,7 +69,7 @@ For backward compatibility, when a client receives a result from a
 server implementing an earlier protocol version (which does not include
 `resultType`), the client MUST treat the absent field as `"complete"`.*/
     pub result_type: ResultResultType,
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`BlobResourceContents`
 #[derive(Clone, Debug, PartialEq)]
@@ -83,7 +83,7 @@ pub struct BlobResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`BooleanSchema`
 #[derive(Clone, Debug, PartialEq)]
@@ -94,7 +94,7 @@ pub struct BooleanSchema {
     pub type_: BooleanSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A result that supports a time-to-live (TTL) hint for client-side caching.
 #[derive(Clone, Debug, PartialEq)]
@@ -130,7 +130,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: u64,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -205,7 +205,7 @@ pub struct CallToolRequest {
     pub params: CallToolRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `tools/call` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -221,7 +221,7 @@ pub struct CallToolRequestParams {
     pub request_state: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result returned by the server for a {@link CallToolRequesttools/call} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -257,7 +257,7 @@ that conforms to the tool's outputSchema if one is defined.*/
     pub structured_content: ::std::option::Option<::serde_json::Value>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A successful response from the server for a {@link CallToolRequesttools/call} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -267,7 +267,7 @@ pub struct CallToolResultResponse {
     pub result: CallToolResultResponseResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CallToolResultResponseResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -300,7 +300,7 @@ pub struct CancelledNotification {
     pub params: CancelledNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/cancelled` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -314,7 +314,7 @@ This MUST correspond to the ID of a request the client previously issued.*/
     pub request_id: RequestId,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -340,7 +340,7 @@ mandatory prefix.*/
     pub sampling: ::std::option::Option<ClientCapabilitiesSampling>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the client supports elicitation from the server.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -349,7 +349,7 @@ pub struct ClientCapabilitiesElicitation {
     pub url: ::std::option::Option<JsonObject>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the client supports sampling from an LLM.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -361,7 +361,7 @@ If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).*
     pub tools: ::std::option::Option<JsonObject>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common result fields.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -392,7 +392,7 @@ pub struct CompleteRequest {
     pub params: CompleteRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `completion/complete` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -403,7 +403,7 @@ pub struct CompleteRequestParams {
     pub ref_: CompleteRequestParamsRef,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The argument's information
 #[derive(Clone, Debug, PartialEq)]
@@ -414,7 +414,7 @@ pub struct CompleteRequestParamsArgument {
     pub value: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Additional, optional context for completions
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -425,7 +425,7 @@ pub struct CompleteRequestParamsContext {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CompleteRequestParamsRef`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -459,7 +459,7 @@ server implementing an earlier protocol version (which does not include
     pub result_type: CompleteResultResultType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CompleteResultCompletion`
 #[derive(Clone, Debug, PartialEq)]
@@ -472,7 +472,7 @@ pub struct CompleteResultCompletion {
     pub values: ::std::vec::Vec<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -482,7 +482,7 @@ pub struct CompleteResultResponse {
     pub result: CompleteResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
 #[derive(Clone, Debug, PartialEq)]
@@ -491,7 +491,7 @@ pub struct CreateMessageRequest {
     pub params: CreateMessageRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `sampling/createMessage` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -525,7 +525,7 @@ The client MUST return an error if this field is provided but {@link ClientCapab
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 The client MAY ignore this request.
@@ -614,7 +614,7 @@ This field is an open string to allow for provider-specific stop reasons.*/
     pub stop_reason: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`CreateMessageResultContent`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -711,7 +711,7 @@ pub struct DiscoverRequest {
     pub params: RequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result returned by the server for a {@link DiscoverRequestserver/discover} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -759,7 +759,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: u64,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -833,7 +833,7 @@ pub struct DiscoverResultResponse {
     pub result: DiscoverResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the server to elicit additional information from the user via the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -842,7 +842,7 @@ pub struct ElicitRequest {
     pub params: ElicitRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -854,7 +854,7 @@ pub struct ElicitRequestFormParams {
     pub requested_schema: ElicitRequestFormParamsRequestedSchema,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A restricted subset of JSON Schema.
 Only top-level properties are allowed, without nesting.*/
@@ -869,7 +869,7 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     pub type_: ElicitRequestFormParamsRequestedSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The parameters for a request to elicit information from the user via a URL in the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -882,7 +882,7 @@ pub struct ElicitRequestUrlParams {
     pub url: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result returned by the client for an {@link ElicitRequestelicitation/create} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -900,7 +900,7 @@ Omitted for out-of-band mode responses.*/
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The user action in response to the elicitation.
 - `"accept"`: User submitted the form/confirmed the action
@@ -1002,7 +1002,7 @@ pub struct EmbeddedResource {
     pub type_: EmbeddedResourceType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`EmbeddedResourceResource`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1087,7 +1087,7 @@ pub struct ErrorObject {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Used by the client to get a prompt provided by the server.
 #[derive(Clone, Debug, PartialEq)]
@@ -1098,7 +1098,7 @@ pub struct GetPromptRequest {
     pub params: GetPromptRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `prompts/get` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1114,7 +1114,7 @@ pub struct GetPromptRequestParams {
     pub request_state: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result returned by the server for a {@link GetPromptRequestprompts/get} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1133,7 +1133,7 @@ server implementing an earlier protocol version (which does not include
     pub result_type: GetPromptResultResultType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A successful response from the server for a {@link GetPromptRequestprompts/get} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1143,7 +1143,7 @@ pub struct GetPromptResultResponse {
     pub result: GetPromptResultResponseResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`GetPromptResultResponseResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1173,7 +1173,7 @@ pub struct HeaderMismatchError {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`HeaderMismatchErrorError`
 #[derive(Clone, Debug, PartialEq)]
@@ -1185,7 +1185,7 @@ pub struct HeaderMismatchErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`HeaderMismatchErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1256,7 +1256,7 @@ If not provided, the client should assume the icon can be used with any theme.*/
     pub theme: ::std::option::Option<IconTheme>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Optional specifier for the theme this icon is designed for. `"light"` indicates
 the icon is designed to be used with a light background, and `"dark"` indicates
@@ -1332,7 +1332,7 @@ Clients that support rendering icons SHOULD also support:
     pub icons: ::std::option::Option<::std::vec::Vec<Icon>>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An image provided to or from an LLM.
 #[derive(Clone, Debug, PartialEq)]
@@ -1347,7 +1347,7 @@ pub struct ImageContent {
     pub type_: ImageContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Describes the MCP implementation.
 #[derive(Clone, Debug, PartialEq)]
@@ -1383,7 +1383,7 @@ if present).*/
     pub website_url: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A map of server-initiated requests that the client must fulfill.
 Keys are server-assigned identifiers; values are the request objects.*/
@@ -1427,7 +1427,7 @@ server implementing an earlier protocol version (which does not include
     pub result_type: InputRequiredResultResultType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`InputResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1460,7 +1460,7 @@ pub struct InputResponseRequestParams {
     pub request_state: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A map of client responses to server-initiated requests.
 Keys correspond to the keys in the {@link InputRequests} map;
@@ -1499,7 +1499,7 @@ pub struct InternalError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A JSON-RPC error indicating that the method parameters are invalid or malformed.
 
@@ -1521,7 +1521,7 @@ pub struct InvalidParamsError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
 #[derive(Clone, Debug, PartialEq)]
@@ -1534,7 +1534,7 @@ pub struct InvalidRequestError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`JsonArray`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1606,7 +1606,7 @@ pub struct JsonrpcErrorResponse {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1647,7 +1647,7 @@ pub struct JsonrpcNotification {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request that expects a response.
 #[derive(Clone, Debug, PartialEq)]
@@ -1660,7 +1660,7 @@ pub struct JsonrpcRequest {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A response to a request, containing either the result or error.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1687,7 +1687,7 @@ pub struct JsonrpcResultResponse {
     pub result: BaseResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Use {@link TitledSingleSelectEnumSchema} instead.
 This interface will be removed in a future version.*/
@@ -1703,7 +1703,7 @@ Non-standard according to JSON schema 2020-12.*/
     pub type_: LegacyTitledEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -1714,7 +1714,7 @@ pub struct ListPromptsRequest {
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1754,7 +1754,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: u64,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -1828,7 +1828,7 @@ pub struct ListPromptsResultResponse {
     pub result: ListPromptsResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of resource templates the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -1839,7 +1839,7 @@ pub struct ListResourceTemplatesRequest {
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -1879,7 +1879,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: u64,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -1954,7 +1954,7 @@ pub struct ListResourceTemplatesResultResponse {
     pub result: ListResourceTemplatesResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of resources the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -1965,7 +1965,7 @@ pub struct ListResourcesRequest {
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result returned by the server for a {@link ListResourcesRequestresources/list} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -2005,7 +2005,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: u64,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -2079,7 +2079,7 @@ pub struct ListResourcesResultResponse {
     pub result: ListResourcesResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Sent from the server to request a list of root URIs from the client. Roots allow
 servers to ask for specific directories or files to operate on. A common example
@@ -2094,7 +2094,7 @@ pub struct ListRootsRequest {
     pub params: ::std::option::Option<ListRootsRequestParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ListRootsRequestParams`
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2102,7 +2102,7 @@ pub struct ListRootsRequestParams {
     pub meta: ::std::option::Option<MetaObject>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The result returned by the client for a {@link ListRootsRequestroots/list} request.
 This result contains an array of {@link Root} objects, each representing a root directory
@@ -2112,7 +2112,7 @@ pub struct ListRootsResult {
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to request a list of tools the server has.
 #[derive(Clone, Debug, PartialEq)]
@@ -2123,7 +2123,7 @@ pub struct ListToolsRequest {
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result returned by the server for a {@link ListToolsRequesttools/list} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -2163,7 +2163,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: u64,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -2237,7 +2237,7 @@ pub struct ListToolsResultResponse {
     pub result: ListToolsResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The severity of a log message.
 
@@ -2329,7 +2329,7 @@ pub struct LoggingMessageNotification {
     pub params: LoggingMessageNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/message` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -2343,7 +2343,7 @@ pub struct LoggingMessageNotificationParams {
     pub meta: ::std::option::Option<NotificationMetaObject>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
 
@@ -2398,7 +2398,7 @@ pub struct MethodNotFoundError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Returned when processing a request requires a capability the client did not
 declare in `clientCapabilities`. For HTTP, the response status code MUST be
@@ -2410,7 +2410,7 @@ pub struct MissingRequiredClientCapabilityError {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`MissingRequiredClientCapabilityErrorError`
 #[derive(Clone, Debug, PartialEq)]
@@ -2421,7 +2421,7 @@ pub struct MissingRequiredClientCapabilityErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`MissingRequiredClientCapabilityErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2471,7 +2471,7 @@ pub struct MissingRequiredClientCapabilityErrorErrorData {
     pub required_capabilities: ClientCapabilities,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Hints to use for model selection.
 
@@ -2491,7 +2491,7 @@ The client MAY also map the string to a different provider's model name or a dif
     pub name: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The server's preferences for model selection, requested of the client during sampling.
 
@@ -2528,7 +2528,7 @@ the most important factor.*/
     pub speed_priority: ::std::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`MultiSelectEnumSchema`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2556,7 +2556,7 @@ pub struct Notification {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2574,7 +2574,7 @@ opened the stream.*/
     pub io_modelcontextprotocol_subscription_id: ::std::option::Option<RequestId>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common params for any notification.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2582,7 +2582,7 @@ pub struct NotificationParams {
     pub meta: ::std::option::Option<NotificationMetaObject>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`NumberSchema`
 #[derive(Clone, Debug, PartialEq)]
@@ -2595,7 +2595,7 @@ pub struct NumberSchema {
     pub type_: NumberSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`NumberSchemaType`
 #[derive(
@@ -2661,7 +2661,7 @@ pub struct PaginatedRequest {
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common params for paginated requests.
 #[derive(Clone, Debug, PartialEq)]
@@ -2672,7 +2672,7 @@ If provided, the server should return results starting after this cursor.*/
     pub meta: RequestMetaObject,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`PaginatedResult`
 #[derive(Clone, Debug, PartialEq)]
@@ -2691,7 +2691,7 @@ server implementing an earlier protocol version (which does not include
     pub result_type: PaginatedResultResultType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
 #[derive(Clone, Debug, PartialEq)]
@@ -2704,7 +2704,7 @@ pub struct ParseError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Restricted schema definitions that only allow primitive types
 without nested objects or arrays.*/
@@ -2768,7 +2768,7 @@ pub struct ProgressNotification {
     pub params: ProgressNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a {@link ProgressNotificationnotifications/progress} notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -2784,7 +2784,7 @@ pub struct ProgressNotificationParams {
     pub total: ::std::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A progress token, used to associate progress notifications with the original request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
@@ -2835,7 +2835,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Describes an argument that a prompt can accept.
 #[derive(Clone, Debug, PartialEq)]
@@ -2855,7 +2855,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
 #[derive(Clone, Debug, PartialEq)]
@@ -2865,7 +2865,7 @@ pub struct PromptListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Describes a message returned as part of a prompt.
 
@@ -2877,7 +2877,7 @@ pub struct PromptMessage {
     pub role: Role,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Identifies a prompt.
 #[derive(Clone, Debug, PartialEq)]
@@ -2894,7 +2894,7 @@ if present).*/
     pub type_: PromptReferenceType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Sent from the client to the server, to read a specific resource URI.
 #[derive(Clone, Debug, PartialEq)]
@@ -2905,7 +2905,7 @@ pub struct ReadResourceRequest {
     pub params: ReadResourceRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `resources/read` request.
 #[derive(Clone, Debug, PartialEq)]
@@ -2917,7 +2917,7 @@ pub struct ReadResourceRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result returned by the server for a {@link ReadResourceRequestresources/read} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -2954,7 +2954,7 @@ analogous to HTTP Cache-Control max-age.
     pub ttl_ms: ::std::option::Option<u64>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the intended scope of the cached response, analogous to HTTP
 `Cache-Control: public` vs `Cache-Control: private`.
@@ -3045,7 +3045,7 @@ pub struct ReadResourceResultResponse {
     pub result: ReadResourceResultResponseResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`ReadResourceResultResponseResult`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3073,7 +3073,7 @@ pub struct Request {
     >,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A uniquely identifying ID for a request in JSON-RPC.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, PartialEq)]
@@ -3133,7 +3133,7 @@ server does not support the requested version, it MUST return an
     pub progress_token: ::std::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common params for any request.
 #[derive(Clone, Debug, PartialEq)]
@@ -3141,7 +3141,7 @@ pub struct RequestParams {
     pub meta: RequestMetaObject,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A known resource that the server is capable of reading.
 #[derive(Clone, Debug, PartialEq)]
@@ -3182,7 +3182,7 @@ if present).*/
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The contents of a specific resource or sub-resource.
 #[derive(Clone, Debug, PartialEq)]
@@ -3194,7 +3194,7 @@ pub struct ResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A resource that the server is capable of reading, included in a prompt or tool call result.
 
@@ -3238,7 +3238,7 @@ if present).*/
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
 #[derive(Clone, Debug, PartialEq)]
@@ -3248,7 +3248,7 @@ pub struct ResourceListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Common params for resource-related requests.
 #[derive(Clone, Debug, PartialEq)]
@@ -3258,7 +3258,7 @@ pub struct ResourceRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A template description for resources available on the server.
 #[derive(Clone, Debug, PartialEq)]
@@ -3295,7 +3295,7 @@ if present).*/
     pub uri_template: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A reference to a resource or resource template definition.
 #[derive(Clone, Debug, PartialEq)]
@@ -3305,7 +3305,7 @@ pub struct ResourceTemplateReference {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -3315,7 +3315,7 @@ pub struct ResourceUpdatedNotification {
     pub params: ResourceUpdatedNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a `notifications/resources/updated` notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -3325,7 +3325,7 @@ pub struct ResourceUpdatedNotificationParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3344,7 +3344,7 @@ security decisions.*/
     pub io_modelcontextprotocol_server_info: ::std::option::Option<Implementation>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Indicates the type of the result, which allows the client to determine
 how to parse the result object.
@@ -3535,7 +3535,7 @@ other URI schemes.*/
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Describes a message issued to or received from an LLM API.
 #[derive(Clone, Debug, PartialEq)]
@@ -3545,7 +3545,7 @@ pub struct SamplingMessage {
     pub role: Role,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`SamplingMessageContent`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3614,7 +3614,7 @@ mandatory prefix.*/
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server offers any prompt templates.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3623,7 +3623,7 @@ pub struct ServerCapabilitiesPrompts {
     pub list_changed: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server offers any resources to read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3634,7 +3634,7 @@ pub struct ServerCapabilitiesResources {
     pub subscribe: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Present if the server offers any tools to call.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3643,7 +3643,7 @@ pub struct ServerCapabilitiesTools {
     pub list_changed: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`SingleSelectEnumSchema`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3674,7 +3674,7 @@ pub struct StringSchema {
     pub type_: StringSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`StringSchemaFormat`
 #[derive(
@@ -3759,7 +3759,7 @@ Replaces the former `resources/subscribe` RPC.*/
     pub tools_list_changed: ::std::option::Option<bool>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Sent by the server to acknowledge that a
 {@link SubscriptionsListenRequestsubscriptions/listen} subscription has been
@@ -3778,7 +3778,7 @@ pub struct SubscriptionsAcknowledgedNotification {
     pub params: SubscriptionsAcknowledgedNotificationParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
 #[derive(Clone, Debug, PartialEq)]
@@ -3791,7 +3791,7 @@ the server has no prompts), it is omitted from this set.*/
     pub notifications: SubscriptionFilter,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Sent from the client to open a long-lived channel for receiving notifications
 outside the context of a specific request. Replaces the previous HTTP GET
@@ -3804,7 +3804,7 @@ pub struct SubscriptionsListenRequest {
     pub params: SubscriptionsListenRequestParams,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 #[derive(Clone, Debug, PartialEq)]
@@ -3816,7 +3816,7 @@ requested.*/
     pub notifications: SubscriptionFilter,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**The response to a {@link SubscriptionsListenRequestsubscriptions/listen}
 request, signalling that the subscription has ended gracefully (for example,
@@ -3836,7 +3836,7 @@ server implementing an earlier protocol version (which does not include
     pub result_type: SubscriptionsListenResultResultType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
 {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.*/
@@ -3862,7 +3862,7 @@ response's `id`).*/
     pub io_modelcontextprotocol_subscription_id: RequestId,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
 request, sent when the server tears the subscription down gracefully.*/
@@ -3873,7 +3873,7 @@ pub struct SubscriptionsListenResultResponse {
     pub result: SubscriptionsListenResult,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Text provided to or from an LLM.
 #[derive(Clone, Debug, PartialEq)]
@@ -3886,7 +3886,7 @@ pub struct TextContent {
     pub type_: TextContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`TextResourceContents`
 #[derive(Clone, Debug, PartialEq)]
@@ -3900,7 +3900,7 @@ pub struct TextResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for multiple-selection enumeration with display titles for each option.
 #[derive(Clone, Debug, PartialEq)]
@@ -3919,7 +3919,7 @@ pub struct TitledMultiSelectEnumSchema {
     pub type_: TitledMultiSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for array items with enum options and display labels.
 #[derive(Clone, Debug, PartialEq)]
@@ -3928,7 +3928,7 @@ pub struct TitledMultiSelectEnumSchemaItems {
     pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`TitledMultiSelectEnumSchemaItemsAnyOfItem`
 #[derive(Clone, Debug, PartialEq)]
@@ -3939,7 +3939,7 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for single-selection enumeration with display titles for each option.
 #[derive(Clone, Debug, PartialEq)]
@@ -3955,7 +3955,7 @@ pub struct TitledSingleSelectEnumSchema {
     pub type_: TitledSingleSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`TitledSingleSelectEnumSchemaOneOfItem`
 #[derive(Clone, Debug, PartialEq)]
@@ -3966,7 +3966,7 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Definition for a tool the client can call.
 #[derive(Clone, Debug, PartialEq)]
@@ -4021,7 +4021,7 @@ if present).*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Additional properties describing a {@link Tool} to clients.
 
@@ -4062,7 +4062,7 @@ Default: false*/
     pub title: ::std::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Controls tool selection behavior for sampling requests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4074,7 +4074,7 @@ pub struct ToolChoice {
     pub mode: ::std::option::Option<ToolChoiceMode>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Controls the tool use ability of the model:
 - `"auto"`: Model decides whether to use tools (default)
@@ -4146,7 +4146,7 @@ pub struct ToolListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///The result of a tool use, provided by the user back to the assistant.
 #[derive(Clone, Debug, PartialEq)]
@@ -4176,7 +4176,7 @@ This MUST match the ID from a previous {@link ToolUseContent}.*/
     pub type_: ToolResultContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///A request from the assistant to call a tool.
 #[derive(Clone, Debug, PartialEq)]
@@ -4195,7 +4195,7 @@ including tool uses in subsequent sampling requests to enable caching optimizati
     pub type_: ToolUseContentType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /**Returned when the request's protocol version is unknown to the server or
 unsupported (e.g., a known experimental or draft version the server has
@@ -4208,7 +4208,7 @@ pub struct UnsupportedProtocolVersionError {
     pub jsonrpc: JsonRpcVersion,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`UnsupportedProtocolVersionErrorError`
 #[derive(Clone, Debug, PartialEq)]
@@ -4219,7 +4219,7 @@ pub struct UnsupportedProtocolVersionErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///`UnsupportedProtocolVersionErrorErrorCode`
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
@@ -4272,7 +4272,7 @@ mutually supported version from this list and retry.*/
     pub supported: ::std::vec::Vec<::std::string::String>,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for multiple-selection enumeration without display titles for options.
 #[derive(Clone, Debug, PartialEq)]
@@ -4291,7 +4291,7 @@ pub struct UntitledMultiSelectEnumSchema {
     pub type_: UntitledMultiSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for the array items.
 #[derive(Clone, Debug, PartialEq)]
@@ -4301,7 +4301,7 @@ pub struct UntitledMultiSelectEnumSchemaItems {
     pub type_: UntitledMultiSelectEnumSchemaItemsType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 ///Schema for single-selection enumeration without display titles for options.
 #[derive(Clone, Debug, PartialEq)]
@@ -4317,7 +4317,7 @@ pub struct UntitledSingleSelectEnumSchema {
     pub type_: UntitledSingleSelectEnumSchemaType,
     /// Properties the schema does not name, kept as received: the
     /// schema admits them (forward compatibility).
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: Extra,
 }
 /// Error types.
 pub mod error {
@@ -6582,7 +6582,7 @@ impl<'de> ::serde::Deserialize<'de> for Annotations {
                 let mut field_audience = ::std::option::Option::None;
                 let mut field_last_modified = ::std::option::Option::None;
                 let mut field_priority = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Annotations::json_key))?
                 {
@@ -6694,7 +6694,7 @@ impl<'de> ::serde::Deserialize<'de> for AudioContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(AudioContent::json_key))?
                 {
@@ -6792,7 +6792,7 @@ impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
             ) -> ::std::result::Result<BaseMetadata, A::Error> {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BaseMetadata::json_key))?
                 {
@@ -6870,7 +6870,7 @@ impl<'de> ::serde::Deserialize<'de> for BaseResult {
             ) -> ::std::result::Result<BaseResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BaseResult::json_key))?
                 {
@@ -6964,7 +6964,7 @@ impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(BlobResourceContents::json_key),
@@ -7072,7 +7072,7 @@ impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
                 let mut field_description = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(BooleanSchema::json_key))?
                 {
@@ -7173,7 +7173,7 @@ impl<'de> ::serde::Deserialize<'de> for CacheableResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CacheableResult::json_key),
@@ -7283,7 +7283,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolRequest::json_key),
@@ -7392,7 +7392,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_request_state = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolRequestParams::json_key),
@@ -7517,7 +7517,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_structured_content = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolResult::json_key),
@@ -7626,7 +7626,7 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CallToolResultResponse::json_key),
@@ -7710,7 +7710,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CancelledNotification::json_key),
@@ -7800,7 +7800,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_reason = ::std::option::Option::None;
                 let mut field_request_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -7916,7 +7916,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
                 let mut field_extensions = ::std::option::Option::None;
                 let mut field_roots = ::std::option::Option::None;
                 let mut field_sampling = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ClientCapabilities::json_key),
@@ -8026,7 +8026,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
             ) -> ::std::result::Result<ClientCapabilitiesElicitation, A::Error> {
                 let mut field_form = ::std::option::Option::None;
                 let mut field_url = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -8111,7 +8111,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
             ) -> ::std::result::Result<ClientCapabilitiesSampling, A::Error> {
                 let mut field_context = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ClientCapabilitiesSampling::json_key),
@@ -8195,7 +8195,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteRequest::json_key),
@@ -8289,7 +8289,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
                 let mut field_context = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_ref_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteRequestParams::json_key),
@@ -8378,7 +8378,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
             ) -> ::std::result::Result<CompleteRequestParamsArgument, A::Error> {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_value = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -8457,7 +8457,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
                 mut map: A,
             ) -> ::std::result::Result<CompleteRequestParamsContext, A::Error> {
                 let mut field_arguments = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -8542,7 +8542,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResult {
                 let mut field_completion = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteResult::json_key),
@@ -8643,7 +8643,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
                 let mut field_has_more = ::std::option::Option::None;
                 let mut field_total = ::std::option::Option::None;
                 let mut field_values = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteResultCompletion::json_key),
@@ -8735,7 +8735,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CompleteResultResponse::json_key),
@@ -8816,7 +8816,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
             ) -> ::std::result::Result<CreateMessageRequest, A::Error> {
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateMessageRequest::json_key),
@@ -8951,7 +8951,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
                 let mut field_temperature = ::std::option::Option::None;
                 let mut field_tool_choice = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateMessageRequestParams::json_key),
@@ -9117,7 +9117,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
                 let mut field_model = ::std::option::Option::None;
                 let mut field_role = ::std::option::Option::None;
                 let mut field_stop_reason = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(CreateMessageResult::json_key),
@@ -9217,7 +9217,7 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(DiscoverRequest::json_key),
@@ -9331,7 +9331,7 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverResult {
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_supported_versions = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(DiscoverResult::json_key),
@@ -9467,7 +9467,7 @@ impl<'de> ::serde::Deserialize<'de> for DiscoverResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(DiscoverResultResponse::json_key),
@@ -9548,7 +9548,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
             ) -> ::std::result::Result<ElicitRequest, A::Error> {
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ElicitRequest::json_key))?
                 {
@@ -9629,7 +9629,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
                 let mut field_message = ::std::option::Option::None;
                 let mut field_mode = ::std::option::Option::None;
                 let mut field_requested_schema = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ElicitRequestFormParams::json_key),
@@ -9737,7 +9737,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
                 let mut field_required = ::std::option::Option::None;
                 let mut field_schema = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -9835,7 +9835,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestUrlParams {
                 let mut field_message = ::std::option::Option::None;
                 let mut field_mode = ::std::option::Option::None;
                 let mut field_url = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ElicitRequestUrlParams::json_key),
@@ -9919,7 +9919,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResult {
             ) -> ::std::result::Result<ElicitResult, A::Error> {
                 let mut field_action = ::std::option::Option::None;
                 let mut field_content = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ElicitResult::json_key))?
                 {
@@ -10011,7 +10011,7 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_resource = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(EmbeddedResource::json_key),
@@ -10110,7 +10110,7 @@ impl<'de> ::serde::Deserialize<'de> for ErrorObject {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ErrorObject::json_key))?
                 {
@@ -10200,7 +10200,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptRequest::json_key),
@@ -10309,7 +10309,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_request_state = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptRequestParams::json_key),
@@ -10427,7 +10427,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
                 let mut field_messages = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptResult::json_key),
@@ -10530,7 +10530,7 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(GetPromptResultResponse::json_key),
@@ -10617,7 +10617,7 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchError {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(HeaderMismatchError::json_key),
@@ -10704,7 +10704,7 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(HeaderMismatchErrorError::json_key),
@@ -10799,7 +10799,7 @@ impl<'de> ::serde::Deserialize<'de> for Icon {
                 let mut field_sizes = ::std::option::Option::None;
                 let mut field_src = ::std::option::Option::None;
                 let mut field_theme = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Icon::json_key))?
                 {
@@ -10886,7 +10886,7 @@ impl<'de> ::serde::Deserialize<'de> for Icons {
                 mut map: A,
             ) -> ::std::result::Result<Icons, A::Error> {
                 let mut field_icons = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Icons::json_key))?
                 {
@@ -10978,7 +10978,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ImageContent::json_key))?
                 {
@@ -11103,7 +11103,7 @@ impl<'de> ::serde::Deserialize<'de> for Implementation {
                 let mut field_title = ::std::option::Option::None;
                 let mut field_version = ::std::option::Option::None;
                 let mut field_website_url = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(Implementation::json_key),
@@ -11224,7 +11224,7 @@ impl<'de> ::serde::Deserialize<'de> for InputRequiredResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_request_state = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InputRequiredResult::json_key),
@@ -11337,7 +11337,7 @@ impl<'de> ::serde::Deserialize<'de> for InputResponseRequestParams {
                 let mut field_input_responses = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_request_state = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InputResponseRequestParams::json_key),
@@ -11432,7 +11432,7 @@ impl<'de> ::serde::Deserialize<'de> for InternalError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(InternalError::json_key))?
                 {
@@ -11521,7 +11521,7 @@ impl<'de> ::serde::Deserialize<'de> for InvalidParamsError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InvalidParamsError::json_key),
@@ -11612,7 +11612,7 @@ impl<'de> ::serde::Deserialize<'de> for InvalidRequestError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(InvalidRequestError::json_key),
@@ -11703,7 +11703,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcErrorResponse {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcErrorResponse::json_key),
@@ -11790,7 +11790,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcNotification::json_key),
@@ -11880,7 +11880,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcRequest::json_key),
@@ -11968,7 +11968,7 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(JsonrpcResultResponse::json_key),
@@ -12077,7 +12077,7 @@ impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
                 let mut field_enum_names = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(LegacyTitledEnumSchema::json_key),
@@ -12185,7 +12185,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListPromptsRequest::json_key),
@@ -12295,7 +12295,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
                 let mut field_prompts = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListPromptsResult::json_key),
@@ -12413,7 +12413,7 @@ impl<'de> ::serde::Deserialize<'de> for ListPromptsResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListPromptsResultResponse::json_key),
@@ -12501,7 +12501,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -12613,7 +12613,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
                 let mut field_resource_templates = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -12740,7 +12740,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -12830,7 +12830,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListResourcesRequest::json_key),
@@ -12940,7 +12940,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
                 let mut field_resources = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListResourcesResult::json_key),
@@ -13062,7 +13062,7 @@ impl<'de> ::serde::Deserialize<'de> for ListResourcesResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -13148,7 +13148,7 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
             ) -> ::std::result::Result<ListRootsRequest, A::Error> {
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListRootsRequest::json_key),
@@ -13225,7 +13225,7 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParams {
                 mut map: A,
             ) -> ::std::result::Result<ListRootsRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListRootsRequestParams::json_key),
@@ -13295,7 +13295,7 @@ impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
                 mut map: A,
             ) -> ::std::result::Result<ListRootsResult, A::Error> {
                 let mut field_roots = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListRootsResult::json_key),
@@ -13375,7 +13375,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListToolsRequest::json_key),
@@ -13485,7 +13485,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListToolsResult::json_key),
@@ -13603,7 +13603,7 @@ impl<'de> ::serde::Deserialize<'de> for ListToolsResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ListToolsResultResponse::json_key),
@@ -13687,7 +13687,7 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(LoggingMessageNotification::json_key),
@@ -13780,7 +13780,7 @@ impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
                 let mut field_level = ::std::option::Option::None;
                 let mut field_logger = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -13873,7 +13873,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotFoundError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(MethodNotFoundError::json_key),
@@ -13964,7 +13964,7 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityError {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -14053,7 +14053,7 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -14136,7 +14136,7 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
                 A::Error,
             > {
                 let mut field_required_capabilities = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -14218,7 +14218,7 @@ impl<'de> ::serde::Deserialize<'de> for ModelHint {
                 mut map: A,
             ) -> ::std::result::Result<ModelHint, A::Error> {
                 let mut field_name = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ModelHint::json_key))?
                 {
@@ -14312,7 +14312,7 @@ impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
                 let mut field_hints = ::std::option::Option::None;
                 let mut field_intelligence_priority = ::std::option::Option::None;
                 let mut field_speed_priority = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ModelPreferences::json_key),
@@ -14414,7 +14414,7 @@ impl<'de> ::serde::Deserialize<'de> for Notification {
             ) -> ::std::result::Result<Notification, A::Error> {
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Notification::json_key))?
                 {
@@ -14496,7 +14496,7 @@ impl<'de> ::serde::Deserialize<'de> for NotificationMetaObject {
                 mut map: A,
             ) -> ::std::result::Result<NotificationMetaObject, A::Error> {
                 let mut field_io_modelcontextprotocol_subscription_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(NotificationMetaObject::json_key),
@@ -14575,7 +14575,7 @@ impl<'de> ::serde::Deserialize<'de> for NotificationParams {
                 mut map: A,
             ) -> ::std::result::Result<NotificationParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(NotificationParams::json_key),
@@ -14681,7 +14681,7 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchema {
                 let mut field_minimum = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(NumberSchema::json_key))?
                 {
@@ -14783,7 +14783,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedRequest::json_key),
@@ -14871,7 +14871,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
             ) -> ::std::result::Result<PaginatedRequestParams, A::Error> {
                 let mut field_cursor = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedRequestParams::json_key),
@@ -14957,7 +14957,7 @@ impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_next_cursor = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PaginatedResult::json_key),
@@ -15055,7 +15055,7 @@ impl<'de> ::serde::Deserialize<'de> for ParseError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ParseError::json_key))?
                 {
@@ -15141,7 +15141,7 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ProgressNotification::json_key),
@@ -15246,7 +15246,7 @@ impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
                 let mut field_progress = ::std::option::Option::None;
                 let mut field_progress_token = ::std::option::Option::None;
                 let mut field_total = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ProgressNotificationParams::json_key),
@@ -15378,7 +15378,7 @@ impl<'de> ::serde::Deserialize<'de> for Prompt {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Prompt::json_key))?
                 {
@@ -15496,7 +15496,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptArgument {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_required = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PromptArgument::json_key),
@@ -15595,7 +15595,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -15678,7 +15678,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessage {
             ) -> ::std::result::Result<PromptMessage, A::Error> {
                 let mut field_content = ::std::option::Option::None;
                 let mut field_role = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(PromptMessage::json_key))?
                 {
@@ -15759,7 +15759,7 @@ impl<'de> ::serde::Deserialize<'de> for PromptReference {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(PromptReference::json_key),
@@ -15847,7 +15847,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceRequest::json_key),
@@ -15949,7 +15949,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_request_state = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceRequestParams::json_key),
@@ -16065,7 +16065,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
                 let mut field_ttl_ms = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceResult::json_key),
@@ -16176,7 +16176,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ReadResourceResultResponse::json_key),
@@ -16260,7 +16260,7 @@ impl<'de> ::serde::Deserialize<'de> for Request {
             ) -> ::std::result::Result<Request, A::Error> {
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Request::json_key))?
                 {
@@ -16375,7 +16375,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
                 let mut field_io_modelcontextprotocol_log_level = ::std::option::Option::None;
                 let mut field_io_modelcontextprotocol_protocol_version = ::std::option::Option::None;
                 let mut field_progress_token = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(RequestMetaObject::json_key),
@@ -16491,7 +16491,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestParams {
                 mut map: A,
             ) -> ::std::result::Result<RequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(RequestParams::json_key))?
                 {
@@ -16611,7 +16611,7 @@ impl<'de> ::serde::Deserialize<'de> for Resource {
                 let mut field_size = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Resource::json_key))?
                 {
@@ -16739,7 +16739,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceContents {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceContents::json_key),
@@ -16877,7 +16877,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceLink {
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ResourceLink::json_key))?
                 {
@@ -17006,7 +17006,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -17089,7 +17089,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
             ) -> ::std::result::Result<ResourceRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceRequestParams::json_key),
@@ -17209,7 +17209,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_uri_template = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceTemplate::json_key),
@@ -17329,7 +17329,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
             ) -> ::std::result::Result<ResourceTemplateReference, A::Error> {
                 let mut field_type_ = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResourceTemplateReference::json_key),
@@ -17409,7 +17409,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -17495,7 +17495,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
             ) -> ::std::result::Result<ResourceUpdatedNotificationParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -17577,7 +17577,7 @@ impl<'de> ::serde::Deserialize<'de> for ResultMetaObject {
                 mut map: A,
             ) -> ::std::result::Result<ResultMetaObject, A::Error> {
                 let mut field_io_modelcontextprotocol_server_info = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ResultMetaObject::json_key),
@@ -17664,7 +17664,7 @@ impl<'de> ::serde::Deserialize<'de> for Root {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Root::json_key))?
                 {
@@ -17749,7 +17749,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
                 let mut field_content = ::std::option::Option::None;
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_role = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SamplingMessage::json_key),
@@ -17872,7 +17872,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
                 let mut field_prompts = ::std::option::Option::None;
                 let mut field_resources = ::std::option::Option::None;
                 let mut field_tools = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilities::json_key),
@@ -17985,7 +17985,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
                 mut map: A,
             ) -> ::std::result::Result<ServerCapabilitiesPrompts, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilitiesPrompts::json_key),
@@ -18068,7 +18068,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
             ) -> ::std::result::Result<ServerCapabilitiesResources, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
                 let mut field_subscribe = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -18155,7 +18155,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
                 mut map: A,
             ) -> ::std::result::Result<ServerCapabilitiesTools, A::Error> {
                 let mut field_list_changed = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ServerCapabilitiesTools::json_key),
@@ -18271,7 +18271,7 @@ impl<'de> ::serde::Deserialize<'de> for StringSchema {
                 let mut field_min_length = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(StringSchema::json_key))?
                 {
@@ -18401,7 +18401,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionFilter {
                 let mut field_resource_subscriptions = ::std::option::Option::None;
                 let mut field_resources_list_changed = ::std::option::Option::None;
                 let mut field_tools_list_changed = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscriptionFilter::json_key),
@@ -18513,7 +18513,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -18602,7 +18602,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotificationPar
             > {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_notifications = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -18695,7 +18695,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequest {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscriptionsListenRequest::json_key),
@@ -18780,7 +18780,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequestParams {
             ) -> ::std::result::Result<SubscriptionsListenRequestParams, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_notifications = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -18866,7 +18866,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResult {
             ) -> ::std::result::Result<SubscriptionsListenResult, A::Error> {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_result_type = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(SubscriptionsListenResult::json_key),
@@ -18964,7 +18964,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultMetaObject {
             ) -> ::std::result::Result<SubscriptionsListenResultMetaObject, A::Error> {
                 let mut field_io_modelcontextprotocol_server_info = ::std::option::Option::None;
                 let mut field_io_modelcontextprotocol_subscription_id = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19059,7 +19059,7 @@ impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultResponse {
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_result = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19154,7 +19154,7 @@ impl<'de> ::serde::Deserialize<'de> for TextContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_text = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(TextContent::json_key))?
                 {
@@ -19253,7 +19253,7 @@ impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
                 let mut field_mime_type = ::std::option::Option::None;
                 let mut field_text = ::std::option::Option::None;
                 let mut field_uri = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(TextResourceContents::json_key),
@@ -19379,7 +19379,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
                 let mut field_min_items = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19487,7 +19487,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
                 mut map: A,
             ) -> ::std::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
                 let mut field_any_of = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19565,7 +19565,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfIte
             > {
                 let mut field_const_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19668,7 +19668,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
                 let mut field_one_of = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19763,7 +19763,7 @@ impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
             ) -> ::std::result::Result<TitledSingleSelectEnumSchemaOneOfItem, A::Error> {
                 let mut field_const_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -19886,7 +19886,7 @@ impl<'de> ::serde::Deserialize<'de> for Tool {
                 let mut field_name = ::std::option::Option::None;
                 let mut field_output_schema = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(Tool::json_key))?
                 {
@@ -20034,7 +20034,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
                 let mut field_open_world_hint = ::std::option::Option::None;
                 let mut field_read_only_hint = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ToolAnnotations::json_key),
@@ -20139,7 +20139,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoice {
                 mut map: A,
             ) -> ::std::result::Result<ToolChoice, A::Error> {
                 let mut field_mode = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(serde_support::FieldKeySeed(ToolChoice::json_key))?
                 {
@@ -20216,7 +20216,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
                 let mut field_jsonrpc = ::std::option::Option::None;
                 let mut field_method = ::std::option::Option::None;
                 let mut field_params = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20327,7 +20327,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
                 let mut field_structured_content = ::std::option::Option::None;
                 let mut field_tool_use_id = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ToolResultContent::json_key),
@@ -20449,7 +20449,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
                 let mut field_meta = ::std::option::Option::None;
                 let mut field_name = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(ToolUseContent::json_key),
@@ -20544,7 +20544,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionError {
                 let mut field_error = ::std::option::Option::None;
                 let mut field_id = ::std::option::Option::None;
                 let mut field_jsonrpc = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20630,7 +20630,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorError {
                 let mut field_code = ::std::option::Option::None;
                 let mut field_data = ::std::option::Option::None;
                 let mut field_message = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20716,7 +20716,7 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorData
             > {
                 let mut field_requested = ::std::option::Option::None;
                 let mut field_supported = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20840,7 +20840,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
                 let mut field_min_items = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -20951,7 +20951,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
             ) -> ::std::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
                 let mut field_enum_ = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -21054,7 +21054,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
                 let mut field_enum_ = ::std::option::Option::None;
                 let mut field_title = ::std::option::Option::None;
                 let mut field_type_ = ::std::option::Option::None;
-                let mut extra = ::serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let ::std::option::Option::Some(key) = map
                     .next_key_seed(
                         serde_support::FieldKeySeed(
@@ -21103,7 +21103,7 @@ impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
         deserializer.deserialize_map(Visitor)
     }
 }
-use super::methods;
+use super::{methods, Extra};
 /// Accepts exactly one string.
 struct ConstStrVisitor(&'static str);
 impl<'de> ::serde::de::Visitor<'de> for ConstStrVisitor {
