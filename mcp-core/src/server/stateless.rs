@@ -178,28 +178,45 @@ fn check_param_headers(
     request: &InboundRequest<'_>,
     sent: &param_headers::SentParams,
 ) -> Result<(), RpcError> {
+    /// The call as text: the arguments are parsed only for a tool that
+    /// marks any.
     #[derive(serde::Deserialize)]
-    struct Call {
+    struct Call<'a> {
         name: String,
-        arguments: Option<Map<String, Value>>,
+        #[serde(borrow)]
+        arguments: Option<&'a RawValue>,
     }
     let read;
-    let (tool, arguments) = match decoded {
-        Some(ClientRequest::CallTool(call)) => (&call.params.name, call.params.arguments.as_ref()),
+    let (tool, typed, raw) = match decoded {
+        Some(ClientRequest::CallTool(call)) => {
+            (&call.params.name, Some(&call.params.arguments), None)
+        }
         _ => {
             // Params that do not read are the dispatch's to refuse (-32602).
             let Some(call) = request
                 .params_text()
-                .and_then(|p| serde_json::from_str::<Call>(p).ok())
+                .and_then(|p| serde_json::from_str::<Call<'_>>(p).ok())
             else {
                 return Ok(());
             };
             read = call;
-            (&read.name, read.arguments.as_ref())
+            (&read.name, None, read.arguments)
         }
     };
     let Some(declared) = handler.header_params(tool).filter(|d| !d.is_empty()) else {
         return Ok(());
+    };
+    let parsed;
+    let arguments = match typed {
+        Some(arguments) => arguments.as_ref(),
+        None => {
+            let raw = raw.map(|raw| serde_json::from_str(raw.get()));
+            let Ok(arguments) = raw.transpose() else {
+                return Ok(());
+            };
+            parsed = arguments;
+            parsed.as_ref()
+        }
     };
     param_headers::check_sent(&declared.0, arguments, sent)
         .map_err(|e| RpcError::new(ErrorCode::HEADER_MISMATCH, format!("Header mismatch: {e}")))
