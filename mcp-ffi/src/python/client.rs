@@ -32,7 +32,7 @@ use mcp_core::transport::http::StreamableHttpClient;
 use super::call::{self, Call, Deliverer, OwnedRuntime, json, none};
 use super::convert::{from_py, object_from_py, to_py};
 use super::errors::Failure;
-use super::server::{Invoker, decode, invoke};
+use super::invoke::{Invoker, decode, invoke};
 
 /// Worker threads of a client's runtime.
 const CLIENT_WORKERS: usize = 1;

@@ -1,8 +1,7 @@
 //! The server side: [`ServerCore`] (a registry of tools, resources,
 //! templates, prompts and a completion handler whose handlers are Python
-//! callables), [`ServerContext`] (what a handler gets besides its
-//! arguments), [`Responder`] (how a handler answers) and [`Serving`] (one
-//! running transport).
+//! callables) and [`Serving`] (one running transport). A handler is called
+//! through [`super::invoke`] and gets a [`ServerContext`].
 //!
 //! A Python handler is registered as an *invoker*: a callable
 //! `invoker(args, context, responder)` provided by the `libmcp` package. It
@@ -14,36 +13,32 @@
 //! `mcp-core` before the invoker is called.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use indexmap::IndexMap;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use tokio::runtime::Handle;
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
-    CallToolResult, CompleteResultCompletion, CreateMessageRequestParams, ElicitRequestParams,
-    GetPromptResult, LoggingLevel, ReadResourceResult, ToolAnnotations, ToolExecutionTaskSupport,
+    CallToolResult, CompleteResultCompletion, GetPromptResult, ReadResourceResult, ToolAnnotations,
+    ToolExecutionTaskSupport,
 };
 use mcp_core::server::{Context, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef};
 use mcp_core::session::SessionConfig;
 use mcp_core::transport::Stdio;
 use mcp_core::transport::http::StreamableHttpServer;
 
-use super::call::{self, Call, OwnedRuntime, json, none};
-use super::convert::{from_py, map_to_py, object_from_py, to_py};
-use super::errors::{Failure, rpc_error};
+use super::call::{self, Call, OwnedRuntime, json};
+use super::context::ServerContext;
+use super::convert::{from_py, map_to_py, to_py};
+use super::errors::Failure;
 use super::http_config::HttpOptions;
-use super::spin::{ANSWER, Predictor};
+use super::invoke::{Invoker, decode, invoke};
 
 /// Worker threads of a running transport's runtime. One: the engine's
 /// work per request is a few microseconds next to the Python handler's, and
@@ -56,9 +51,7 @@ pub(crate) const SERVER_WORKERS: usize = 1;
 /// is shut down.
 const STOP_GRACE: Duration = Duration::from_secs(3);
 
-pub(crate) type Answer = Result<Value, RpcError>;
-
-fn invalid(e: impl std::fmt::Display) -> PyErr {
+pub(super) fn invalid(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
@@ -66,241 +59,6 @@ fn core_err(e: mcp_core::Error) -> PyErr {
     match e {
         mcp_core::Error::InvalidArgument(msg) => PyValueError::new_err(msg),
         other => PyRuntimeError::new_err(other.to_string()),
-    }
-}
-
-/// What a request shares with the handler answering it: where the answer
-/// goes, and how to cancel a coroutine handler.
-#[derive(Debug, Default)]
-struct Slot {
-    /// The answer, and when it was given.
-    tx: Option<oneshot::Sender<(Answer, Instant)>>,
-    /// The cancel function a coroutine handler's invoker returned.
-    cancel: Option<Py<PyAny>>,
-    /// The request's future was dropped before the answer.
-    abandoned: bool,
-}
-
-type SharedSlot = Arc<Mutex<Slot>>;
-
-fn lock_slot(slot: &SharedSlot) -> std::sync::MutexGuard<'_, Slot> {
-    slot.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Delivers the answer (the first time); the cancel function is no longer
-/// needed (it would keep the coroutine alive).
-fn send(slot: &SharedSlot, answer: Answer) -> bool {
-    let (tx, cancel) = {
-        let mut slot = lock_slot(slot);
-        (slot.tx.take(), slot.cancel.take())
-    };
-    drop(cancel);
-    match tx {
-        Some(tx) => tx.send((answer, Instant::now())).is_ok(),
-        None => false,
-    }
-}
-
-/// Answers a request whose job ended without an answer and without a
-/// coroutine still to give one: dropped unrun (the pool could not run it, or
-/// the interpreter is exiting), or a sync invoker that returned without
-/// answering. Otherwise the request would wait for ever: its own future
-/// keeps the slot, and so the sender, alive.
-struct Unanswered(Option<SharedSlot>);
-
-impl Unanswered {
-    fn disarm(&mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for Unanswered {
-    fn drop(&mut self) {
-        if let Some(slot) = self.0.take() {
-            send(&slot, Err(RpcError::internal(UNANSWERED)));
-        }
-    }
-}
-
-const UNANSWERED: &str = "the Python handler finished without answering";
-
-/// A Python invoker (see the module docs), with what its calls showed about
-/// waiting for them.
-#[derive(Debug)]
-pub(crate) struct Invoker {
-    callable: Py<PyAny>,
-    /// Whether its last call made alone answered soon enough to be waited
-    /// for by spinning ([`super::spin`]).
-    quick: Predictor,
-}
-
-impl Invoker {
-    pub(crate) fn shared(callable: Py<PyAny>) -> Arc<Self> {
-        Arc::new(Self {
-            callable,
-            quick: Predictor::new(),
-        })
-    }
-}
-
-/// How a handler answers: exactly once, with `resolve(value)` or
-/// `reject(code, message, data=None)`. Later calls are ignored.
-#[pyclass(frozen, module = "libmcp._libmcp")]
-#[derive(Debug)]
-pub(crate) struct Responder {
-    slot: SharedSlot,
-}
-
-#[pymethods]
-impl Responder {
-    /// Answers with `value` (JSON-compatible: dict, list, str, int, float,
-    /// bool, None). Raises `TypeError`/`ValueError` if it is not, without
-    /// answering. Returns whether the answer was delivered (False once
-    /// answered, or when the request was cancelled meanwhile).
-    fn resolve(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let value = from_py(value)?;
-        Ok(send(&self.slot, Ok(value)))
-    }
-
-    /// Answers with the JSON-RPC error `code`, `message` and `data`.
-    #[pyo3(signature = (code, message, data = None))]
-    fn reject(
-        &self,
-        code: i64,
-        message: String,
-        data: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<bool> {
-        let data = data.filter(|d| !d.is_none()).map(from_py).transpose()?;
-        Ok(send(&self.slot, Err(rpc_error(code, message, data))))
-    }
-
-    /// Whether an answer was given already.
-    fn done(&self) -> bool {
-        lock_slot(&self.slot).tx.is_none()
-    }
-}
-
-/// Calls `cancel` (a coroutine handler's cancel function) on a handler
-/// thread.
-fn call_cancel(cancel: Py<PyAny>) {
-    super::handlers::submit(Box::new(move |py| {
-        if let Err(e) = cancel.call0(py) {
-            e.write_unraisable(py, None);
-        }
-    }));
-}
-
-/// Cancels a running coroutine handler when the request's future is
-/// dropped before the handler answered (the client cancelled, or the
-/// session ended): at once if its invoker returned already, else as soon
-/// as it does.
-struct CancelOnDrop(Option<SharedSlot>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let Some(slot) = self.0.take() else { return };
-        let cancel = {
-            let mut slot = lock_slot(&slot);
-            slot.abandoned = true;
-            slot.cancel.take()
-        };
-        if let Some(cancel) = cancel {
-            call_cancel(cancel);
-        }
-    }
-}
-
-/// Runs a Python handler through its invoker (on a handler thread, see
-/// [`super::handlers`]) and waits for its answer.
-pub(crate) async fn invoke<A>(
-    invoker: Arc<Invoker>,
-    args: A,
-    context: Option<ServerContext>,
-) -> Answer
-where
-    A: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
-{
-    let (tx, mut rx) = oneshot::channel();
-    let slot: SharedSlot = Arc::new(Mutex::new(Slot {
-        tx: Some(tx),
-        ..Slot::default()
-    }));
-    let mut guard = CancelOnDrop(Some(slot.clone()));
-    let mut unanswered = Unanswered(Some(slot.clone()));
-    let handler = invoker.clone();
-    let alone = super::handlers::submit(Box::new(move |py| {
-        let responder = Responder { slot: slot.clone() };
-        let started = (|| -> PyResult<Option<Py<PyAny>>> {
-            let args = args(py)?;
-            let context = match context {
-                Some(context) => Py::new(py, context)?.into_any(),
-                None => py.None(),
-            };
-            let responder = Py::new(py, responder)?;
-            let cancel = handler
-                .callable
-                .bind(py)
-                .call1((args, context, responder))?;
-            Ok((!cancel.is_none()).then(|| cancel.unbind()))
-        })();
-        match started {
-            Ok(None) => {}
-            Ok(Some(cancel)) => {
-                // The coroutine answers (or its cancellation ends the wait).
-                unanswered.disarm();
-                let mut locked = lock_slot(&slot);
-                if locked.abandoned {
-                    drop(locked);
-                    call_cancel(cancel);
-                } else if locked.tx.is_some() {
-                    locked.cancel = Some(cancel);
-                }
-            }
-            Err(e) => {
-                send(&slot, Err(RpcError::internal(e)));
-            }
-        }
-    }));
-    // Nothing else is running on the pool: wait a moment for a short
-    // handler's answer here rather than sleep and be woken for it.
-    let submitted = Instant::now();
-    let quick = alone.then(|| {
-        invoker.quick.spin(ANSWER, || match rx.try_recv() {
-            Ok((answer, _)) => Some(Ok(answer)),
-            Err(oneshot::error::TryRecvError::Closed) => Some(Err(())),
-            Err(oneshot::error::TryRecvError::Empty) => None,
-        })
-    });
-    let answer = match quick.flatten() {
-        Some(answer) => answer,
-        None => rx.await.map_err(|_| ()).map(|(answer, at)| {
-            if alone {
-                // When it was answered, not when this task woke to it.
-                invoker
-                    .quick
-                    .record(at.saturating_duration_since(submitted), ANSWER);
-            }
-            answer
-        }),
-    };
-    guard.0 = None;
-    answer.unwrap_or_else(|()| Err(RpcError::internal(UNANSWERED)))
-}
-
-/// Decodes what a handler answered as `T`.
-pub(crate) fn decode<T: DeserializeOwned>(answer: Answer) -> Result<T, RpcError> {
-    serde_json::from_value(answer?).map_err(|e| {
-        RpcError::internal(format!(
-            "the Python handler returned an invalid result: {e}"
-        ))
-    })
-}
-
-fn context(cx: Context) -> ServerContext {
-    ServerContext {
-        cx,
-        handle: Handle::current(),
     }
 }
 
@@ -315,7 +73,7 @@ fn tool_def(name: String, input_schema: Value, invoker: Py<PyAny>) -> mcp_core::
                 let answer = invoke(
                     invoker,
                     move |py| Ok(map_to_py(py, &args)?.into_any()),
-                    Some(context(cx)),
+                    Some(ServerContext::new(cx)),
                 )
                 .await?;
                 Ok(
@@ -465,7 +223,7 @@ impl ServerCore {
                     invoke(
                         invoker,
                         move |py| Ok(pyo3::types::PyString::new(py, &uri).into_any()),
-                        Some(context(cx)),
+                        Some(ServerContext::new(cx)),
                     )
                     .await,
                 )
@@ -521,7 +279,7 @@ impl ServerCore {
                             )?
                             .into_any())
                         },
-                        Some(context(cx)),
+                        Some(ServerContext::new(cx)),
                     )
                     .await,
                 )
@@ -571,7 +329,7 @@ impl ServerCore {
                                 .collect();
                             Ok(map_to_py(py, &args)?.into_any())
                         },
-                        Some(context(cx)),
+                        Some(ServerContext::new(cx)),
                     )
                     .await,
                 )
@@ -607,7 +365,12 @@ impl ServerCore {
                 async move {
                     let params = serde_json::to_value(&params).map_err(RpcError::internal)?;
                     decode::<CompleteResultCompletion>(
-                        invoke(invoker, move |py| to_py(py, &params), Some(context(cx))).await,
+                        invoke(
+                            invoker,
+                            move |py| to_py(py, &params),
+                            Some(ServerContext::new(cx)),
+                        )
+                        .await,
                     )
                 }
             })
@@ -792,135 +555,5 @@ impl Serving {
     #[getter]
     fn address(&self) -> Option<(String, u16)> {
         self.address.map(|a| (a.ip().to_string(), a.port()))
-    }
-}
-
-/// What a handler gets besides its arguments: the request, the client, and
-/// a way to talk back to it. Use `libmcp.Context`, which wraps it.
-#[pyclass(frozen, module = "libmcp._libmcp")]
-#[derive(Debug)]
-pub(crate) struct ServerContext {
-    cx: Context,
-    handle: Handle,
-}
-
-impl ServerContext {
-    fn spawn<F>(&self, future: F) -> Call
-    where
-        F: Future<Output = call::Outcome> + Send + 'static,
-    {
-        call::spawn(&self.handle, None, future)
-    }
-}
-
-#[pymethods]
-impl ServerContext {
-    /// The id of the request (str or int), or None.
-    #[getter]
-    fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let id = serde_json::to_value(self.cx.request_id()).map_err(invalid)?;
-        to_py(py, &id)
-    }
-
-    /// Who the bearer token speaks for (a dict), on a protected server.
-    #[getter]
-    fn auth<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        super::auth::resource::auth_info_to_py(py, self.cx.auth().as_deref())
-    }
-
-    /// Whether the client cancelled the request (or the session ended).
-    #[getter]
-    fn cancelled(&self) -> bool {
-        self.cx.is_cancelled()
-    }
-
-    /// The client's `Implementation` as a dict, once initialized.
-    #[getter]
-    fn client_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let info = serde_json::to_value(self.cx.client_info()).map_err(invalid)?;
-        to_py(py, &info)
-    }
-
-    /// The client's capabilities as a dict, once initialized.
-    #[getter]
-    fn client_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let caps = serde_json::to_value(self.cx.client_capabilities()).map_err(invalid)?;
-        to_py(py, &caps)
-    }
-
-    /// The negotiated protocol revision, e.g. "2025-11-25".
-    #[getter]
-    fn protocol_version(&self) -> Option<&'static str> {
-        self.cx.protocol_version().map(|v| v.as_str())
-    }
-
-    /// The progress token the client sent, if any.
-    #[getter]
-    fn progress_token<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let token = serde_json::to_value(self.cx.progress_token()).map_err(invalid)?;
-        to_py(py, &token)
-    }
-
-    /// Reports progress (sent only if the client asked for it).
-    #[pyo3(signature = (progress, total = None, message = None))]
-    fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> Call {
-        let cx = self.cx.clone();
-        self.spawn(async move {
-            cx.progress(progress, total, message).await?;
-            none()
-        })
-    }
-
-    /// Sends a log message at `level` ("debug" … "emergency") if the level
-    /// passes the one the client set.
-    #[pyo3(signature = (level, data, logger = None))]
-    fn log(&self, level: &str, data: &Bound<'_, PyAny>, logger: Option<String>) -> PyResult<Call> {
-        let level: LoggingLevel =
-            serde_json::from_value(Value::String(level.to_owned())).map_err(|_| {
-                PyValueError::new_err(format!(
-                    "unknown logging level {level:?}; use debug, info, notice, warning, error, critical, alert or emergency"
-                ))
-            })?;
-        let data = from_py(data)?;
-        let cx = self.cx.clone();
-        Ok(self.spawn(async move {
-            cx.log(level, logger.as_deref(), data).await?;
-            none()
-        }))
-    }
-
-    /// `sampling/createMessage` with `params` (a dict in wire form);
-    /// finishes with the client's `CreateMessageResult` dict.
-    fn create_message(&self, params: &Bound<'_, PyAny>) -> PyResult<Call> {
-        let params: CreateMessageRequestParams =
-            serde_json::from_value(Value::Object(object_from_py(params, "params")?))
-                .map_err(invalid)?;
-        let cx = self.cx.clone();
-        Ok(self.spawn(async move { json(&cx.create_message(params).await?) }))
-    }
-
-    /// `elicitation/create` with `params` (a dict in wire form); finishes
-    /// with the client's `ElicitResult` dict.
-    fn elicit(&self, params: &Bound<'_, PyAny>) -> PyResult<Call> {
-        let params: ElicitRequestParams =
-            serde_json::from_value(Value::Object(object_from_py(params, "params")?))
-                .map_err(invalid)?;
-        let cx = self.cx.clone();
-        Ok(self.spawn(async move { json(&cx.elicit(params).await?) }))
-    }
-
-    /// `roots/list`; finishes with the `ListRootsResult` dict.
-    fn list_roots(&self) -> Call {
-        let cx = self.cx.clone();
-        self.spawn(async move { json(&cx.list_roots().await?) })
-    }
-
-    /// Finishes when the request is cancelled (or the session ends).
-    fn wait_cancelled(&self) -> Call {
-        let cx = self.cx.clone();
-        self.spawn(async move {
-            cx.cancellation().cancelled().await;
-            none()
-        })
     }
 }

@@ -26,7 +26,7 @@ use mcp_core::{Error, Result};
 
 use super::{epoch_seconds, from_epoch_seconds};
 use crate::python::convert::to_py;
-use crate::python::server::{Invoker, invoke};
+use crate::python::invoke::{Invoker, invoke};
 
 /// The redirect URI of the default loopback listener (port 0: any free).
 const DEFAULT_REDIRECT_URI: &str = "http://127.0.0.1:0/callback";

@@ -19,7 +19,7 @@ use mcp_core::auth::{AuthInfo, ProtectedResource, TokenError, TokenValidator};
 
 use super::{epoch_seconds, from_epoch_seconds};
 use crate::python::convert::to_py;
-use crate::python::server::{Invoker, invoke};
+use crate::python::invoke::{Invoker, invoke};
 
 /// The code a verifier's invoker rejects with when the token is not
 /// accepted (anything else means the verifier could not decide: 503).
