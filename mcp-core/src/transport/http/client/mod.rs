@@ -62,7 +62,7 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// - With an [`AuthProvider`] ([`auth`](Self::auth)), sends
 ///   `Authorization: Bearer` on every request and, when the server answers
 ///   401 or 403 `insufficient_scope`, lets the provider authorize (at most
-///   [`MAX_AUTH_ATTEMPTS`] times per request) and sends the request again.
+///   [`MAX_AUTH_ATTEMPTS`](crate::auth::MAX_AUTH_ATTEMPTS) times per request) and sends the request again.
 #[derive(Clone)]
 pub struct StreamableHttpClient {
     url: String,
