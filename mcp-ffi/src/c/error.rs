@@ -74,7 +74,7 @@ pub(crate) use McpResult::*;
 
 /// What a C callback returns: an `mcp_result` as C wrote it, which may be
 /// any number (so not the Rust enum until checked with
-/// [`McpResult::from_raw`]). Declared in the header as `mcp_result`.
+/// `McpResult::from_raw`). Declared in the header as `mcp_result`.
 pub type CallbackResult = u32;
 
 impl McpResult {
