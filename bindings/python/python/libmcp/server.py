@@ -7,18 +7,15 @@ import asyncio
 import contextlib
 import inspect
 import logging
-import typing
 from typing import (
     Any,
     AsyncContextManager,
-    AsyncIterator,
     Callable,
     Dict,
     Iterator,
     List,
     Mapping,
     Optional,
-    Sequence,
     Tuple,
     TypeVar,
     Union,
