@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from . import _libmcp
 from ._pending import Pending
 from ._schema import to_jsonable
-from .client import ClientOptions, _ClientBase
+from ._client_base import ClientOptions, _ClientBase
 from .errors import ToolError
 from .types import CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool
 
