@@ -2,9 +2,10 @@
 # mcp-core's cargo features: every combination that matters compiles with
 # no warning (clippy, -D warnings), a server crate with only `server,stdio,
 # macros` builds and answers a tool call, the examples build and the client
-# example talks to both stdio server examples, the docs build with no
-# warning, and the parts that are not Unix-only compile for Windows. `tests/features.rs` checks the dependency
-# trees.
+# example talks to both stdio server examples, the docs (mcp-core's, and
+# mcp-ffi's with its Python face) build with no warning, and the parts
+# that are not Unix-only compile for Windows. `tests/features.rs` checks
+# the dependency trees.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-target}
@@ -99,6 +100,8 @@ grep -qx 'add: {"sum":5}' <<<"$out"
 
 echo "== docs (rustdoc, -D warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --locked -q --no-deps -p mcp-core
+# The FFI crate with its Python face, whose docs no other step builds.
+RUSTDOCFLAGS="-D warnings" cargo doc --locked -q --no-deps -p mcp-ffi --features python
 
 # Windows: every default feature but the HTTP client (whose TLS needs a C
 # compiler for the target to build `ring`), with no warning; ChildProcess
