@@ -6,7 +6,7 @@
 //! message, into the right variant of its union or result enum, and
 //! re-encode to the same JSON. Broken copies derived from the schema (a
 //! required field dropped, an unknown value for a closed string, the other
-//! `resultType`) must be rejected. The fixtures of `roundtrip.rs` get the
+//! `resultType`) must be rejected. The fixtures of `roundtrip/` get the
 //! same treatment through the `v2025_11_25` types.
 
 #![allow(

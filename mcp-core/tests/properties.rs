@@ -3,7 +3,7 @@
 //! values.
 //!
 //! The generators stay inside the documented gaps (see the `#[ignore]` tests
-//! of `roundtrip.rs` and ARCHITECTURE.md "Known gaps"): no unknown fields on
+//! of `roundtrip/known_losses.rs` and ARCHITECTURE.md "Known gaps"): no unknown fields on
 //! typed objects, no `"data": null`, no ids beyond `i64`. Numbers are
 //! integers or short binary fractions, which serde_json's default
 //! (best-effort) float parser reads back exactly. Case counts are small so

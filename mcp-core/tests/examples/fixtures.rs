@@ -1,4 +1,4 @@
-//! The 2025-11-25 message fixtures of `roundtrip.rs`
+//! The 2025-11-25 message fixtures of `roundtrip/`
 //! (`tests/fixtures/messages/*.json`), read through the exact
 //! `v2025_11_25` types: each message, its union or result enum, and the
 //! JSON-RPC envelopes.
