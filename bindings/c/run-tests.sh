@@ -6,6 +6,9 @@
 #   tests/test_api.c         the API without a peer (lifecycles, argument errors)
 #   tests/test_cpp.cc        the header and a client and server from C++
 #   tests/test_stdio.c       a client against the C fixture server over stdio
+#                            (one program with test_stdio_callbacks.c, the
+#                            server's requests and notifications, and
+#                            test_stdio_lifecycle.c, clients of their own)
 #   tests/test_http.c        the fixture server and clients over Streamable HTTP
 #                            (both at 2025-11-25, then at 2026-07-28: the same
 #                            fixture and callbacks, through input-required rounds)
@@ -278,8 +281,15 @@ for variant in shared static; do
         -o "$out/test_cpp"
     for source in "$here"/tests/fixture_server.c "$here"/tests/test_*.c; do
         program=$(basename "$source" .c)
+        # test_stdio is built from test_stdio.c and its other files.
+        parts=()
+        case $program in
+        test_stdio) parts=("$here/tests/test_stdio_callbacks.c" "$here/tests/test_stdio_lifecycle.c") ;;
+        test_stdio_*) continue ;;
+        esac
         quietly "compiling tests/$program.c ($variant)" \
-            gcc "${cflags[@]}" "$source" "$here/tests/fixture.c" "${link[@]}" -o "$out/$program"
+            gcc "${cflags[@]}" "$source" "${parts[@]}" "$here/tests/fixture.c" "${link[@]}" \
+            -o "$out/$program"
     done
 done
 

@@ -18,9 +18,12 @@
 #include <string.h>
 #include <time.h>
 
-static int harness_failed_checks;
-static int harness_passed;
-static int harness_failed;
+/* The counts: weak definitions, not static, so that a test program built
+ * from several files (test_stdio) has one of each, whichever file a CHECK or
+ * a RUN is in. */
+__attribute__((weak)) int harness_failed_checks;
+__attribute__((weak)) int harness_passed;
+__attribute__((weak)) int harness_failed;
 
 #define CHECK(cond)                                                                     \
     do {                                                                                \
@@ -56,7 +59,7 @@ static int harness_failed;
         }                                                                               \
     } while (0)
 
-static void harness_run(const char *name, void (*test)(void)) {
+static inline void harness_run(const char *name, void (*test)(void)) {
     int before = harness_failed_checks;
     test();
     if (harness_failed_checks == before) {
@@ -71,7 +74,7 @@ static void harness_run(const char *name, void (*test)(void)) {
 
 #define RUN(test) harness_run(#test, test)
 
-static int finish(void) {
+static inline int finish(void) {
     printf("summary: %d passed, %d failed\n", harness_passed, harness_failed);
     return harness_failed == 0 ? 0 : 1;
 }

@@ -5,112 +5,25 @@
  * callbacks calling back into the library, the MCP_METHOD_* names on the wire,
  * errors, timeouts, concurrent calls from several threads, and a server that
  * dies mid-call.
+ * One program of three files: this one (main, the shared client, the tests
+ * of its calls), test_stdio_callbacks.c (the client's callbacks, the tests
+ * of the server's requests and notifications) and test_stdio_lifecycle.c
+ * (clients of their own: close, a server that dies, stops or is freed, a
+ * client freed in its callback); test_stdio.h declares what they share.
  * Usage: test_stdio FIXTURE_SERVER [REVISION]  (default 2025-11-25, every
  * test; another revision runs the calls and the server's requests to the
  * client, the fixture and callbacks unchanged)
  */
-#include "harness.h"
+#include "test_stdio.h"
 
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
-#include <sys/types.h>
 
-static const char *fixture_path;
-
-/* What the callbacks saw. */
-static struct {
-    mcp_client *client; /* the client the callbacks call back into */
-    atomic_int notifications;
-    atomic_int tools_changed;
-    atomic_int resources_updated;
-    atomic_int logs;
-    atomic_int stderr_ready;
-    atomic_int dynamic_listed; /* 1: "dynamic" seen by a re-entrant list; 2: not seen */
-    atomic_int sampling_calls;
-    atomic_int sampling_mode;
-    atomic_int sampling_ping; /* result of a re-entrant ping, +1 */
-    atomic_int elicitation_calls;
-    pthread_mutex_t lock;
-    char last_log[1024];
-    char last_updated[1024];
-    char last_sampling[2048];
-} seen = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static void copy_locked(char *dst, size_t size, const char *src) {
-    pthread_mutex_lock(&seen.lock);
-    snprintf(dst, size, "%s", src);
-    pthread_mutex_unlock(&seen.lock);
-}
-
-static int contains_locked(const char *text, const char *needle) {
-    pthread_mutex_lock(&seen.lock);
-    int found = strstr(text, needle) != NULL;
-    pthread_mutex_unlock(&seen.lock);
-    return found;
-}
-
-static void on_notification(void *userdata, const char *method, const char *params) {
-    CHECK(userdata == &seen);
-    atomic_fetch_add(&seen.notifications, 1);
-    if (strcmp(method, MCP_METHOD_NOTIFICATIONS_TOOLS_LIST_CHANGED) == 0) {
-        /* Call back into the library from the notification callback. */
-        char *json = NULL;
-        mcp_result r = mcp_client_list_tools(seen.client, NULL, &json);
-        if (r == MCP_OK) {
-            atomic_store(&seen.dynamic_listed, strstr(json, "\"dynamic\"") ? 1 : 2);
-            mcp_string_free(json);
-        } else {
-            atomic_store(&seen.dynamic_listed, 3);
-        }
-        atomic_fetch_add(&seen.tools_changed, 1);
-    } else if (strcmp(method, MCP_METHOD_NOTIFICATIONS_MESSAGE) == 0) {
-        copy_locked(seen.last_log, sizeof seen.last_log, params);
-        atomic_fetch_add(&seen.logs, 1);
-    } else if (strcmp(method, MCP_METHOD_NOTIFICATIONS_RESOURCES_UPDATED) == 0) {
-        copy_locked(seen.last_updated, sizeof seen.last_updated, params);
-        atomic_fetch_add(&seen.resources_updated, 1);
-    }
-}
-
-static void on_stderr(void *userdata, const char *line) {
-    (void)userdata;
-    if (strstr(line, "fixture_server: ready")) atomic_fetch_add(&seen.stderr_ready, 1);
-}
-
-static mcp_result on_sampling(void *userdata, const char *params, char **result) {
-    (void)userdata;
-    atomic_fetch_add(&seen.sampling_calls, 1);
-    copy_locked(seen.last_sampling, sizeof seen.last_sampling, params);
-    switch (atomic_load(&seen.sampling_mode)) {
-    case 0:
-        /* Re-entrant: a request on the same client from its own callback. */
-        atomic_store(&seen.sampling_ping, (int)mcp_client_ping(seen.client, NULL) + 1);
-        *result = mcp_string_new("{\"role\":\"assistant\",\"model\":\"c-test\",\"content\":"
-                                 "{\"type\":\"text\",\"text\":\"sampled by C\"}}");
-        return MCP_OK;
-    case 1:
-        *result = mcp_string_new("{\"code\":-1,\"message\":\"User rejected sampling\"}");
-        return MCP_ERR_RPC;
-    case 2:
-        return MCP_ERR_CALLBACK;
-    default:
-        *result = mcp_string_new("{\"role\":\"assistant\"}"); /* not a CreateMessageResult */
-        return MCP_OK;
-    }
-}
-
-static mcp_result on_elicitation(void *userdata, const char *params, char **result) {
-    (void)userdata;
-    atomic_fetch_add(&seen.elicitation_calls, 1);
-    if (!strstr(params, "Your name?")) return MCP_ERR_CALLBACK;
-    *result = mcp_string_new("{\"action\":\"accept\",\"content\":{\"name\":\"C tester\"}}");
-    return MCP_OK;
-}
+const char *fixture_path;
 
 /* The revision the shared client asks for: 2025-11-25 unless given on the
    command line. */
-static const char *revision = "2025-11-25";
+const char *revision = "2025-11-25";
 
 /* A client of a new fixture server process, with every handler set, in a
    session at `revision`. At 2025-11-25 every test runs (server requests,
@@ -118,7 +31,7 @@ static const char *revision = "2025-11-25";
    what C code sees the same under both run: the fixture's tools call
    mcp_context_create_message / _elicit / _list_roots, which that revision
    carries as input-required rounds, answered by the same client callbacks. */
-static mcp_client *connect_fixture(void) {
+mcp_client *connect_fixture(void) {
     mcp_client *client = NULL;
     if (mcp_client_new("c-test-client", "0.0.1", &client) != MCP_OK) return NULL;
     CHECK_OK(mcp_client_set_protocol(client, revision));
@@ -138,7 +51,7 @@ static mcp_client *connect_fixture(void) {
 }
 
 /* Calls a tool; returns the result JSON (free it) or NULL. */
-static char *call(mcp_client *client, const char *tool, const char *args) {
+char *call(mcp_client *client, const char *tool, const char *args) {
     char *json = NULL;
     mcp_result r = mcp_client_call_tool(client, tool, args, NULL, &json);
     if (r != MCP_OK) {
@@ -148,14 +61,7 @@ static char *call(mcp_client *client, const char *tool, const char *args) {
     return json;
 }
 
-#define CHECK_CALL(client, tool, args, needle)                                          \
-    do {                                                                                \
-        char *check_json_ = call((client), (tool), (args));                             \
-        CHECK_CONTAINS(check_json_, (needle));                                          \
-        mcp_string_free(check_json_);                                                   \
-    } while (0)
-
-static mcp_client *client; /* the shared client of most tests */
+mcp_client *client; /* the shared client of most tests */
 
 static void test_connect_and_info(void) {
     char *info = NULL;
@@ -354,113 +260,6 @@ static void test_progress(void) {
     CHECK_CALL(client, "progress", NULL, "done");
 }
 
-static void test_logging(void) {
-    CHECK_OK(mcp_client_set_logging_level(client, "debug", NULL));
-    int before = atomic_load(&seen.logs);
-    CHECK_CALL(client, "log", NULL, "logged");
-    CHECK(wait_until(&seen.logs, before + 2, 5000));
-    CHECK(contains_locked(seen.last_log, "\"data\":\"warning message\""));
-    CHECK(contains_locked(seen.last_log, "\"logger\":\"fixture\""));
-    CHECK(contains_locked(seen.last_log, "\"level\":\"warning\""));
-    /* Above the level only. */
-    CHECK_OK(mcp_client_set_logging_level(client, "warning", NULL));
-    before = atomic_load(&seen.logs);
-    CHECK_CALL(client, "log", NULL, "logged");
-    CHECK(wait_until(&seen.logs, before + 1, 5000));
-    sleep_ms(100);
-    CHECK(atomic_load(&seen.logs) == before + 1);
-    CHECK_RC(mcp_client_set_logging_level(client, "loud", NULL), MCP_ERR_INVALID_ARGUMENT);
-}
-
-static void test_sampling(void) {
-    atomic_store(&seen.sampling_mode, 0);
-    CHECK_CALL(client, "sample", NULL, "sampled by C");
-    CHECK(atomic_load(&seen.sampling_calls) >= 1);
-    CHECK(contains_locked(seen.last_sampling, "hello from the fixture"));
-    CHECK(atomic_load(&seen.sampling_ping) == MCP_OK + 1);
-    if (strcmp(revision, "2025-11-25") == 0) {
-        /* The callback's JSON-RPC error reaches the server as given. */
-        atomic_store(&seen.sampling_mode, 1);
-        CHECK_CALL(client, "sample", NULL, "MCP_ERR_RPC -1: ");
-        CHECK_CALL(client, "sample", NULL, "User rejected sampling");
-        /* A failure without details: internal error. */
-        atomic_store(&seen.sampling_mode, 2);
-        CHECK_CALL(client, "sample", NULL, "-32603");
-        /* A result that does not decode. */
-        atomic_store(&seen.sampling_mode, 3);
-        CHECK_CALL(client, "sample", NULL, "does not decode");
-    } else {
-        /* Input-required rounds have no way to send the server an error:
-         * the client cannot give the input, so its own call fails, saying
-         * why. */
-        static const struct {
-            int mode;
-            const char *why;
-        } failures[] = {{1, "User rejected sampling"},
-                        {2, "MCP_ERR_CALLBACK"},
-                        {3, "does not decode"}};
-        for (size_t i = 0; i < sizeof failures / sizeof failures[0]; i++) {
-            atomic_store(&seen.sampling_mode, failures[i].mode);
-            char *json = NULL;
-            CHECK_RC(mcp_client_call_tool(client, "sample", NULL, NULL, &json),
-                     MCP_ERR_PROTOCOL);
-            CHECK_CONTAINS(mcp_last_error_message(), "sampling/createMessage");
-            CHECK_CONTAINS(mcp_last_error_message(), failures[i].why);
-            CHECK(json == NULL);
-        }
-        CHECK_OK(mcp_client_ping(client, NULL));
-    }
-    atomic_store(&seen.sampling_mode, 0);
-}
-
-static void test_elicitation(void) {
-    CHECK_CALL(client, "elicit", NULL, "accept");
-    CHECK_CALL(client, "elicit", NULL, "C tester");
-    CHECK(atomic_load(&seen.elicitation_calls) >= 2);
-}
-
-static void test_roots(void) {
-    CHECK_CALL(client, "roots", NULL, "file:///initial");
-    CHECK_OK(mcp_client_set_roots(client, "[{\"uri\":\"file:///changed\"}]"));
-    CHECK_CALL(client, "roots", NULL, "file:///changed");
-    CHECK_RC(mcp_client_set_roots(client, "nope"), MCP_ERR_INVALID_JSON);
-}
-
-static void test_client_info(void) {
-    CHECK_CALL(client, "client_info", NULL, "c-test-client");
-    CHECK_CALL(client, "client_info", NULL, "sampling");
-    CHECK_CALL(client, "client_info", NULL, "elicitation");
-}
-
-static void test_list_changed_reentrant(void) {
-    int before = atomic_load(&seen.tools_changed);
-    CHECK_CALL(client, "add_tool", NULL, "added");
-    CHECK(wait_until(&seen.tools_changed, before + 1, 5000));
-    /* The notification callback listed the tools itself and saw the new one. */
-    CHECK(atomic_load(&seen.dynamic_listed) == 1);
-    CHECK_CALL(client, "dynamic", NULL, "dynamic tool");
-    CHECK_CALL(client, "remove_tool", NULL, "removed");
-    CHECK(wait_until(&seen.tools_changed, before + 2, 5000));
-    CHECK(atomic_load(&seen.dynamic_listed) == 2);
-    CHECK_CALL(client, "remove_tool", NULL, "absent");
-    char *json = NULL;
-    CHECK_RC(mcp_client_call_tool(client, "dynamic", NULL, NULL, &json), MCP_ERR_RPC);
-}
-
-static void test_subscriptions(void) {
-    CHECK_OK(mcp_client_subscribe_resource(client, "test://counter", NULL));
-    int before = atomic_load(&seen.resources_updated);
-    CHECK_CALL(client, "touch", NULL, "notified 1");
-    CHECK(wait_until(&seen.resources_updated, before + 1, 5000));
-    CHECK(contains_locked(seen.last_updated, "\"uri\":\"test://counter\""));
-    char *json = NULL;
-    CHECK_OK(mcp_client_read_resource(client, "test://counter", NULL, &json));
-    CHECK_CONTAINS(json, "\"text\":\"1\"");
-    mcp_string_free(json);
-    CHECK_OK(mcp_client_unsubscribe_resource(client, "test://counter", NULL));
-    CHECK_CALL(client, "touch", NULL, "notified 0");
-}
-
 static void test_timeout(void) {
     mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 200;
@@ -634,159 +433,6 @@ static void test_method_names(void) {
     CHECK(wait_until(&seen.logs, before + 2, 5000));
     /* They are string literals. */
     CHECK(strcmp("method " MCP_METHOD_TOOLS_CALL, "method tools/call") == 0);
-}
-
-static void test_close(void) {
-    mcp_client *c = connect_fixture();
-    CHECK(c != NULL);
-    if (!c) return;
-    CHECK_OK(mcp_client_ping(c, NULL));
-    CHECK_OK(mcp_client_close(c));
-    char *json = (char *)1;
-    CHECK_RC(mcp_client_ping(c, NULL), MCP_ERR_CLOSED);
-    CHECK_RC(mcp_client_list_tools(c, NULL, &json), MCP_ERR_CLOSED);
-    CHECK(json == NULL);
-    CHECK_OK(mcp_client_close(c));
-    mcp_client_free(c);
-}
-
-static void *long_call(void *arg) {
-    mcp_client *c = *(mcp_client **)arg;
-    char *json = NULL;
-    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
-    options.timeout_ms = 30000;
-    mcp_result r = mcp_client_call_tool(c, "sleep", "{\"ms\":20000}", &options, &json);
-    mcp_string_free(json);
-    return (void *)(intptr_t)r;
-}
-
-static void test_server_killed_mid_call(void) {
-    mcp_client *c = connect_fixture();
-    CHECK(c != NULL);
-    if (!c) return;
-    char *json = call(c, "pid", NULL);
-    CHECK(json != NULL);
-    long pid = 0;
-    if (json) {
-        const char *at = strstr(json, "\"text\":\"");
-        pid = at ? strtol(at + 8, NULL, 10) : 0;
-        mcp_string_free(json);
-    }
-    CHECK(pid > 1);
-    pthread_t thread;
-    CHECK(pthread_create(&thread, NULL, long_call, &c) == 0);
-    sleep_ms(300);
-    double start = now_ms();
-    if (pid > 1) kill((pid_t)pid, SIGKILL);
-    void *result = NULL;
-    pthread_join(thread, &result);
-    CHECK((mcp_result)(intptr_t)result == MCP_ERR_CLOSED);
-    CHECK(now_ms() - start < 5000);
-    CHECK_RC(mcp_client_ping(c, NULL), MCP_ERR_CLOSED);
-    CHECK_CONTAINS(mcp_last_error_message(), "closed");
-    mcp_client_free(c);
-}
-
-static void test_server_stops_itself(void) {
-    mcp_client *c = connect_fixture();
-    CHECK(c != NULL);
-    if (!c) return;
-    char *json = NULL;
-    mcp_result r = mcp_client_call_tool(c, "stop", NULL, NULL, &json);
-    /* The session may end before the answer is sent. */
-    CHECK(r == MCP_OK || r == MCP_ERR_CLOSED);
-    mcp_string_free(json);
-    double deadline = now_ms() + 5000;
-    while (mcp_client_ping(c, NULL) == MCP_OK && now_ms() < deadline) sleep_ms(20);
-    CHECK_RC(mcp_client_ping(c, NULL), MCP_ERR_CLOSED);
-    mcp_client_free(c);
-}
-
-/* A server freed from inside its own tool callback: the call still gets its
- * answer, then the server process ends. */
-static void test_server_freed_inside_callback(void) {
-    mcp_client *c = connect_fixture();
-    CHECK(c != NULL);
-    if (!c) return;
-    CHECK_CALL(c, "free_server", NULL, "freed, and still answered");
-    double deadline = now_ms() + 5000;
-    while (mcp_client_ping(c, NULL) == MCP_OK && now_ms() < deadline) sleep_ms(20);
-    CHECK_RC(mcp_client_ping(c, NULL), MCP_ERR_CLOSED);
-    mcp_client_free(c);
-}
-
-/* A client freed from inside its own notification callback. */
-static struct {
-    mcp_client *client;
-    atomic_int armed;
-    atomic_int freed;
-    atomic_int cleaned; /* 1 + freed when the on_free cleanup ran */
-} self_free;
-
-static void free_self(void *userdata, const char *method, const char *params) {
-    (void)userdata, (void)params;
-    if (strcmp(method, MCP_METHOD_NOTIFICATIONS_TOOLS_LIST_CHANGED) != 0) return;
-    /* Wait (bounded) until the main thread's call has returned. */
-    if (!wait_until(&self_free.armed, 1, 5000)) return;
-    mcp_client_free(self_free.client);
-    sleep_ms(100); /* the cleanup must still wait for this callback */
-    atomic_store(&self_free.freed, 1);
-}
-
-static void cleanup_self_freed(void *userdata) {
-    CHECK(userdata == &self_free);
-    atomic_store(&self_free.cleaned, 1 + atomic_load(&self_free.freed));
-}
-
-static void test_free_inside_callback(void) {
-    mcp_client *c = NULL;
-    CHECK_OK(mcp_client_new("self-freeing", "1", &c));
-    /* A 2025-11-25 session, where list-changed notifications come unasked. */
-    CHECK_OK(mcp_client_set_protocol(c, "2025-11-25"));
-    CHECK_OK(mcp_client_on_notification(c, free_self, NULL));
-    CHECK_OK(mcp_client_on_free(c, cleanup_self_freed, &self_free));
-    CHECK_OK(mcp_client_connect_stdio(c, fixture_path, NULL, sanitizer_env()));
-    self_free.client = c;
-    CHECK_CALL(c, "add_tool", NULL, "added");
-    atomic_store(&self_free.armed, 1);
-    CHECK(wait_until(&self_free.freed, 1, 10000));
-    /* The cleanup ran, once the freeing callback had returned. */
-    CHECK(wait_until(&self_free.cleaned, 1, 10000));
-    CHECK(atomic_load(&self_free.cleaned) == 2);
-    /* c is gone; let its background shutdown finish. */
-    sleep_ms(300);
-}
-
-static void *lifecycle_main(void *arg) {
-    int *failures = arg;
-    for (int i = 0; i < 2; i++) {
-        mcp_client *c = NULL;
-        if (mcp_client_new("parallel", "1", &c) != MCP_OK ||
-            mcp_client_connect_stdio(c, fixture_path, NULL, sanitizer_env()) != MCP_OK) {
-            (*failures)++;
-            mcp_client_free(c);
-            continue;
-        }
-        char *json = NULL;
-        if (mcp_client_call_tool(c, "add", "{\"a\":20,\"b\":22}", NULL, &json) != MCP_OK ||
-            !strstr(json, "\"text\":\"42\""))
-            (*failures)++;
-        mcp_string_free(json);
-        mcp_client_free(c); /* without closing first */
-    }
-    return NULL;
-}
-
-static void test_parallel_lifecycles(void) {
-    enum { N = 3 };
-    pthread_t threads[N];
-    int failures[N] = {0};
-    for (int i = 0; i < N; i++)
-        CHECK(pthread_create(&threads[i], NULL, lifecycle_main, &failures[i]) == 0);
-    for (int i = 0; i < N; i++) {
-        pthread_join(threads[i], NULL);
-        CHECK(failures[i] == 0);
-    }
 }
 
 int main(int argc, char **argv) {
