@@ -11,7 +11,10 @@
 #                            test_stdio_lifecycle.c, clients of their own)
 #   tests/test_http.c        the fixture server and clients over Streamable HTTP
 #                            (both at 2025-11-25, then at 2026-07-28: the same
-#                            fixture and callbacks, through input-required rounds)
+#                            fixture and callbacks, through input-required rounds;
+#                            one program with test_http_lifecycle.c, the server
+#                            stopped and freed under clients, and
+#                            test_http_options.c, the HTTP options on the wire)
 #   tests/test_everything.c  a client against `mcp serve everything`
 #   tests/test_tasks.c       tool tasks against `mcp serve everything` and a C server
 #   the Python SDK driving examples/server.c (tests/python_drives_c_server.py)
@@ -281,12 +284,19 @@ for variant in shared static; do
         -o "$out/test_cpp"
     for source in "$here"/tests/fixture_server.c "$here"/tests/test_*.c; do
         program=$(basename "$source" .c)
-        # test_stdio is built from test_stdio.c and its other files.
+        # A program test_X is built from test_X.c and its other files,
+        # test_X_*.c (test_stdio's, test_http's), which are no programs of
+        # their own.
+        part_of=""
+        for other in "$here"/tests/test_*.c; do
+            other=$(basename "$other" .c)
+            if [[ $program == "$other"_* ]]; then part_of=$other; fi
+        done
+        [ -n "$part_of" ] && continue
         parts=()
-        case $program in
-        test_stdio) parts=("$here/tests/test_stdio_callbacks.c" "$here/tests/test_stdio_lifecycle.c") ;;
-        test_stdio_*) continue ;;
-        esac
+        for part in "$here/tests/$program"_*.c; do
+            if [ -e "$part" ]; then parts+=("$part"); fi
+        done
         quietly "compiling tests/$program.c ($variant)" \
             gcc "${cflags[@]}" "$source" "${parts[@]}" "$here/tests/fixture.c" "${link[@]}" \
             -o "$out/$program"
