@@ -294,6 +294,21 @@ async fn json_and_stateless_modes() {
         .unwrap();
     assert_eq!(raw.status(), 200);
     assert!(raw.text().await.unwrap().contains("\"add\""));
+    // Nor GET streams nor sessions to delete: 405, allowing POST only.
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        let response = reqwest::Client::new()
+            .request(method.clone(), url(addr))
+            .header("accept", "text/event-stream")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 405, "{method}");
+        assert_eq!(response.headers()["allow"], "POST", "{method}");
+        let body: serde_json::Value =
+            serde_json::from_str(&response.text().await.unwrap()).unwrap();
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("stateless"), "{method}: {message}");
+    }
 }
 
 /// Raw HTTP: the rules of the transport itself.

@@ -154,14 +154,20 @@ async fn versions_metadata_and_methods_get_their_statuses() {
         .send()
         .await
         .unwrap();
-    assert_eq!(get.status(), StatusCode::METHOD_NOT_ALLOWED);
     let delete = client
         .delete(format!("http://{addr}/mcp"))
         .header(V.0, V.1)
         .send()
         .await
         .unwrap();
-    assert_eq!(delete.status(), StatusCode::METHOD_NOT_ALLOWED);
+    for response in [get, delete] {
+        assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+        // RFC 9110: a 405 lists what the resource allows.
+        assert_eq!(response.headers()["allow"], "POST");
+        let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("stand alone"), "{message}");
+    }
 }
 
 #[tokio::test]

@@ -17,8 +17,8 @@ pub(super) async fn delete(
     headers: &HeaderMap,
     identity: Option<&Arc<AuthInfo>>,
 ) -> Result<Response, Rejection> {
-    if state.config.stateless || modern::names_a_stateless_revision(headers) {
-        return Err(Rejection::Stateless);
+    if let Some(why) = modern::why_no_sessions(state.config.stateless, headers) {
+        return Err(Rejection::Stateless(why));
     }
     let Some(id) = header(headers, SESSION_HEADER) else {
         return Err(Rejection::BadRequest(

@@ -30,8 +30,10 @@ pub(super) enum Rejection {
     Auth(Box<Response>),
     /// 405: not POST, GET or DELETE.
     MethodNotAllowed,
-    /// 405: GET or DELETE where there are no sessions.
-    Stateless,
+    /// 405: GET or DELETE where there are no sessions: the server is
+    /// stateless, or the request names a revision whose requests stand alone.
+    /// Says which.
+    Stateless(&'static str),
     /// 415: the body is not JSON.
     UnsupportedMediaType,
     /// 406: the client accepts neither answer (or no event stream for GET).
@@ -80,11 +82,18 @@ impl IntoResponse for Rejection {
                     .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
                 response
             }
-            Self::Stateless => http_error(
-                S::METHOD_NOT_ALLOWED,
-                C::SERVER_ERROR,
-                "Method not allowed: stateless server",
-            ),
+            Self::Stateless(why) => {
+                let mut response = http_error(
+                    S::METHOD_NOT_ALLOWED,
+                    C::SERVER_ERROR,
+                    format!("Method not allowed: {why}"),
+                );
+                // RFC 9110: a 405 lists the methods the resource has.
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("POST"));
+                response
+            }
             Self::UnsupportedMediaType => http_error(
                 S::UNSUPPORTED_MEDIA_TYPE,
                 C::INVALID_REQUEST,

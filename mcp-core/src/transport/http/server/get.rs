@@ -25,8 +25,8 @@ pub(super) async fn get(
     mcp: &McpHeads,
     identity: Option<&Arc<AuthInfo>>,
 ) -> Result<Response, Rejection> {
-    if state.config.stateless || modern::names_a_stateless_revision(headers) {
-        return Err(Rejection::Stateless);
+    if let Some(why) = modern::why_no_sessions(state.config.stateless, headers) {
+        return Err(Rejection::Stateless(why));
     }
     // The spec requires the client to list text/event-stream explicitly.
     let accept = header(headers, ACCEPT).unwrap_or("").to_ascii_lowercase();

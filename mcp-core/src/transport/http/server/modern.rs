@@ -467,12 +467,20 @@ pub(super) fn status_of_error(code: ErrorCode) -> StatusCode {
     }
 }
 
-/// Whether a GET or DELETE names a revision without sessions: those have no
-/// GET stream and nothing to delete (405).
-pub(super) fn names_a_stateless_revision(headers: &HeaderMap) -> bool {
+/// Why a GET or DELETE has nothing to act on (405), if it has not: the
+/// server keeps no sessions, or the request names a revision without them
+/// (no GET stream, nothing to delete).
+pub(super) fn why_no_sessions(stateless: bool, headers: &HeaderMap) -> Option<&'static str> {
+    if stateless {
+        return Some("this server is stateless: it answers POSTs only");
+    }
     header(headers, VERSION_HEADER)
         .and_then(ProtocolVersion::parse)
         .is_some_and(|v| !v.has_initialize())
+        .then_some(
+            "requests of this protocol revision stand alone and are POSTs \
+             (GET and DELETE are for sessions, up to 2025-11-25)",
+        )
 }
 
 #[cfg(test)]
