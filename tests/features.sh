@@ -2,7 +2,8 @@
 # mcp-core's cargo features: every combination that matters compiles with
 # no warning (clippy, -D warnings), a server crate with only `server,stdio,
 # macros` builds and answers a tool call, the examples build and the client
-# example talks to both stdio server examples, the docs (mcp-core's, and
+# example talks to both stdio server examples, the fuzz targets compile with
+# no warning, the docs (mcp-core's, and
 # mcp-ffi's with its Python face) build with no warning, and the parts
 # that are not Unix-only compile for Windows. `tests/features.rs` checks
 # the dependency trees.
@@ -102,6 +103,13 @@ echo "== docs (rustdoc, -D warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --locked -q --no-deps -p mcp-core
 # The FFI crate with its Python face, whose docs no other step builds.
 RUSTDOCFLAGS="-D warnings" cargo doc --locked -q --no-deps -p mcp-ffi --features python
+
+# The fuzz targets (their own workspace, not built by `cargo test`; a
+# library change that breaks them would otherwise go unseen until the next
+# `fuzz/run.sh`). Their Cargo.lock holds the workspace's versions, so the
+# shared target directory has everything but libfuzzer-sys.
+echo "== fuzz targets (clippy, -D warnings)"
+cargo clippy --locked -q --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 
 # Windows: every default feature but the HTTP client (whose TLS needs a C
 # compiler for the target to build `ring`), with no warning; ChildProcess

@@ -56,6 +56,7 @@ count_pytest() {
 
 echo "libmcp test suite"
 step fmt cargo fmt --all -- --check
+step fmt-fuzz cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step codegen-drift cargo run -q --locked -p codegen -- --check
 step interop-setup bash tests/interop/setup.sh

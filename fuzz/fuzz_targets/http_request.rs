@@ -4,8 +4,12 @@
 //! panic, a 5xx, or a JSON answer that is not JSON is not.
 //!
 //! Input: a method byte, a flags byte (which standard headers to send, the
-//! session's real id among them), extra header lines up to a blank line
-//! (`\n\n`), then the body.
+//! session's real id and either protocol revision among them), extra header
+//! lines up to a blank line (`\n\n`), then the body. The server has a tool
+//! that asks the client (input-required rounds and their sealed
+//! `requestState` under 2026-07-28) and one with `x-mcp-header` arguments
+//! (`Mcp-Param-*` headers), so requests that stand alone reach every check
+//! of that revision.
 
 #![no_main]
 
@@ -55,16 +59,27 @@ fn server() -> Server {
         Ok(ReadResourceResult::text(uri, None, format!("{vars:?}")))
     })
     .expect("a valid template");
+    let headed = ToolDef::raw(
+        "where",
+        json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "count": {"type": "integer", "x-mcp-header": "Count"},
+            "note": {"type": "string"}
+        }}),
+        |args, _cx| async move { CallToolResult::text(serde_json::Value::Object(args).to_string()) },
+    )
+    .expect("a valid tool");
     Server::builder("fuzz", "1")
         .tool(add)
+        .tool(mcp_test_support::asking_tool())
+        .tool(headed)
         .resource_template(template)
         .prompt(
             PromptDef::new("p", |_args, _cx| async move {
-                Ok(GetPromptResult {
-                    description: None,
-                    messages: vec![PromptMessage::new(Role::User, ContentBlock::text("x"))],
-                    meta: None,
-                })
+                Ok(GetPromptResult::new(vec![PromptMessage::new(
+                    ContentBlock::text("x"),
+                    Role::User,
+                )]))
             })
             .argument("a", "an argument", false),
         )
@@ -136,18 +151,21 @@ async fn run(fixture: &Fixture, method: u8, flags: u8, rest: &[u8]) {
         Some(i) => (&rest[..i], &rest[i + 2..]),
         None => (&[][..], rest),
     };
-    let mut request = Request::builder().method(method).uri("/");
-    let standard: [(u8, &str, &str); 6] = [
+    let standard: [(u8, &str, &str); 7] = [
         (0x01, "mcp-session-id", &session),
         (0x02, "mcp-protocol-version", "2025-11-25"),
         (0x04, "accept", "application/json, text/event-stream"),
         (0x08, "accept", "text/event-stream"),
         (0x10, "content-type", "application/json"),
         (0x20, "host", "localhost"),
+        (0x40, "mcp-protocol-version", "2026-07-28"),
     ];
+    let mut headers = Vec::new();
     for (bit, name, value) in standard {
-        if flags & bit != 0 {
-            request = request.header(name, value);
+        if flags & bit != 0
+            && let Ok(value) = HeaderValue::from_str(value)
+        {
+            headers.push((HeaderName::from_static(name), value));
         }
     }
     for line in extra.split(|&b| b == b'\n') {
@@ -158,19 +176,59 @@ async fn run(fixture: &Fixture, method: u8, flags: u8, rest: &[u8]) {
         if let (Ok(name), Ok(value)) =
             (HeaderName::from_bytes(name), HeaderValue::from_bytes(value))
         {
-            request = request.header(name, value);
+            headers.push((name, value));
         }
     }
-    let Ok(request) = request.body(Body::from(body.to_vec())) else {
+    let Some(answer) = send(fixture, &method, &headers, body.to_vec()).await else {
         return;
     };
+    // Flag 0x80: an input-required answer is retried with the state the
+    // server sealed (a real one, which no seed can hold) put into the body,
+    // whose fuzzed `inputResponses` then reach the resumed handler.
+    if flags & 0x80 == 0 {
+        return;
+    }
+    let Some(state) = answer
+        .as_ref()
+        .and_then(|a| a.pointer("/result/requestState"))
+        .and_then(|s| s.as_str())
+    else {
+        return;
+    };
+    let Ok(mut retry) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return;
+    };
+    if let Some(params) = retry.get_mut("params").and_then(|p| p.as_object_mut()) {
+        params.insert("requestState".into(), state.into());
+    }
+    let Ok(retry) = serde_json::to_vec(&retry) else {
+        return;
+    };
+    send(fixture, &method, &headers, retry).await;
+}
+
+/// Sends one request and checks its answer: `None` if it was not answered
+/// in time, else the JSON-RPC message of a JSON answer, if any.
+async fn send(
+    fixture: &Fixture,
+    method: &Method,
+    headers: &[(HeaderName, HeaderValue)],
+    body: Vec<u8>,
+) -> Option<Option<serde_json::Value>> {
+    let mut request = Request::builder().method(method.clone()).uri("/");
+    for (name, value) in headers {
+        request = request.header(name, value);
+    }
+    let request = request.body(Body::from(body)).ok()?;
     let answer = tokio::time::timeout(
         Duration::from_millis(500),
         fixture.router.clone().oneshot(request),
     )
     .await;
     // A request whose answer is slow to come is not a bug in itself.
-    let Ok(Ok(response)) = answer else { return };
+    let Ok(Ok(response)) = answer else {
+        return None;
+    };
     let status = response.status().as_u16();
     assert!(
         matches!(
@@ -186,13 +244,14 @@ async fn run(fixture: &Fixture, method: u8, flags: u8, rest: &[u8]) {
     // Event streams may stay open (GET): read what comes at once.
     let collected =
         tokio::time::timeout(Duration::from_millis(50), response.into_body().collect()).await;
-    if let Ok(Ok(bytes)) = collected {
-        if json {
-            let text = bytes.to_bytes();
-            assert!(
-                serde_json::from_slice::<serde_json::Value>(&text).is_ok(),
-                "a JSON answer that is not JSON: {text:?}"
-            );
-        }
+    let Ok(Ok(bytes)) = collected else {
+        return Some(None);
+    };
+    if !json {
+        return Some(None);
     }
+    let text = bytes.to_bytes();
+    let parsed = serde_json::from_slice::<serde_json::Value>(&text);
+    assert!(parsed.is_ok(), "a JSON answer that is not JSON: {text:?}");
+    Some(parsed.ok())
 }
