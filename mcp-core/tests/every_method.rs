@@ -17,20 +17,15 @@
 mod common;
 
 use std::net::SocketAddr;
-use std::process::Stdio as Piped;
 
-use common::{WAIT, full_server, mcp_binary, raw_http};
+use common::stream::Stream;
+use common::{WAIT, full_server, raw_http};
 use mcp_core::ProtocolVersion;
 use mcp_core::extensions::{EXTENSION_METHOD_TABLE, ExtensionMethod};
 use mcp_core::schema::{ClientRequestMethod, Direction, METHOD_TABLE};
-use mcp_core::server::ServerSession;
 use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
-use mcp_core::transport::{
-    InboundFrame, OutboundKind, OutboundMessage, Transport, TransportHandle, memory_pair,
-};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const SESSION: ProtocolVersion = ProtocolVersion::V2025_11_25;
 const ALONE: ProtocolVersion = ProtocolVersion::V2026_07_28;
@@ -215,15 +210,8 @@ fn meta() -> Value {
     reason = "one per test, never moved around"
 )]
 enum Conn {
-    Memory {
-        ours: TransportHandle,
-        _server: ServerSession,
-    },
-    Stdio {
-        child: Child,
-        stdin: ChildStdin,
-        stdout: tokio::io::Lines<BufReader<ChildStdout>>,
-    },
+    /// Stdio or the in-memory pair.
+    Stream(Stream),
     Http {
         addr: SocketAddr,
         session: Option<String>,
@@ -232,31 +220,11 @@ enum Conn {
 
 impl Conn {
     fn memory() -> Self {
-        let (ours, theirs) = memory_pair();
-        let server = full_server().serve(theirs).unwrap();
-        Self::Memory {
-            ours: ours.start().unwrap(),
-            _server: server,
-        }
+        Self::Stream(Stream::serving(full_server()))
     }
 
     async fn stdio() -> Self {
-        let binary = tokio::task::spawn_blocking(mcp_binary).await.unwrap();
-        let mut child = tokio::process::Command::new(binary)
-            .args(["serve", "everything"])
-            .stdin(Piped::piped())
-            .stdout(Piped::piped())
-            .stderr(Piped::null())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        Self::Stdio {
-            child,
-            stdin,
-            stdout,
-        }
+        Self::Stream(Stream::stdio().await)
     }
 
     async fn http() -> Self {
@@ -271,43 +239,17 @@ impl Conn {
     }
 
     async fn send_line(&mut self, message: &Value) {
-        let text = message.to_string();
         match self {
-            Self::Memory { ours, .. } => {
-                let m = OutboundMessage {
-                    text,
-                    kind: OutboundKind::Request,
-                    related: None,
-                };
-                ours.outbound.send(m).await.unwrap();
-            }
-            Self::Stdio { stdin, .. } => {
-                stdin.write_all(text.as_bytes()).await.unwrap();
-                stdin.write_all(b"\n").await.unwrap();
-                stdin.flush().await.unwrap();
-            }
+            Self::Stream(stream) => stream.send(message.to_string().as_bytes()).await,
             Self::Http { .. } => unreachable!("HTTP sends requests"),
         }
     }
 
     async fn next_line(&mut self) -> Value {
-        let text = match self {
-            Self::Memory { ours, .. } => match tokio::time::timeout(WAIT, ours.inbound.recv())
-                .await
-                .expect("a message in time")
-                .expect("the server is still there")
-            {
-                InboundFrame::Message(text) => text,
-                other => panic!("not a message: {other:?}"),
-            },
-            Self::Stdio { stdout, .. } => tokio::time::timeout(WAIT, stdout.next_line())
-                .await
-                .expect("a message in time")
-                .unwrap()
-                .expect("the server is still there"),
+        match self {
+            Self::Stream(stream) => stream.recv().await,
             Self::Http { .. } => unreachable!("HTTP reads responses"),
-        };
-        serde_json::from_str(&text).unwrap()
+        }
     }
 
     /// Sends a request of `version` and returns its answer (and, over HTTP,
@@ -424,13 +366,8 @@ impl Conn {
     }
 
     async fn close(self) {
-        if let Self::Stdio {
-            mut child, stdin, ..
-        } = self
-        {
-            drop(stdin);
-            let _ = tokio::time::timeout(WAIT, child.wait()).await;
-            let _ = child.kill().await;
+        if let Self::Stream(stream) = self {
+            stream.close().await;
         }
     }
 }

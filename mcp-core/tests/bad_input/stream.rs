@@ -1,114 +1,18 @@
 //! The table over the stream transports: stdio (a real `mcp serve
 //! everything` process) and the in-memory pair.
 
-use std::process::Stdio as Piped;
-
-use mcp_core::server::ServerSession;
-use mcp_core::transport::{
-    InboundFrame, OutboundKind, OutboundMessage, Transport, TransportHandle, memory_pair,
-};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
 
-use crate::common::{WAIT, mcp_binary, test_server};
+use crate::common::mcp_binary;
+use crate::common::stream::Stream;
 use crate::{
     Answer, CANCEL_SLOW, INITIALIZE, Input, Memory, Phase, Stdio, Via, cases, check, initialized,
 };
 
 // ---------------------------------------------------------------------------
-// Stream transports: stdio and in-memory
-
-#[allow(
-    clippy::large_enum_variant,
-    reason = "one per test, never moved around"
-)]
-enum Stream {
-    Stdio {
-        child: Child,
-        stdin: Option<ChildStdin>,
-        stdout: tokio::io::Lines<BufReader<ChildStdout>>,
-    },
-    Memory {
-        ours: TransportHandle,
-        _server: ServerSession,
-    },
-}
+// What the table needs of a stream transport (`common::stream`)
 
 impl Stream {
-    async fn stdio() -> Self {
-        let mut child = tokio::process::Command::new(mcp_binary())
-            .args(["serve", "everything"])
-            .stdin(Piped::piped())
-            .stdout(Piped::piped())
-            .stderr(Piped::null())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        Self::Stdio {
-            child,
-            stdin,
-            stdout,
-        }
-    }
-
-    fn memory() -> Self {
-        let (ours, theirs) = memory_pair();
-        let server = test_server().serve(theirs).unwrap();
-        Self::Memory {
-            ours: ours.start().unwrap(),
-            _server: server,
-        }
-    }
-
-    async fn send(&mut self, message: &[u8]) {
-        match self {
-            Self::Stdio { stdin, .. } => {
-                let stdin = stdin.as_mut().unwrap();
-                let mut line = message.to_vec();
-                line.push(b'\n');
-                tokio::time::timeout(WAIT, async {
-                    stdin.write_all(&line).await.unwrap();
-                    stdin.flush().await.unwrap();
-                })
-                .await
-                .expect("the server reads its input");
-            }
-            Self::Memory { ours, .. } => {
-                let text = String::from_utf8(message.to_vec()).expect("memory frames are text");
-                let message = OutboundMessage {
-                    text,
-                    kind: OutboundKind::Request,
-                    related: None,
-                };
-                ours.outbound.send(message).await.unwrap();
-            }
-        }
-    }
-
-    /// The next message from the server.
-    async fn recv(&mut self) -> Value {
-        let text = match self {
-            Self::Stdio { stdout, .. } => tokio::time::timeout(WAIT, stdout.next_line())
-                .await
-                .expect("the server answers in time")
-                .unwrap()
-                .expect("the server is still running"),
-            Self::Memory { ours, .. } => {
-                match tokio::time::timeout(WAIT, ours.inbound.recv())
-                    .await
-                    .expect("the server answers in time")
-                {
-                    Some(InboundFrame::Message(text)) => text,
-                    other => panic!("not a message: {other:?}"),
-                }
-            }
-        };
-        serde_json::from_str(&text).unwrap()
-    }
-
     /// Reads messages until a response arrives; returns it and whatever
     /// else came first.
     async fn next_response(&mut self) -> (Value, Vec<Value>) {
@@ -176,23 +80,6 @@ impl Stream {
         self.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
             .await;
     }
-
-    /// Ends the server: closes stdin (it exits on end of input), and kills
-    /// it by its process id if it has not exited in time.
-    async fn close(self) {
-        if let Self::Stdio {
-            mut child, stdin, ..
-        } = self
-        {
-            drop(stdin);
-            let exited = tokio::time::timeout(WAIT, child.wait()).await;
-            if exited.is_err() {
-                child.start_kill().unwrap();
-                child.wait().await.unwrap();
-                panic!("the server did not exit when its input ended");
-            }
-        }
-    }
 }
 
 async fn run_stream(mut stream: Stream, transport: Via) {
@@ -234,7 +121,10 @@ async fn run_stream(mut stream: Stream, transport: Via) {
         ran += 1;
     }
     assert!(ran > 40, "{transport:?}: only {ran} cases ran");
-    stream.close().await;
+    assert!(
+        stream.close().await,
+        "the server did not exit when its input ended"
+    );
 }
 
 #[tokio::test]

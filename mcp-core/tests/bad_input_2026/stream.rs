@@ -2,109 +2,21 @@
 //! everything`, and the in-memory pair), and `params` that is neither an
 //! object nor an array on every method.
 
-use std::process::Stdio as Piped;
-
-use mcp_core::server::ServerSession;
-use mcp_core::transport::{
-    InboundFrame, OutboundKind, OutboundMessage, Transport, TransportHandle, memory_pair,
-};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
 
-use crate::common::{WAIT, mcp_binary, test_server};
+use crate::common::stream::Stream;
 use crate::{
     Input, Memory, Stdio, Via, alive_requests, assert_alive, cases, check, request, state_of,
 };
 
 // ---------------------------------------------------------------------------
-// Stream transports: stdio and in-memory
-
-#[allow(
-    clippy::large_enum_variant,
-    reason = "one per test, never moved around"
-)]
-enum Stream {
-    Stdio {
-        child: Child,
-        stdin: ChildStdin,
-        stdout: tokio::io::Lines<BufReader<ChildStdout>>,
-    },
-    Memory {
-        ours: TransportHandle,
-        _server: ServerSession,
-    },
-}
+// What the table needs of a stream transport (`common::stream`)
 
 impl Stream {
-    async fn stdio() -> Self {
-        let binary = tokio::task::spawn_blocking(mcp_binary).await.unwrap();
-        let mut child = tokio::process::Command::new(binary)
-            .args(["serve", "everything"])
-            .stdin(Piped::piped())
-            .stdout(Piped::piped())
-            .stderr(Piped::null())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        Self::Stdio {
-            child,
-            stdin,
-            stdout,
-        }
-    }
-
-    fn memory() -> Self {
-        let (ours, theirs) = memory_pair();
-        let server = test_server().serve(theirs).unwrap();
-        Self::Memory {
-            ours: ours.start().unwrap(),
-            _server: server,
-        }
-    }
-
-    async fn send(&mut self, message: &Value) {
-        let text = message.to_string();
-        match self {
-            Self::Stdio { stdin, .. } => {
-                stdin.write_all(text.as_bytes()).await.unwrap();
-                stdin.write_all(b"\n").await.unwrap();
-                stdin.flush().await.unwrap();
-            }
-            Self::Memory { ours, .. } => {
-                let m = OutboundMessage {
-                    text,
-                    kind: OutboundKind::Request,
-                    related: None,
-                };
-                ours.outbound.send(m).await.unwrap();
-            }
-        }
-    }
-
     /// The next message with an id (notifications are skipped).
     async fn answer(&mut self) -> Value {
         loop {
-            let text = match self {
-                Self::Stdio { stdout, .. } => tokio::time::timeout(WAIT, stdout.next_line())
-                    .await
-                    .expect("an answer in time")
-                    .unwrap()
-                    .expect("the server is still there"),
-                Self::Memory { ours, .. } => {
-                    match tokio::time::timeout(WAIT, ours.inbound.recv())
-                        .await
-                        .expect("an answer in time")
-                        .expect("the server is still there")
-                    {
-                        InboundFrame::Message(text) => text,
-                        other => panic!("not a message: {other:?}"),
-                    }
-                }
-            };
-            let m: Value = serde_json::from_str(&text).unwrap();
+            let m = self.recv().await;
             if m.get("id").is_some() {
                 return m;
             }
@@ -112,21 +24,10 @@ impl Stream {
     }
 
     async fn call(&mut self, message: &Value) -> Value {
-        self.send(message).await;
+        self.send(message.to_string().as_bytes()).await;
         let answer = self.answer().await;
         assert_eq!(answer["id"], message["id"], "answers come in order here");
         answer
-    }
-
-    async fn close(self) {
-        if let Self::Stdio {
-            mut child, stdin, ..
-        } = self
-        {
-            drop(stdin);
-            let _ = tokio::time::timeout(WAIT, child.wait()).await;
-            let _ = child.kill().await;
-        }
     }
 }
 
