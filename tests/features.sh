@@ -106,8 +106,10 @@ RUSTDOCFLAGS="-D warnings" cargo doc --locked -q --no-deps -p mcp-ffi --features
 
 # The fuzz targets (their own workspace, not built by `cargo test`; a
 # library change that breaks them would otherwise go unseen until the next
-# `fuzz/run.sh`). Their Cargo.lock holds the workspace's versions, so the
-# shared target directory has everything but libfuzzer-sys.
+# `fuzz/run.sh`). Their Cargo.lock holds the workspace's versions (with
+# --locked, a workspace change that needs it updated fails here), so the
+# shared target directory has everything but libfuzzer-sys and mcp-core
+# with its `fuzzing` feature.
 echo "== fuzz targets (clippy, -D warnings)"
 cargo clippy --locked -q --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 

@@ -96,7 +96,10 @@ impl Stream {
                     kind: OutboundKind::Request,
                     related: None,
                 };
-                ours.outbound.send(message).await.unwrap();
+                tokio::time::timeout(WAIT, ours.outbound.send(message))
+                    .await
+                    .expect("the server reads its input")
+                    .unwrap();
             }
         }
     }
