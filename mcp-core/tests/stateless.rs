@@ -8,48 +8,30 @@
 mod common;
 
 use mcp_core::schema::v2026_07_28 as v2026;
-use mcp_core::transport::{InboundFrame, OutboundMessage, Transport, TransportHandle, memory_pair};
 use serde_json::{Value, json};
 
-/// A client end that sends raw lines and reads raw answers.
-struct Raw {
-    handle: TransportHandle,
-    _session: mcp_core::server::ServerSession,
-}
+use common::stream::Stream;
+
+/// A client end over the in-memory pair that sends raw JSON and reads raw
+/// answers.
+struct Raw(Stream);
 
 impl Raw {
     fn serve() -> Self {
-        Self::serve_this(&common::test_server())
+        Self(Stream::memory())
     }
 
     fn serve_this(server: &mcp_core::server::Server) -> Self {
-        let (client, end) = memory_pair();
-        let session = server.serve(end).unwrap();
-        Self {
-            handle: client.start().unwrap(),
-            _session: session,
-        }
+        Self(Stream::serving(server.clone()))
     }
 
-    async fn send(&self, message: Value) {
-        let m = OutboundMessage {
-            text: message.to_string(),
-            kind: mcp_core::transport::OutboundKind::Request,
-            related: None,
-        };
-        self.handle.outbound.send(m).await.unwrap();
+    async fn send(&mut self, message: Value) {
+        self.0.send(message.to_string().as_bytes()).await;
     }
 
     /// The next message from the server.
     async fn next(&mut self) -> Value {
-        let frame = tokio::time::timeout(common::WAIT, self.handle.inbound.recv())
-            .await
-            .expect("an answer in time")
-            .expect("the server is still there");
-        match frame {
-            InboundFrame::Message(text) => serde_json::from_str(&text).unwrap(),
-            other => panic!("not a message: {other:?}"),
-        }
+        self.0.recv().await
     }
 
     async fn call(&mut self, id: i64, method: &str, params: Value) -> Value {

@@ -16,8 +16,9 @@ use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{CallToolResult, ToolExecutionTaskSupport};
 use mcp_core::server::{Server, ToolDef};
 use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
-use mcp_core::transport::{InboundFrame, OutboundMessage, Transport, TransportHandle, memory_pair};
 use serde_json::{Value, json};
+
+use common::stream::Stream;
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
@@ -104,19 +105,15 @@ fn params(mut params: Value, extension: bool) -> Value {
 
 /// A client end over the in-memory pair that sends raw requests.
 struct Raw {
-    handle: TransportHandle,
+    stream: Stream,
     next_id: i64,
-    _session: mcp_core::server::ServerSession,
 }
 
 impl Raw {
     fn serve(server: &Server) -> Self {
-        let (client, end) = memory_pair();
-        let session = server.serve(end).unwrap();
         Self {
-            handle: client.start().unwrap(),
+            stream: Stream::serving(server.clone()),
             next_id: 0,
-            _session: session,
         }
     }
 
@@ -124,21 +121,9 @@ impl Raw {
         self.next_id += 1;
         let id = self.next_id;
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let m = OutboundMessage {
-            text: message.to_string(),
-            kind: mcp_core::transport::OutboundKind::Request,
-            related: None,
-        };
-        self.handle.outbound.send(m).await.unwrap();
+        self.stream.send(message.to_string().as_bytes()).await;
         loop {
-            let frame = tokio::time::timeout(common::WAIT, self.handle.inbound.recv())
-                .await
-                .expect("an answer in time")
-                .expect("the server is still there");
-            let InboundFrame::Message(text) = frame else {
-                panic!("not a message: {frame:?}");
-            };
-            let m: Value = serde_json::from_str(&text).unwrap();
+            let m = self.stream.recv().await;
             if m.get("id") == Some(&json!(id)) {
                 return m;
             }
