@@ -196,6 +196,28 @@ async fn serve_records_the_peer_address_and_stdio_has_no_http() {
     let text = whoami(addr, Negotiation::Legacy, "carol", "p").await;
     // `serve` has no auth layer: no identity, but the peer address.
     assert_eq!(text, "anonymous p 127.0.0.1 POST");
+    // The same for a request that stands alone.
+    let text = whoami(addr, Negotiation::Auto, "dave", "q").await;
+    assert_eq!(text, "anonymous q 127.0.0.1 POST");
+    // The endpoint is `/mcp` and nothing else (no metadata configured).
+    let http = reqwest::Client::new();
+    for path in [
+        "/",
+        "/mcp/",
+        "/mcpx",
+        "/other/mcp",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let response = http
+            .post(format!("http://{addr}{path}"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 404, "{path}");
+    }
 
     let (a, b) = mcp_core::transport::memory_pair();
     let _session = server().serve(b).unwrap();

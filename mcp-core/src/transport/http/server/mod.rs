@@ -14,6 +14,7 @@
 //! runtime, or else with the first request it serves.
 
 mod alone;
+mod connection;
 mod delete;
 mod event_store;
 mod extract;
@@ -437,17 +438,17 @@ impl StreamableHttpServer {
                 session.terminate();
             }
         };
-        let app = Router::new()
-            .route_service("/mcp", endpoint(self.state.clone()))
-            .merge(self.metadata_router());
+        // The client's address goes into each request's extensions, for
+        // `Context::peer_addr`.
+        let app = connection::Connections {
+            endpoint: endpoint(self.state.clone()),
+            others: self.metadata_router(),
+        };
         let listener = listener.tap_io(|tcp| {
             if let Err(e) = tcp.set_nodelay(true) {
                 tracing::warn!("could not set TCP_NODELAY: {e}");
             }
         });
-        // The client's address goes into each request's extensions, for
-        // `Context::peer_addr`.
-        let app = app.into_make_service_with_connect_info::<SocketAddr>();
         axum::serve(listener, app)
             .with_graceful_shutdown(stop)
             .await
