@@ -20,7 +20,7 @@ use axum::serve::{IncomingStream, Listener};
 use futures::future::{Either, Ready, ready};
 
 /// Where the standalone server answers MCP.
-pub(super) const ENDPOINT_PATH: &str = "/mcp";
+const ENDPOINT_PATH: &str = "/mcp";
 
 /// Makes a [`Connection`] for each accepted connection.
 #[derive(Clone, Debug)]
@@ -69,9 +69,13 @@ where
     type Error = Infallible;
     type Future = Either<E::Future, <Router as tower::Service<Request>>::Future>;
 
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        // Both are always ready (a service_fn, and a router).
-        Poll::Ready(Ok(()))
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // Either may take the request: ready when both are (a service_fn
+        // and a router always are).
+        match self.endpoint.poll_ready(cx) {
+            Poll::Ready(Ok(())) => tower::Service::<Request>::poll_ready(&mut self.others, cx),
+            other => other,
+        }
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
