@@ -1,3 +1,4 @@
 //! Support for libmcp's cross-crate and interop tests.
 
+pub mod everything;
 pub mod interop;

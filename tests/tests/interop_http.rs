@@ -28,9 +28,10 @@ use std::time::{Duration, Instant};
 
 use mcp_core::client::Client;
 use mcp_core::schema::*;
-use mcp_core::session::{RequestOptions, SessionConfig};
+use mcp_core::session::SessionConfig;
 use mcp_core::transport::http::StreamableHttpClient;
 use mcp_test_support::{obj, text, with_client};
+use mcp_tests::everything;
 use mcp_tests::interop::{
     LIMIT, NODE_VERSION, SERVER_EVERYTHING_VERSION, installed, mcp_binary, node, run_bounded,
     server_everything_dir, venv_python, workspace_root,
@@ -376,48 +377,29 @@ async fn our_client_against_the_official_everything_server_over_http() {
 
         // Shortly after initialization the server asks for our roots on the
         // standalone GET stream, and logs (on that stream) that it got them.
-        log_arrives(&notifications, "Roots updated: 1 root(s) received from client").await;
+        log_arrives(
+            &notifications,
+            "Roots updated: 1 root(s) received from client",
+        )
+        .await;
 
         // Tools: the fixed ones, and those registered because we offer
         // sampling, elicitation and roots.
-        let tools = client.list_all_tools().await.unwrap();
-        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-        for name in [
-            "echo",
-            "get-sum",
-            "get-tiny-image",
-            "get-structured-content",
-            "trigger-long-running-operation",
-            "trigger-sampling-request",
-            "trigger-elicitation-request",
-            "get-roots-list",
-        ] {
-            assert!(names.contains(&name), "{name} not in {names:?}");
-        }
-        let echo = tools.iter().find(|t| t.name == "echo").unwrap();
-        let schema = Value::Object(echo.input_schema.as_map().clone());
-        assert_eq!(schema["properties"]["message"]["type"], "string");
-        assert_eq!(schema["required"], json!(["message"]));
-
-        let echoed = client
-            .call_tool("echo", Some(obj(json!({"message": "hello over HTTP"}))))
-            .await
-            .unwrap();
-        assert!(!echoed.is_error());
-        assert_eq!(text(&echoed, 0), "Echo: hello over HTTP");
-
-        let sum = client
-            .call_tool("get-sum", Some(obj(json!({"a": 19, "b": 23.5}))))
-            .await
-            .unwrap();
-        assert_eq!(text(&sum, 0), "The sum of 19 and 23.5 is 42.5.");
-
-        let image = client.call_tool("get-tiny-image", None).await.unwrap();
-        let ContentBlock::Image(picture) = &image.content[1] else {
-            panic!("not an image: {image:?}")
-        };
-        assert_eq!(picture.mime_type, "image/png");
-        assert!(picture.data.starts_with("iVBORw0KGgo"), "not a base64 PNG");
+        everything::tools(
+            &client,
+            &[
+                "echo",
+                "get-sum",
+                "get-tiny-image",
+                "get-structured-content",
+                "trigger-long-running-operation",
+                "trigger-sampling-request",
+                "trigger-elicitation-request",
+                "get-roots-list",
+            ],
+            "hello over HTTP",
+        )
+        .await;
 
         // Structured content (checked by our client against the outputSchema).
         let weather = client
@@ -428,76 +410,20 @@ async fn our_client_against_the_official_everything_server_over_http() {
             .await
             .unwrap();
         assert!(!weather.is_error(), "{weather:?}");
-        let expected = json!({"temperature": 36, "conditions": "Light rain / drizzle", "humidity": 82});
-        assert_eq!(
-            weather.structured_content.clone(),
-            Some(expected.clone())
-        );
+        let expected =
+            json!({"temperature": 36, "conditions": "Light rain / drizzle", "humidity": 82});
+        assert_eq!(weather.structured_content.clone(), Some(expected.clone()));
         assert_eq!(
             serde_json::from_str::<Value>(text(&weather, 0)).unwrap(),
             expected
         );
 
-        // Invalid arguments and unknown tools come back as tool errors.
-        let invalid = client
-            .call_tool("get-sum", Some(obj(json!({"a": "one"}))))
-            .await
-            .unwrap();
-        assert!(invalid.is_error(), "{invalid:?}");
-        let unknown = client.call_tool("no-such-tool", None).await.unwrap();
-        assert!(unknown.is_error(), "{unknown:?}");
-        assert!(text(&unknown, 0).contains("no-such-tool"));
-
-        // Progress, on the POST's SSE stream.
-        let progress = Arc::new(Mutex::new(Vec::new()));
-        let sink = progress.clone();
-        let options = RequestOptions::default().on_progress(move |p| {
-            sink.lock()
-                .unwrap()
-                .push((p.progress.to_string(), p.total.map(|t| t.to_string())));
-        });
-        let params = CallToolRequestParams {
-            arguments: Some(obj(json!({"duration": 0.3, "steps": 3}))),
-            ..CallToolRequestParams::new("trigger-long-running-operation")
-        };
-        let done = client.call_tool_with(params, options).await.unwrap();
-        assert_eq!(
-            text(&done, 0),
-            "Long running operation completed. Duration: 0.3 seconds, Steps: 3."
-        );
-        let progress = progress.lock().unwrap().clone();
-        let three = Some("3".to_string());
-        assert_eq!(
-            progress,
-            [
-                ("1".to_string(), three.clone()),
-                ("2".to_string(), three.clone()),
-                ("3".to_string(), three)
-            ]
-        );
-
         // The server asks us for a completion (sampling) in the middle of a
         // call: its request comes on the call's SSE stream, our answer goes
         // back as a POST.
-        let sampling = client
-            .call_tool(
-                "trigger-sampling-request",
-                Some(obj(json!({"prompt": "What is MCP?", "maxTokens": 50}))),
-            )
-            .await
-            .unwrap();
-        assert!(!sampling.is_error(), "{sampling:?}");
-        assert!(
-            text(&sampling, 0).contains("sampled by libmcp over HTTP"),
-            "{sampling:?}"
-        );
-        let request = asked.sampling.lock().unwrap()[0].clone();
-        assert_eq!(request["maxTokens"], 50);
+        let request =
+            everything::sampling(&client, &asked.sampling, "sampled by libmcp over HTTP").await;
         assert_eq!(request["systemPrompt"], "You are a helpful test server.");
-        assert_eq!(
-            request["messages"][0]["content"]["text"],
-            "Resource trigger-sampling-request context: What is MCP?"
-        );
 
         // ... and for user input (elicitation, with every kind of field).
         let elicited = client
@@ -519,7 +445,9 @@ async fn our_client_against_the_official_everything_server_over_http() {
             request["message"],
             "Please provide inputs for the following fields:"
         );
-        let fields = request["requestedSchema"]["properties"].as_object().unwrap();
+        let fields = request["requestedSchema"]["properties"]
+            .as_object()
+            .unwrap();
         assert_eq!(fields.len(), 13, "{fields:?}");
         assert_eq!(request["requestedSchema"]["required"], json!(["name"]));
         assert_eq!(fields["integer"]["default"], 42);
@@ -536,56 +464,17 @@ async fn our_client_against_the_official_everything_server_over_http() {
             "{roots:?}"
         );
 
-        // Resources, templates and reading both.
-        let resources = client.list_all_resources().await.unwrap();
-        let features = resources
-            .iter()
-            .find(|r| r.uri == "demo://resource/static/document/features.md")
-            .expect("features.md is listed");
-        assert_eq!(features.mime_type.as_deref(), Some("text/markdown"));
-        let read = client.read_resource(&features.uri).await.unwrap();
-        let ReadResourceResultContentsItem::TextResourceContents(doc) = &read.contents[0] else {
-            panic!("not text: {read:?}")
-        };
-        assert!(doc.text.starts_with("# Everything Server"), "{}", doc.text);
-
-        let templates = client.list_all_resource_templates().await.unwrap();
-        let uris: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
-        assert!(
-            uris.contains(&"demo://resource/dynamic/text/{resourceId}")
-                && uris.contains(&"demo://resource/dynamic/blob/{resourceId}"),
-            "{uris:?}"
-        );
-        let read = client
-            .read_resource("demo://resource/dynamic/text/7")
-            .await
-            .unwrap();
-        let ReadResourceResultContentsItem::TextResourceContents(dynamic) = &read.contents[0]
-        else {
-            panic!("not text: {read:?}")
-        };
-        assert!(
-            dynamic
-                .text
-                .starts_with("Resource 7: This is a plaintext resource"),
-            "{}",
-            dynamic.text
-        );
-        let read = client
-            .read_resource("demo://resource/dynamic/blob/8")
-            .await
-            .unwrap();
-        assert!(
-            matches!(&read.contents[0], ReadResourceResultContentsItem::BlobResourceContents(b) if !b.blob.is_empty()),
-            "{read:?}"
-        );
+        let features = everything::resources(&client).await;
 
         // Subscribing: the server acknowledges with a log message that it
         // sends on the GET stream (it names no request).
         client.subscribe(&features.uri).await.unwrap();
         log_arrives(
             &notifications,
-            &format!("Received Subscribe Resource request for URI: {}", features.uri),
+            &format!(
+                "Received Subscribe Resource request for URI: {}",
+                features.uri
+            ),
         )
         .await;
         client.unsubscribe(&features.uri).await.unwrap();
@@ -595,38 +484,7 @@ async fn our_client_against_the_official_everything_server_over_http() {
         )
         .await;
 
-        // Prompts.
-        let prompts = client.list_all_prompts().await.unwrap();
-        let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
-        assert!(
-            names.contains(&"simple-prompt") && names.contains(&"args-prompt"),
-            "{names:?}"
-        );
-        let simple = client.get_prompt("simple-prompt", None).await.unwrap();
-        assert_eq!(
-            simple.messages[0].content.as_text(),
-            Some("This is a simple prompt without arguments.")
-        );
-        let args: indexmap::IndexMap<String, String> = [("city", "Paris"), ("state", "Texas")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let with_args = client.get_prompt("args-prompt", Some(args)).await.unwrap();
-        assert_eq!(with_args.messages[0].role, Role::User);
-        assert_eq!(
-            with_args.messages[0].content.as_text(),
-            Some("What's weather in Paris, Texas?")
-        );
-
-        // Completions.
-        let completion = client
-            .complete(CompleteRequestParams::new(CompleteRequestParamsArgument::new("department", "Eng"), CompleteRequestParamsRef::PromptReference(PromptReference {
-                    type_: PromptReferenceType,
-                    ..PromptReference::new("completable-prompt")
-                })))
-            .await
-            .unwrap();
-        assert_eq!(completion.completion.values, ["Engineering"]);
+        everything::prompts_and_completion(&client).await;
 
         client.set_logging_level(LoggingLevel::Error).await.unwrap();
         client.ping().await.unwrap();
