@@ -490,19 +490,13 @@ impl Context {
         key: &str,
         params: ElicitRequestParams,
     ) -> Result<ElicitResult> {
-        if let Some(task) = self.extension_task() {
-            let params = serde_json::to_value(&params)?;
-            return self
-                .ask_in_task::<ElicitRequest>(task, Some(key), "elicitation", Some(params))
-                .await;
+        match self
+            .ask_keyed::<ElicitRequest>(key, "elicitation", &params)
+            .await
+        {
+            Some(answer) => answer,
+            None => self.elicit(params).await,
         }
-        if let Some(round) = &self.session.input {
-            let params = serde_json::to_value(&params)?;
-            return self
-                .ask::<ElicitRequest>(round, key, "elicitation", Some(params))
-                .await;
-        }
-        self.elicit(params).await
     }
 
     /// [`create_message`](Self::create_message) with the key this question
@@ -512,35 +506,54 @@ impl Context {
         key: &str,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult> {
-        if let Some(task) = self.extension_task() {
-            let params = serde_json::to_value(&params)?;
-            return self
-                .ask_in_task::<CreateMessageRequest>(task, Some(key), "sampling", Some(params))
-                .await;
+        match self
+            .ask_keyed::<CreateMessageRequest>(key, "sampling", &params)
+            .await
+        {
+            Some(answer) => answer,
+            None => self.create_message(params).await,
         }
-        if let Some(round) = &self.session.input {
-            let params = serde_json::to_value(&params)?;
-            return self
-                .ask::<CreateMessageRequest>(round, key, "sampling", Some(params))
-                .await;
-        }
-        self.create_message(params).await
     }
 
     /// [`list_roots`](Self::list_roots) with the key this question has in
     /// an input-required result (see [`elicit_keyed`](Self::elicit_keyed)).
     pub async fn list_roots_keyed(&self, key: &str) -> Result<ListRootsResult> {
-        if let Some(task) = self.extension_task() {
-            return self
-                .ask_in_task::<ListRootsRequest>(task, Some(key), "roots", None)
-                .await;
+        match self
+            .ask_keyed::<ListRootsRequest>(key, "roots", &None)
+            .await
+        {
+            Some(answer) => answer,
+            None => self.list_roots().await,
         }
-        if let Some(round) = &self.session.input {
-            return self
-                .ask::<ListRootsRequest>(round, key, "roots", None)
-                .await;
+    }
+
+    /// Asks `R` under `key` where a 2026-07-28 request keeps its questions:
+    /// the extension task it became, or else its input-required round.
+    /// `None` in a session, where the client is asked directly.
+    async fn ask_keyed<R: McpRequest>(
+        &self,
+        key: &str,
+        capability: &str,
+        params: &R::Params,
+    ) -> Option<Result<R::Result>> {
+        let task = self.extension_task();
+        if task.is_none() && self.session.input.is_none() {
+            return None;
         }
-        self.list_roots().await
+        // Absent params (roots) are sent as none, not as `null`.
+        let params = match serde_json::to_value(params) {
+            Ok(Value::Null) => None,
+            Ok(params) => Some(params),
+            Err(e) => return Some(Err(e.into())),
+        };
+        if let Some(task) = task {
+            return Some(
+                self.ask_in_task::<R>(task, Some(key), capability, params)
+                    .await,
+            );
+        }
+        let round = self.session.input.as_ref()?;
+        Some(self.ask::<R>(round, key, capability, params).await)
     }
 
     /// The `inputResponses` of this retry of an input-required request, as
