@@ -56,18 +56,9 @@ pub(crate) async fn start(
     let (runner, task_id) = (manager.clone(), task.task_id.clone());
     tokio::spawn(async move {
         let work = tool.call(params.arguments, task_cx);
-        tokio::pin!(work);
-        let outcome = tokio::select! {
-            biased;
-            result = &mut work => Some(result),
-            () = cancel.cancelled() => {
-                // The tool sees the same token: let it stop by itself
-                // (cleaning up) for a moment before it is dropped.
-                let _ = tokio::time::timeout(CANCEL_GRACE, &mut work).await;
-                None
-            }
+        let Some(result) = unless_cancelled(work, &cancel).await else {
+            return;
         };
-        let Some(result) = outcome else { return };
         let result = match result {
             Ok(result) => result,
             Err(error) => {
@@ -117,14 +108,7 @@ async fn start_extension_task(
     let owner = extension_owner(cx);
     let cancel = CancellationToken::new();
     let task = manager.create(&owner, None, cancel.clone()).await?;
-    let link = TaskLink {
-        id: task.task_id.clone(),
-        owner: owner.clone(),
-        manager: manager.clone(),
-        progress_token: None,
-        input_keys: Some(Arc::new(AtomicUsize::new(0))),
-        cancel: cancel.clone(),
-    };
+    let link = extension_link(manager, &task.task_id, &owner, &cancel);
     let task_cx = Context::for_task(
         Arc::new(cx.session.for_task()),
         cancel.clone(),
@@ -134,14 +118,8 @@ async fn start_extension_task(
     let (runner, task_id) = (manager.clone(), task.task_id.clone());
     tokio::spawn(async move {
         let work = AssertUnwindSafe(tool.call(params.arguments, task_cx)).catch_unwind();
-        tokio::pin!(work);
-        let outcome = tokio::select! {
-            biased;
-            outcome = &mut work => outcome,
-            () = cancel.cancelled() => {
-                let _ = tokio::time::timeout(CANCEL_GRACE, &mut work).await;
-                return;
-            }
+        let Some(outcome) = unless_cancelled(work, &cancel).await else {
+            return;
         };
         let (status, outcome) = extension_outcome(outcome);
         runner.finish(&owner, &task_id, status, outcome).await;
@@ -176,14 +154,7 @@ async fn questions_then_task(
     let owner = extension_owner(cx);
     let cancel = CancellationToken::new();
     let task = manager.create(&owner, None, cancel.clone()).await?;
-    let link = TaskLink {
-        id: task.task_id.clone(),
-        owner: owner.clone(),
-        manager: manager.clone(),
-        progress_token: None,
-        input_keys: Some(Arc::new(AtomicUsize::new(0))),
-        cancel: cancel.clone(),
-    };
+    let link = extension_link(manager, &task.task_id, &owner, &cancel);
     if let Some(outcome) = finished {
         let (status, outcome) = extension_outcome(outcome);
         manager.finish(&owner, &task.task_id, status, outcome).await;
@@ -194,18 +165,47 @@ async fn questions_then_task(
     round.became(link);
     let (runner, task_id) = (manager.clone(), task.task_id.clone());
     tokio::spawn(async move {
-        let outcome = tokio::select! {
-            biased;
-            outcome = &mut work => outcome,
-            () = cancel.cancelled() => {
-                let _ = tokio::time::timeout(CANCEL_GRACE, &mut work).await;
-                return;
-            }
+        let Some(outcome) = unless_cancelled(work, &cancel).await else {
+            return;
         };
         let (status, outcome) = extension_outcome(outcome);
         runner.finish(&owner, &task_id, status, outcome).await;
     });
     Ok(CreateTaskResult::new(task))
+}
+
+/// `work`'s output, or `None` when `cancel` fires first. The tool sees the
+/// same token: it may stop by itself (cleaning up) for a moment before it
+/// is dropped.
+async fn unless_cancelled<F: Future>(work: F, cancel: &CancellationToken) -> Option<F::Output> {
+    tokio::pin!(work);
+    tokio::select! {
+        biased;
+        output = &mut work => Some(output),
+        () = cancel.cancelled() => {
+            let _ = tokio::time::timeout(CANCEL_GRACE, &mut work).await;
+            None
+        }
+    }
+}
+
+/// How a handler that became an extension task reaches it: no progress
+/// token (the extension sends nothing on a task's behalf), and its
+/// questions keyed by count in the task's `inputRequests`.
+fn extension_link(
+    manager: &Arc<TaskManager>,
+    task_id: &str,
+    owner: &str,
+    cancel: &CancellationToken,
+) -> TaskLink {
+    TaskLink {
+        id: task_id.to_string(),
+        owner: owner.to_string(),
+        manager: manager.clone(),
+        progress_token: None,
+        input_keys: Some(Arc::new(AtomicUsize::new(0))),
+        cancel: cancel.clone(),
+    }
 }
 
 /// A tool result, even with isError, completes an extension task; only a
