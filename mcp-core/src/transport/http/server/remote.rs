@@ -71,19 +71,8 @@ impl Follow {
                 }
             };
             if !events.is_empty() {
-                let mut chunk = String::new();
-                for (seq, text) in events {
-                    chunk.push_str(&encode_event(
-                        Some(EventId::new(self.key.stream, seq).as_str()),
-                        &text,
-                        None,
-                    ));
-                    self.after = seq;
-                    if matches!(decode(&text), Ok(Inbound::Response(_))) {
-                        self.ended = true;
-                        break;
-                    }
-                }
+                let (chunk, ended) = sse_chunk(self.key.stream, events, &mut self.after);
+                self.ended = ended;
                 return Some(chunk);
             }
             if self.checked.elapsed() >= LIVENESS {
@@ -102,35 +91,44 @@ impl Follow {
     async fn orphaned(&mut self) -> Option<String> {
         let shared = self.store.shared()?;
         self.ended = true;
+        // What the replica wrote before it went is still the client's.
+        let mut chunk = String::new();
         if let Ok(events) = shared.read(&self.key, self.after).await {
-            if !events.is_empty() {
-                self.ended = false;
-                let mut chunk = String::new();
-                for (seq, text) in events {
-                    chunk.push_str(&encode_event(
-                        Some(EventId::new(self.key.stream, seq).as_str()),
-                        &text,
-                        None,
-                    ));
-                    self.after = seq;
-                    if matches!(decode(&text), Ok(Inbound::Response(_))) {
-                        self.ended = true;
-                    }
-                }
-                if self.ended {
-                    return Some(chunk);
-                }
+            let (taken, answered) = sse_chunk(self.key.stream, events, &mut self.after);
+            if answered {
+                return Some(taken);
             }
+            chunk = taken;
         }
-        let request = shared.request(&self.key).await.ok().flatten()?;
-        self.ended = true;
+        let Some(request) = shared.request(&self.key).await.ok().flatten() else {
+            return Some(chunk).filter(|c| !c.is_empty());
+        };
         let error = RpcError::internal(
             "the server replica running this request stopped before answering it",
         );
-        Some(encode_event(
+        chunk.push_str(&encode_event(
             Some(EventId::new(self.key.stream, self.after + 1).as_str()),
             &encode_error(Some(&request), &error),
             None,
-        ))
+        ));
+        Some(chunk)
     }
+}
+
+/// `events` of stream `stream` as SSE, up to and with the response that
+/// ends it (then `true`); `after` moves past what was taken.
+fn sse_chunk(stream: u64, events: Vec<(u64, Arc<str>)>, after: &mut u64) -> (String, bool) {
+    let mut chunk = String::new();
+    for (seq, text) in events {
+        chunk.push_str(&encode_event(
+            Some(EventId::new(stream, seq).as_str()),
+            &text,
+            None,
+        ));
+        *after = seq;
+        if matches!(decode(&text), Ok(Inbound::Response(_))) {
+            return (chunk, true);
+        }
+    }
+    (chunk, false)
 }
