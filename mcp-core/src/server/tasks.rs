@@ -23,9 +23,6 @@ use crate::schema::{
 };
 use crate::tasks::{TaskManager, TasksRequest};
 
-/// How long a cancelled task's work may take to stop by itself.
-const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
-
 /// Starts `tool` as a task and answers at once.
 pub(crate) async fn start(
     manager: &Arc<TaskManager>,
@@ -88,6 +85,7 @@ pub(crate) async fn start(
 }
 
 pub(crate) use crate::tasks::notify;
+use crate::tasks::unless_cancelled;
 
 /// Starts `tool` as a task of the tasks extension (2026-07-28). The work
 /// belongs to the task manager, not to the request: it runs on after the
@@ -172,21 +170,6 @@ async fn questions_then_task(
         runner.finish(&owner, &task_id, status, outcome).await;
     });
     Ok(CreateTaskResult::new(task))
-}
-
-/// `work`'s output, or `None` when `cancel` fires first. The tool sees the
-/// same token: it may stop by itself (cleaning up) for a moment before it
-/// is dropped.
-async fn unless_cancelled<F: Future>(work: F, cancel: &CancellationToken) -> Option<F::Output> {
-    tokio::pin!(work);
-    tokio::select! {
-        biased;
-        output = &mut work => Some(output),
-        () = cancel.cancelled() => {
-            let _ = tokio::time::timeout(CANCEL_GRACE, &mut work).await;
-            None
-        }
-    }
 }
 
 /// How a handler that became an extension task reaches it: no progress

@@ -441,6 +441,29 @@ pub(crate) async fn notify(manager: &TaskManager, peer: &crate::session::Peer, t
         .await;
 }
 
+/// How long a cancelled task's work may take to stop by itself.
+#[cfg(any(feature = "client", feature = "server"))]
+const CANCEL_GRACE: Duration = Duration::from_millis(250);
+
+/// `work`'s output, or `None` when `cancel` fires first. The work sees the
+/// same token: it may stop by itself (cleaning up) for a moment before it
+/// is dropped.
+#[cfg(any(feature = "client", feature = "server"))]
+pub(crate) async fn unless_cancelled<F: std::future::Future>(
+    work: F,
+    cancel: &CancellationToken,
+) -> Option<F::Output> {
+    tokio::pin!(work);
+    tokio::select! {
+        biased;
+        output = &mut work => Some(output),
+        () = cancel.cancelled() => {
+            let _ = tokio::time::timeout(CANCEL_GRACE, &mut work).await;
+            None
+        }
+    }
+}
+
 #[cfg(feature = "client")]
 /// Runs `work` as task `task_id` in the background: its outcome becomes the
 /// task's, unless the task is cancelled first (the work then gets a moment
@@ -454,16 +477,9 @@ pub(crate) fn run_in_background(
     work: futures::future::BoxFuture<'static, Result<Box<RawValue>, RpcError>>,
 ) {
     tokio::spawn(async move {
-        tokio::pin!(work);
-        let outcome = tokio::select! {
-            biased;
-            outcome = &mut work => Some(outcome),
-            () = cancel.cancelled() => {
-                let _ = tokio::time::timeout(Duration::from_millis(250), &mut work).await;
-                None
-            }
+        let Some(outcome) = unless_cancelled(work, &cancel).await else {
+            return;
         };
-        let Some(outcome) = outcome else { return };
         let status = if outcome.is_ok() {
             TaskStatus::Completed
         } else {
