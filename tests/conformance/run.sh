@@ -6,6 +6,10 @@
 #   client leg: the `conformance-client` binary, inside a network namespace
 #               with only loopback (the harness's mock servers bind every
 #               interface)
+#   extension leg: every scenario the suite tags [extension] (in no
+#               requirement set), run by name at 2026-07-28 with --force on
+#               both legs, scored by extensions.py against
+#               expected-failures-extensions.yml
 # Fails on any failure not listed in expected-failures.yml, and on any
 # scenario that produced no passing check (a do-nothing client cannot pass).
 # Expects `cargo build --bins` to have run. Quiet on success but for the
@@ -64,6 +68,17 @@ for reqs in 2025-11-25 2026-07-28; do
         --expected-failures "$baseline" -o "$out/$reqs/server" >"$out/server-$reqs.log" 2>&1 || status=1
     echo "server $reqs: $(grep -E '^Total' "$out/server-$reqs.log" | tail -n 1)"
 done
+
+# Extension scenarios, server side, against the same server.
+ext="$out/extensions"
+extension_scenarios() { "$conf" list "--$1" | sed -nE 's/^  - (.*) \[extension\]$/\1/p'; }
+for scenario in $(extension_scenarios server); do
+    mkdir -p "$ext/rc/server/$(dirname "$scenario")"
+    rc=0
+    "$conf" server --url "http://localhost:$port/mcp" --scenario "$scenario" --spec-version 2026-07-28 \
+        --force --timeout 15000 -o "$ext/server" >>"$out/server-extensions.log" 2>&1 || rc=$?
+    echo "$rc" >"$ext/rc/server/$scenario"
+done
 kill "$server_pid" 2>/dev/null || true
 wait "$server_pid" 2>/dev/null || true
 
@@ -76,13 +91,24 @@ for reqs in 2025-11-25 2026-07-28; do
     echo "client $reqs: $(grep -E '^Total' "$out/client-$reqs.log" | tail -n 1)"
 done
 
+# Extension scenarios, client side, loopback only.
+for scenario in $(extension_scenarios client); do
+    mkdir -p "$ext/rc/client/$(dirname "$scenario")"
+    rc=0
+    unshare -rn sh -c 'ip link set lo up && exec "$@"' sh \
+        "$conf" client --command "$bin/conformance-client" --scenario "$scenario" --spec-version 2026-07-28 \
+        --force -o "$ext/client" >>"$out/client-extensions.log" 2>&1 || rc=$?
+    echo "$rc" >"$ext/rc/client/$scenario"
+done
+python3 "$here/extensions.py" "$ext" "$here/expected-failures-extensions.yml" || status=1
+
 # Every scenario that is not an expected failure (or unscored) must have a
 # passing check: a do-nothing server or client cannot pass.
 python3 - "$out" "$here" <<'PY' || status=1
 import json, pathlib, re, sys
 out, here = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 # Run by --requirements but not scored (extensions, pending, added after
-# release); the issues that take them on will move them into the baselines.
+# release). The extension leg above scores the extension scenarios.
 unscored = {
     "2025-11-25": {
         "auth/client-credentials-jwt", "auth/client-credentials-basic",
@@ -125,6 +151,6 @@ PY
 
 if [ "$status" -ne 0 ]; then
     echo "conformance: FAILED (details in target/conformance/*.log)"
-    tail -n 60 "$out"/server-*.log "$out"/client-*.log
+    tail -n 60 "$out"/server-2*.log "$out"/client-2*.log
 fi
 exit "$status"
