@@ -45,6 +45,8 @@ mod challenge;
 #[cfg(all(feature = "auth", feature = "http-client"))]
 mod client;
 mod identity;
+#[cfg(all(feature = "auth", feature = "http-client"))]
+mod jwt;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub mod metadata;
@@ -69,11 +71,14 @@ pub use challenge::BearerChallenge;
 #[cfg(all(feature = "auth", feature = "http-client"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "auth", feature = "http-client"))))]
 pub use client::{
-    AuthorizationResponse, AuthorizationUserAgent, ClientCredentials, GrantKind, HeadlessUserAgent,
-    InMemoryTokenStore, LoopbackUserAgent, OAuthClient, OAuthClientBuilder,
+    AssertionSource, AuthorizationResponse, AuthorizationUserAgent, ClientCredentials, GrantKind,
+    HeadlessUserAgent, InMemoryTokenStore, LoopbackUserAgent, OAuthClient, OAuthClientBuilder,
     TokenEndpointAuthMethod, TokenSet, TokenStore, UrlPresenter,
 };
 pub use identity::{AuthInfo, TokenError, TokenValidator};
+#[cfg(all(feature = "auth", feature = "http-client"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "auth", feature = "http-client"))))]
+pub use jwt::{JwsAlgorithm, SigningKey};
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};

@@ -9,7 +9,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use mcp_core::ProtocolVersion;
-use mcp_core::auth::{ClientCredentials, GrantKind, HeadlessUserAgent, OAuthClient};
+use mcp_core::auth::{
+    AssertionSource, ClientCredentials, GrantKind, HeadlessUserAgent, JwsAlgorithm, OAuthClient,
+    Secret, SigningKey,
+};
 use mcp_core::client::{Client, ClientBuilder, Negotiation};
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
@@ -263,12 +266,28 @@ async fn run_auth(builder: ClientBuilder, scenario: &str, url: &str) -> Result<(
         if let Some(secret) = text("client_secret") {
             credentials = credentials.with_secret(secret);
         }
+        if let Some(pem) = text("private_key_pem") {
+            let algorithm = text("signing_algorithm").and_then(|a| JwsAlgorithm::parse(&a));
+            let key = SigningKey::from_pem(&pem, algorithm).map_err(|e| e.to_string())?;
+            credentials = credentials.with_private_key(key);
+        }
         oauth = oauth.pre_registered(credentials);
     }
-    let machine = scenario == "auth/client-credentials-basic";
-    if machine {
-        oauth = oauth.grant(GrantKind::ClientCredentials);
-    }
+    // The machine-to-machine scenarios list the tools only.
+    let machine = match scenario {
+        "auth/client-credentials-basic" | "auth/client-credentials-jwt" => {
+            oauth = oauth.grant(GrantKind::ClientCredentials);
+            true
+        }
+        "auth/wif-jwt-bearer" => {
+            let token = text("valid_jwt").ok_or("the context has no valid_jwt")?;
+            oauth = oauth
+                .grant(GrantKind::JwtBearer)
+                .assertion(AssertionSource::Token(Secret::new(token)));
+            true
+        }
+        _ => false,
+    };
     let oauth = oauth.build().map_err(|e| e.to_string())?;
     let client = builder
         .connect(StreamableHttpClient::new(url).auth(oauth))

@@ -93,6 +93,21 @@ impl OAuthClient {
                 )
                 .await?
             }
+            GrantKind::JwtBearer => {
+                let assertion = match &self.assertion {
+                    Some(source) => source.read().await?,
+                    None => return Err(auth_error("the JWT bearer grant has no assertion source")),
+                };
+                request_token(
+                    &self.http,
+                    &discovered.meta,
+                    &discovered.client,
+                    Grant::JwtBearer(&assertion),
+                    &discovered.prm.resource,
+                    scope.as_deref(),
+                )
+                .await?
+            }
         };
         tracing::debug!("authorization: obtained an access token");
         self.store.save_tokens(&self.key, tokens).await

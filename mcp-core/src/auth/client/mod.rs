@@ -1,6 +1,7 @@
 //! The MCP client side of OAuth 2.1: [`OAuthClient`], an [`AuthProvider`]
 //! for [`StreamableHttpClient::auth`](crate::transport::http::StreamableHttpClient::auth).
 
+mod assertion;
 mod discovery;
 mod flow;
 mod http;
@@ -18,6 +19,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use reqwest::Url;
 
+pub use assertion::AssertionSource;
 pub use loopback::{LoopbackUserAgent, UrlPresenter};
 pub use registration::{ClientCredentials, TokenEndpointAuthMethod};
 pub use store::{InMemoryTokenStore, TokenStore};
@@ -37,8 +39,15 @@ pub enum GrantKind {
     AuthorizationCode,
     /// The client credentials grant (machine to machine, the
     /// `io.modelcontextprotocol/oauth-client-credentials` extension); needs
-    /// pre-registered credentials with a secret.
+    /// pre-registered credentials with a secret or a private key
+    /// ([`ClientCredentials::with_private_key`], `private_key_jwt`).
     ClientCredentials,
+    /// The JWT bearer grant (RFC 7523) with a token from an
+    /// [`AssertionSource`]: workload identity federation (SEP-1933), where a
+    /// platform-issued workload token is exchanged for an access token;
+    /// needs pre-registered credentials (the client id) and
+    /// [`OAuthClientBuilder::assertion`].
+    JwtBearer,
 }
 
 /// An OAuth 2.1 client for one MCP endpoint, following the MCP
@@ -53,6 +62,7 @@ pub struct OAuthClient {
     client_name: String,
     grant: GrantKind,
     credentials: Option<ClientCredentials>,
+    assertion: Option<AssertionSource>,
     client_metadata_url: Option<String>,
     scope: Option<String>,
     http: AuthHttp,
@@ -68,6 +78,7 @@ impl fmt::Debug for OAuthClient {
             .field("client_name", &self.client_name)
             .field("grant", &self.grant)
             .field("pre_registered", &self.credentials.is_some())
+            .field("assertion", &self.assertion)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("store", &self.store)
             .field("user_agent", &self.user_agent)
@@ -83,6 +94,7 @@ impl OAuthClient {
             client_name: "libmcp".into(),
             grant: GrantKind::AuthorizationCode,
             credentials: None,
+            assertion: None,
             client_metadata_url: None,
             scope: None,
             store: None,
@@ -153,6 +165,7 @@ pub struct OAuthClientBuilder {
     client_name: String,
     grant: GrantKind,
     credentials: Option<ClientCredentials>,
+    assertion: Option<AssertionSource>,
     client_metadata_url: Option<String>,
     scope: Option<String>,
     store: Option<Arc<dyn TokenStore>>,
@@ -189,6 +202,14 @@ impl OAuthClientBuilder {
     #[must_use]
     pub fn grant(mut self, grant: GrantKind) -> Self {
         self.grant = grant;
+        self
+    }
+
+    /// Where the assertion of the [`GrantKind::JwtBearer`] grant comes from
+    /// (read again for every grant).
+    #[must_use]
+    pub fn assertion(mut self, source: AssertionSource) -> Self {
+        self.assertion = Some(source);
         self
     }
 
@@ -247,16 +268,27 @@ impl OAuthClientBuilder {
                 )));
             }
         }
-        if self.grant == GrantKind::ClientCredentials
-            && self
-                .credentials
-                .as_ref()
-                .is_none_or(|c| c.client_secret.is_none())
-        {
-            return Err(Error::InvalidArgument(
-                "the client credentials grant needs pre-registered credentials with a secret"
-                    .into(),
-            ));
+        match self.grant {
+            GrantKind::ClientCredentials
+                if self
+                    .credentials
+                    .as_ref()
+                    .is_none_or(|c| c.client_secret.is_none() && c.private_key.is_none()) =>
+            {
+                return Err(Error::InvalidArgument(
+                    "the client credentials grant needs pre-registered credentials with a \
+                     secret or a private key"
+                        .into(),
+                ));
+            }
+            GrantKind::JwtBearer if self.credentials.is_none() || self.assertion.is_none() => {
+                return Err(Error::InvalidArgument(
+                    "the JWT bearer grant needs pre-registered credentials (the client id) \
+                     and an assertion source"
+                        .into(),
+                ));
+            }
+            _ => {}
         }
         let user_agent: Arc<dyn AuthorizationUserAgent> = match self.user_agent {
             Some(agent) => agent,
@@ -268,6 +300,7 @@ impl OAuthClientBuilder {
             client_name: self.client_name,
             grant: self.grant,
             credentials: self.credentials,
+            assertion: self.assertion,
             client_metadata_url: self.client_metadata_url,
             scope: self.scope,
             http: AuthHttp::new(self.timeout, self.allow_http)?,

@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::http::{AuthHttp, auth_error, read_limited, without_url};
 use crate::Result;
-use crate::auth::{AuthorizationServerMetadata, Secret};
+use crate::auth::jwt::client_assertion;
+use crate::auth::{AuthorizationServerMetadata, Secret, SigningKey};
 
 /// How the client authenticates at the token endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,6 +25,8 @@ pub enum TokenEndpointAuthMethod {
     ClientSecretPost,
     /// A public client: `client_id` only.
     None,
+    /// An RFC 7523 client assertion signed with the client's private key.
+    PrivateKeyJwt,
 }
 
 impl TokenEndpointAuthMethod {
@@ -33,6 +36,7 @@ impl TokenEndpointAuthMethod {
             Self::ClientSecretBasic => "client_secret_basic",
             Self::ClientSecretPost => "client_secret_post",
             Self::None => "none",
+            Self::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
@@ -42,6 +46,7 @@ impl TokenEndpointAuthMethod {
             "client_secret_basic" => Some(Self::ClientSecretBasic),
             "client_secret_post" => Some(Self::ClientSecretPost),
             "none" => Some(Self::None),
+            "private_key_jwt" => Some(Self::PrivateKeyJwt),
             _ => None,
         }
     }
@@ -67,6 +72,10 @@ pub struct ClientCredentials {
     /// absent it is chosen from what the server supports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth_method: Option<TokenEndpointAuthMethod>,
+    /// The key of `private_key_jwt` authentication (never stored: a token
+    /// store keeps the rest).
+    #[serde(skip)]
+    pub private_key: Option<SigningKey>,
 }
 
 impl ClientCredentials {
@@ -76,6 +85,7 @@ impl ClientCredentials {
             client_id: client_id.into(),
             client_secret: None,
             auth_method: None,
+            private_key: None,
         }
     }
 
@@ -83,6 +93,15 @@ impl ClientCredentials {
     #[must_use]
     pub fn with_secret(mut self, secret: impl Into<Secret>) -> Self {
         self.client_secret = Some(secret.into());
+        self
+    }
+
+    /// Adds the private key that signs `private_key_jwt` client assertions
+    /// (RFC 7523: `iss` and `sub` the client id, `aud` the authorization
+    /// server's issuer).
+    #[must_use]
+    pub fn with_private_key(mut self, key: SigningKey) -> Self {
+        self.private_key = Some(key);
         self
     }
 
@@ -108,24 +127,32 @@ pub(crate) fn choose_auth_method(
     meta: &AuthorizationServerMetadata,
 ) -> Result<TokenEndpointAuthMethod> {
     let has_secret = client.client_secret.is_some();
+    let has_key = client.private_key.is_some();
     if let Some(method) = client.auth_method {
-        if method != TokenEndpointAuthMethod::None && !has_secret {
+        let missing = match method {
+            TokenEndpointAuthMethod::None => None,
+            TokenEndpointAuthMethod::PrivateKeyJwt => (!has_key).then_some("private key"),
+            _ => (!has_secret).then_some("client secret"),
+        };
+        if let Some(missing) = missing {
             return Err(auth_error(format!(
-                "the client is registered for {method} but has no client secret"
+                "the client is registered for {method} but has no {missing}"
             )));
         }
         return Ok(method);
     }
     let supported = supported(meta);
-    let preference: &[TokenEndpointAuthMethod] = if has_secret {
-        &[
+    let mut preference = Vec::with_capacity(4);
+    if has_key {
+        preference.push(TokenEndpointAuthMethod::PrivateKeyJwt);
+    }
+    if has_secret {
+        preference.extend([
             TokenEndpointAuthMethod::ClientSecretBasic,
             TokenEndpointAuthMethod::ClientSecretPost,
-            TokenEndpointAuthMethod::None,
-        ]
-    } else {
-        &[TokenEndpointAuthMethod::None]
-    };
+        ]);
+    }
+    preference.push(TokenEndpointAuthMethod::None);
     preference
         .iter()
         .copied()
@@ -135,10 +162,11 @@ pub(crate) fn choose_auth_method(
                 "the authorization server supports none of the token endpoint authentication \
                  methods this client can use (it offers: {}; the client {})",
                 supported.join(", "),
-                if has_secret {
-                    "has a secret"
-                } else {
-                    "has no secret"
+                match (has_key, has_secret) {
+                    (true, true) => "has a private key and a secret",
+                    (true, false) => "has a private key",
+                    (false, true) => "has a secret",
+                    (false, false) => "has neither a secret nor a private key",
                 }
             ))
         })
@@ -175,22 +203,31 @@ pub(crate) fn form_encode(value: &str) -> String {
     out
 }
 
-/// Adds client authentication to a token request: a Basic header, or
-/// `client_id` (and `client_secret`) in the form.
+/// Adds client authentication to a token request of the authorization
+/// server `issuer`: a Basic header, `client_id` (and `client_secret`) in the
+/// form, or a signed client assertion.
 pub(crate) fn authenticate(
     request: reqwest::RequestBuilder,
     form: &mut Vec<(&'static str, String)>,
     client: &ClientCredentials,
     method: TokenEndpointAuthMethod,
-) -> reqwest::RequestBuilder {
+    issuer: &str,
+) -> Result<reqwest::RequestBuilder> {
+    if let (TokenEndpointAuthMethod::PrivateKeyJwt, Some(key)) = (method, &client.private_key) {
+        let assertion = client_assertion(key, &client.client_id, issuer)?;
+        form.push(("client_id", client.client_id.clone()));
+        form.push(("client_assertion_type", CLIENT_ASSERTION_TYPE.into()));
+        form.push(("client_assertion", assertion));
+        return Ok(request);
+    }
     let secret = client.client_secret.as_ref().map(Secret::expose);
-    match (method, secret) {
+    Ok(match (method, secret) {
         (TokenEndpointAuthMethod::ClientSecretBasic, Some(secret)) => {
             let pair = format!("{}:{}", form_encode(&client.client_id), form_encode(secret));
             let mut value =
                 match http::HeaderValue::from_str(&format!("Basic {}", STANDARD.encode(pair))) {
                     Ok(v) => v,
-                    Err(_) => return request,
+                    Err(_) => return Ok(request),
                 };
             value.set_sensitive(true);
             request.header(AUTHORIZATION, value)
@@ -204,8 +241,11 @@ pub(crate) fn authenticate(
             form.push(("client_id", client.client_id.clone()));
             request
         }
-    }
+    })
 }
+
+/// RFC 7523 §2.2: the `client_assertion_type` of a JWT client assertion.
+const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 #[derive(Serialize)]
 struct RegistrationRequest<'a> {
@@ -310,6 +350,7 @@ pub(crate) async fn register(
         client_id: registered.client_id,
         client_secret: registered.client_secret,
         auth_method,
+        private_key: None,
     })
 }
 
@@ -356,6 +397,39 @@ mod tests {
         );
         let broken = public.with_auth_method(M::ClientSecretBasic);
         assert!(choose_auth_method(&broken, &meta(None)).is_err());
+    }
+
+    #[test]
+    fn a_private_key_means_private_key_jwt_where_the_server_takes_it() {
+        use TokenEndpointAuthMethod as M;
+        let key = SigningKey::generate(crate::auth::JwsAlgorithm::Es256).unwrap();
+        let signed = ClientCredentials::new("c").with_private_key(key);
+        assert_eq!(
+            choose_auth_method(
+                &signed,
+                &meta(Some(&["client_secret_basic", "private_key_jwt"]))
+            )
+            .unwrap(),
+            M::PrivateKeyJwt
+        );
+        // The RFC 8414 default (client_secret_basic only) leaves it a public client.
+        assert_eq!(
+            choose_auth_method(&signed, &meta(None))
+                .unwrap_err()
+                .to_string(),
+            "authorization failed: the authorization server supports none of the token \
+             endpoint authentication methods this client can use (it offers: \
+             client_secret_basic; the client has a private key)"
+        );
+        let fixed = ClientCredentials::new("c").with_auth_method(M::PrivateKeyJwt);
+        let e = choose_auth_method(&fixed, &meta(None)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("private_key_jwt but has no private key"),
+            "{e}"
+        );
+        assert!(!format!("{signed:?}").contains("\"d\""));
+        assert_eq!(M::parse("private_key_jwt"), Some(M::PrivateKeyJwt));
     }
 
     #[test]

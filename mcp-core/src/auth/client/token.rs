@@ -1,5 +1,5 @@
 //! Tokens and the token endpoint: the authorization code exchange, refresh,
-//! and the client credentials grant.
+//! the client credentials grant and the JWT bearer grant.
 
 use std::time::{Duration, SystemTime};
 
@@ -70,6 +70,9 @@ pub(crate) enum Grant<'a> {
     },
     Refresh(&'a Secret),
     ClientCredentials,
+    /// RFC 7523 §2.1: a JWT from elsewhere (a workload identity token, an
+    /// ID-JAG) exchanged for an access token.
+    JwtBearer(&'a Secret),
 }
 
 #[derive(Deserialize)]
@@ -80,6 +83,9 @@ struct TokenResponse {
     refresh_token: Option<Secret>,
     scope: Option<String>,
 }
+
+/// RFC 7523 §2.1: the `grant_type` of the JWT bearer grant.
+pub(crate) const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// Asks the token endpoint of `meta` for tokens for `resource` (sent as is).
 pub(crate) async fn request_token(
@@ -123,6 +129,14 @@ pub(crate) async fn request_token(
             }
             "the client credentials grant"
         }
+        Grant::JwtBearer(assertion) => {
+            form.push(("grant_type", JWT_BEARER_GRANT.into()));
+            form.push(("assertion", assertion.expose().to_string()));
+            if let Some(scope) = scope {
+                form.push(("scope", scope.to_string()));
+            }
+            "the JWT bearer grant"
+        }
     };
     form.push(("resource", resource.to_string()));
     let request = http
@@ -130,7 +144,7 @@ pub(crate) async fn request_token(
         .post(url)
         .header(ACCEPT, "application/json")
         .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
-    let request = authenticate(request, &mut form, client, method);
+    let request = authenticate(request, &mut form, client, method, &meta.issuer)?;
     let body: Vec<String> = form
         .iter()
         .map(|(k, v)| format!("{k}={}", form_encode(v)))
