@@ -21,8 +21,9 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use mcp_core::auth::{
-    AuthInfo, AuthProvider, BearerChallenge, LoopbackUserAgent, OAuthClient, ProtectedResource,
-    TokenError, TokenValidator,
+    AssertionSource, AuthInfo, AuthProvider, BearerChallenge, ClientCredentials, GrantKind,
+    IdJagExchange, LoopbackUserAgent, OAuthClient, ProtectedResource, Secret, TokenError,
+    TokenValidator,
 };
 use mcp_core::client::Client;
 use mcp_core::server::{Server, ToolDef};
@@ -40,6 +41,9 @@ struct Quirks {
     wrong_audience: bool,
     /// `expires_in` of issued tokens (default one hour).
     expires_in: Option<u64>,
+    /// The identity provider's token exchange issues an access token
+    /// instead of an ID-JAG.
+    idp_wrong_type: bool,
 }
 
 struct Grant {
@@ -183,8 +187,47 @@ async fn token(State(s): State<Arc<AsState>>, body: Bytes) -> Response {
                 _ => refused("invalid_grant"),
             }
         }
+        "urn:ietf:params:oauth:grant-type:jwt-bearer" => {
+            // The ID-JAG the identity provider below issued for this server.
+            let expected = format!("jag:{}:{}", s.issuer, f["resource"]);
+            if f.get("assertion") != Some(&expected) || f["client_id"] != "mcp-client" {
+                return refused("invalid_grant");
+            }
+            issue(&s, "mcp:read", &f["resource"])
+        }
         _ => refused("unsupported_grant_type"),
     }
+}
+
+/// The identity provider's token endpoint: RFC 8693 token exchange of the
+/// ID token `id-token-1` for an ID-JAG naming its audience and resource.
+async fn idp_token(State(s): State<Arc<AsState>>, body: Bytes) -> Response {
+    let f = params(std::str::from_utf8(&body).unwrap());
+    s.log
+        .lock()
+        .unwrap()
+        .push(format!("idp {}", f["grant_type"]));
+    let valid = f["grant_type"] == "urn:ietf:params:oauth:grant-type:token-exchange"
+        && f["subject_token"] == "id-token-1"
+        && f["subject_token_type"] == "urn:ietf:params:oauth:token-type:id_token"
+        && f["requested_token_type"] == "urn:ietf:params:oauth:token-type:id-jag"
+        && f["client_id"] == "idp-client";
+    if !valid {
+        return json_response(StatusCode::BAD_REQUEST, json!({"error": "invalid_request"}));
+    }
+    let issued = if s.quirks.idp_wrong_type {
+        "urn:ietf:params:oauth:token-type:access_token"
+    } else {
+        "urn:ietf:params:oauth:token-type:id-jag"
+    };
+    json_response(
+        StatusCode::OK,
+        json!({
+            "access_token": format!("jag:{}:{}", f["audience"], f["resource"]),
+            "issued_token_type": issued,
+            "token_type": "N_A",
+        }),
+    )
 }
 
 fn base64_url(bytes: &[u8]) -> String {
@@ -214,6 +257,7 @@ async fn start_as(quirks: Quirks, tokens: Tokens) -> Arc<AsState> {
         .route("/register", post(register))
         .route("/authorize", get(authorize))
         .route("/token", post(token))
+        .route("/idp/token", post(idp_token))
         .with_state(state.clone());
     tokio::spawn(async move { axum::serve(listener, app).await });
     state
@@ -672,4 +716,56 @@ async fn authorizing_before_connecting_uses_the_well_known_metadata() {
     client.close().await;
     oauth.sign_out().await.unwrap();
     assert!(oauth.tokens().await.unwrap().is_none());
+}
+
+/// Enterprise-managed authorization: the ID token is exchanged at the
+/// identity provider for an ID-JAG, which the JWT bearer grant presents.
+fn enterprise_oauth(s: &Setup) -> Arc<OAuthClient> {
+    let exchange = IdJagExchange::new(
+        format!("{}/idp/token", s.authorization_server.issuer),
+        ClientCredentials::new("idp-client"),
+        AssertionSource::Token(Secret::new("id-token-1")),
+    );
+    OAuthClient::builder(&s.endpoint)
+        .pre_registered(ClientCredentials::new("mcp-client"))
+        .grant(GrantKind::JwtBearer)
+        .assertion(AssertionSource::IdJag(exchange))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn enterprise_managed_authorization_exchanges_then_presents_an_id_jag() {
+    let s = setup(Quirks::default()).await;
+    let client = s.connect(enterprise_oauth(&s)).await.unwrap();
+    assert!(
+        call_text(&client, "whoami")
+            .await
+            .unwrap()
+            .contains("user-1")
+    );
+    assert_eq!(
+        s.log(),
+        [
+            "idp urn:ietf:params:oauth:grant-type:token-exchange",
+            "token urn:ietf:params:oauth:grant-type:jwt-bearer"
+        ]
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn an_identity_provider_that_issues_no_id_jag_is_a_clear_error() {
+    let s = setup(Quirks {
+        idp_wrong_type: true,
+        ..Quirks::default()
+    })
+    .await;
+    let e = s.connect(enterprise_oauth(&s)).await.unwrap_err();
+    assert!(
+        matches!(&e, mcp_core::Error::Auth(m) if m.contains("instead of an ID-JAG")),
+        "{e}"
+    );
+    // Nothing reached the MCP server's authorization server.
+    assert_eq!(s.count("token"), 0, "{:?}", s.log());
 }

@@ -72,8 +72,8 @@ pub use challenge::BearerChallenge;
 #[cfg_attr(docsrs, doc(cfg(all(feature = "auth", feature = "http-client"))))]
 pub use client::{
     AssertionSource, AuthorizationResponse, AuthorizationUserAgent, ClientCredentials, GrantKind,
-    HeadlessUserAgent, InMemoryTokenStore, LoopbackUserAgent, OAuthClient, OAuthClientBuilder,
-    TokenEndpointAuthMethod, TokenSet, TokenStore, UrlPresenter,
+    HeadlessUserAgent, IdJagExchange, InMemoryTokenStore, LoopbackUserAgent, OAuthClient,
+    OAuthClientBuilder, TokenEndpointAuthMethod, TokenSet, TokenStore, UrlPresenter,
 };
 pub use identity::{AuthInfo, TokenError, TokenValidator};
 #[cfg(all(feature = "auth", feature = "http-client"))]

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use mcp_core::ProtocolVersion;
 use mcp_core::auth::{
-    AssertionSource, ClientCredentials, GrantKind, HeadlessUserAgent, JwsAlgorithm, OAuthClient,
-    Secret, SigningKey,
+    AssertionSource, ClientCredentials, GrantKind, HeadlessUserAgent, IdJagExchange, JwsAlgorithm,
+    OAuthClient, Secret, SigningKey,
 };
 use mcp_core::client::{Client, ClientBuilder, Negotiation};
 use mcp_core::jsonrpc::RpcError;
@@ -277,6 +277,22 @@ async fn run_auth(builder: ClientBuilder, scenario: &str, url: &str) -> Result<(
     let machine = match scenario {
         "auth/client-credentials-basic" | "auth/client-credentials-jwt" => {
             oauth = oauth.grant(GrantKind::ClientCredentials);
+            true
+        }
+        "auth/enterprise-managed-authorization" => {
+            let missing = |key: &str| format!("the context has no {key}");
+            let endpoint =
+                text("idp_token_endpoint").ok_or_else(|| missing("idp_token_endpoint"))?;
+            let idp_client = text("idp_client_id").ok_or_else(|| missing("idp_client_id"))?;
+            let id_token = text("idp_id_token").ok_or_else(|| missing("idp_id_token"))?;
+            let exchange = IdJagExchange::new(
+                endpoint,
+                ClientCredentials::new(idp_client),
+                AssertionSource::Token(Secret::new(id_token)),
+            );
+            oauth = oauth
+                .grant(GrantKind::JwtBearer)
+                .assertion(AssertionSource::IdJag(exchange));
             true
         }
         "auth/wif-jwt-bearer" => {

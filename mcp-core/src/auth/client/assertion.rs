@@ -4,7 +4,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::http::auth_error;
+use super::exchange::IdJagExchange;
+use super::http::{AuthHttp, auth_error};
 use crate::Result;
 use crate::auth::Secret;
 
@@ -22,11 +23,22 @@ pub enum AssertionSource {
     File(PathBuf),
     /// A function that returns the current token.
     Callback(Arc<dyn Fn() -> Result<Secret> + Send + Sync>),
+    /// An ID-JAG from the identity provider's token exchange
+    /// (enterprise-managed authorization, SEP-990), addressed to the
+    /// authorization server and the MCP server at hand.
+    IdJag(IdJagExchange),
 }
 
 impl AssertionSource {
-    /// The current assertion.
-    pub(crate) async fn read(&self) -> Result<Secret> {
+    /// The current assertion for a grant at the authorization server
+    /// `audience` (its issuer) for the MCP server `resource`.
+    pub(crate) async fn read(
+        &self,
+        http: &AuthHttp,
+        audience: &str,
+        resource: &str,
+        scope: Option<&str>,
+    ) -> Result<Secret> {
         let token = match self {
             Self::Token(token) => token.clone(),
             Self::File(path) => {
@@ -38,6 +50,7 @@ impl AssertionSource {
                 Secret::new(text.trim())
             }
             Self::Callback(callback) => callback()?,
+            Self::IdJag(exchange) => exchange.id_jag(http, audience, resource, scope).await?,
         };
         if token.expose().is_empty() {
             return Err(auth_error(
@@ -54,6 +67,7 @@ impl fmt::Debug for AssertionSource {
             Self::Token(token) => f.debug_tuple("Token").field(token).finish(),
             Self::File(path) => f.debug_tuple("File").field(path).finish(),
             Self::Callback(_) => f.write_str("Callback(..)"),
+            Self::IdJag(exchange) => f.debug_tuple("IdJag").field(exchange).finish(),
         }
     }
 }
@@ -64,25 +78,63 @@ mod tests {
 
     #[tokio::test]
     async fn each_source_is_read_when_asked() {
+        let http = AuthHttp::new(std::time::Duration::from_secs(5), false).unwrap();
         let fixed = AssertionSource::Token(Secret::new("jwt-1"));
-        assert_eq!(fixed.read().await.unwrap().expose(), "jwt-1");
+        assert_eq!(
+            fixed
+                .read(&http, "https://as.example", "https://mcp.example", None)
+                .await
+                .unwrap()
+                .expose(),
+            "jwt-1"
+        );
 
         let dir = std::env::temp_dir().join(format!("mcp-assertion-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("token");
         std::fs::write(&path, "jwt-2\n").unwrap();
         let file = AssertionSource::File(path.clone());
-        assert_eq!(file.read().await.unwrap().expose(), "jwt-2");
+        assert_eq!(
+            file.read(&http, "https://as.example", "https://mcp.example", None)
+                .await
+                .unwrap()
+                .expose(),
+            "jwt-2"
+        );
         std::fs::write(&path, "jwt-3").unwrap();
-        assert_eq!(file.read().await.unwrap().expose(), "jwt-3", "rotated");
+        assert_eq!(
+            file.read(&http, "https://as.example", "https://mcp.example", None)
+                .await
+                .unwrap()
+                .expose(),
+            "jwt-3",
+            "rotated"
+        );
         std::fs::write(&path, "  \n").unwrap();
-        assert!(file.read().await.unwrap_err().to_string().contains("empty"));
+        assert!(
+            file.read(&http, "https://as.example", "https://mcp.example", None)
+                .await
+                .unwrap_err()
+                .to_string()
+                .contains("empty")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
-        let gone = file.read().await.unwrap_err().to_string();
+        let gone = file
+            .read(&http, "https://as.example", "https://mcp.example", None)
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(gone.contains("the assertion file"), "{gone}");
 
         let callback = AssertionSource::Callback(Arc::new(|| Ok(Secret::new("jwt-4"))));
-        assert_eq!(callback.read().await.unwrap().expose(), "jwt-4");
+        assert_eq!(
+            callback
+                .read(&http, "https://as.example", "https://mcp.example", None)
+                .await
+                .unwrap()
+                .expose(),
+            "jwt-4"
+        );
         assert_eq!(format!("{callback:?}"), "Callback(..)");
         assert!(!format!("{fixed:?}").contains("jwt-1"));
     }

@@ -94,10 +94,17 @@ impl OAuthClient {
                 .await?
             }
             GrantKind::JwtBearer => {
-                let assertion = match &self.assertion {
-                    Some(source) => source.read().await?,
-                    None => return Err(auth_error("the JWT bearer grant has no assertion source")),
+                let Some(source) = &self.assertion else {
+                    return Err(auth_error("the JWT bearer grant has no assertion source"));
                 };
+                let assertion = source
+                    .read(
+                        &self.http,
+                        &discovered.meta.issuer,
+                        &discovered.prm.resource,
+                        scope.as_deref(),
+                    )
+                    .await?;
                 request_token(
                     &self.http,
                     &discovered.meta,

@@ -3,6 +3,7 @@
 
 mod assertion;
 mod discovery;
+mod exchange;
 mod flow;
 mod http;
 mod loopback;
@@ -20,6 +21,7 @@ use async_trait::async_trait;
 use reqwest::Url;
 
 pub use assertion::AssertionSource;
+pub use exchange::IdJagExchange;
 pub use loopback::{LoopbackUserAgent, UrlPresenter};
 pub use registration::{ClientCredentials, TokenEndpointAuthMethod};
 pub use store::{InMemoryTokenStore, TokenStore};
@@ -44,7 +46,10 @@ pub enum GrantKind {
     ClientCredentials,
     /// The JWT bearer grant (RFC 7523) with a token from an
     /// [`AssertionSource`]: workload identity federation (SEP-1933), where a
-    /// platform-issued workload token is exchanged for an access token;
+    /// platform-issued workload token is exchanged for an access token, or
+    /// enterprise-managed authorization (SEP-990), where the identity
+    /// provider exchanges the user's ID token for an ID-JAG
+    /// ([`AssertionSource::IdJag`]);
     /// needs pre-registered credentials (the client id) and
     /// [`OAuthClientBuilder::assertion`].
     JwtBearer,

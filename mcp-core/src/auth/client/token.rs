@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use super::http::{AuthHttp, auth_error, read_limited, without_url};
 use super::registration::{
-    ClientCredentials, authenticate, choose_auth_method, describe_refusal, form_encode,
+    ClientCredentials, TokenEndpointAuthMethod, authenticate, choose_auth_method, describe_refusal,
+    form_encode,
 };
 use crate::Result;
 use crate::auth::challenge::split_scopes;
@@ -84,6 +85,58 @@ struct TokenResponse {
     scope: Option<String>,
 }
 
+/// A token endpoint and how the client authenticates there (`audience`:
+/// the server's issuer, the `aud` of a client assertion).
+pub(crate) struct TokenEndpoint<'a> {
+    pub(crate) url: reqwest::Url,
+    pub(crate) client: &'a ClientCredentials,
+    pub(crate) method: TokenEndpointAuthMethod,
+    pub(crate) audience: &'a str,
+}
+
+/// Posts `form` with the client's authentication to a token endpoint and
+/// returns the body of a successful answer; `what` names the request in
+/// errors.
+pub(crate) async fn post_form(
+    http: &AuthHttp,
+    endpoint: &TokenEndpoint<'_>,
+    mut form: Vec<(&'static str, String)>,
+    what: &str,
+) -> Result<Vec<u8>> {
+    let request = http
+        .client
+        .post(endpoint.url.clone())
+        .header(ACCEPT, "application/json")
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
+    let request = authenticate(
+        request,
+        &mut form,
+        endpoint.client,
+        endpoint.method,
+        endpoint.audience,
+    )?;
+    let body: Vec<String> = form
+        .iter()
+        .map(|(k, v)| format!("{k}={}", form_encode(v)))
+        .collect();
+    let response = request
+        .body(body.join("&"))
+        .send()
+        .await
+        .map_err(|e| auth_error(format!("{what} {}", without_url(&e))))?;
+    let status = response.status();
+    let body = read_limited(response)
+        .await
+        .map_err(|e| auth_error(format!("{what}: {e}")))?;
+    if !status.is_success() {
+        return Err(auth_error(format!(
+            "{what} was refused by the token endpoint: {}",
+            describe_refusal(status, &body)
+        )));
+    }
+    Ok(body)
+}
+
 /// RFC 7523 §2.1: the `grant_type` of the JWT bearer grant.
 pub(crate) const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
@@ -139,31 +192,13 @@ pub(crate) async fn request_token(
         }
     };
     form.push(("resource", resource.to_string()));
-    let request = http
-        .client
-        .post(url)
-        .header(ACCEPT, "application/json")
-        .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
-    let request = authenticate(request, &mut form, client, method, &meta.issuer)?;
-    let body: Vec<String> = form
-        .iter()
-        .map(|(k, v)| format!("{k}={}", form_encode(v)))
-        .collect();
-    let response = request
-        .body(body.join("&"))
-        .send()
-        .await
-        .map_err(|e| auth_error(format!("{what} {}", without_url(&e))))?;
-    let status = response.status();
-    let body = read_limited(response)
-        .await
-        .map_err(|e| auth_error(format!("{what}: {e}")))?;
-    if !status.is_success() {
-        return Err(auth_error(format!(
-            "{what} was refused by the token endpoint: {}",
-            describe_refusal(status, &body)
-        )));
-    }
+    let endpoint = TokenEndpoint {
+        url,
+        client,
+        method,
+        audience: &meta.issuer,
+    };
+    let body = post_form(http, &endpoint, form, what).await?;
     let parsed: TokenResponse = serde_json::from_slice(&body)
         .map_err(|e| auth_error(format!("{what}: malformed token response: {e}")))?;
     let access_token = parsed
