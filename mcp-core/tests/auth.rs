@@ -44,6 +44,8 @@ struct Quirks {
     /// The identity provider's token exchange issues an access token
     /// instead of an ID-JAG.
     idp_wrong_type: bool,
+    /// The metadata offers DPoP (ES256), but Bearer tokens are issued.
+    dpop_offered_bearer_issued: bool,
 }
 
 struct Grant {
@@ -94,6 +96,9 @@ async fn as_metadata(State(s): State<Arc<AsState>>) -> Response {
     });
     if !s.quirks.no_pkce {
         meta["code_challenge_methods_supported"] = json!(["S256"]);
+    }
+    if s.quirks.dpop_offered_bearer_issued {
+        meta["dpop_signing_alg_values_supported"] = json!(["ES256"]);
     }
     json_response(StatusCode::OK, meta)
 }
@@ -158,10 +163,18 @@ fn issue(s: &AsState, scope: &str, resource: &str) -> Response {
     )
 }
 
-async fn token(State(s): State<Arc<AsState>>, body: Bytes) -> Response {
+async fn token(State(s): State<Arc<AsState>>, headers: HeaderMap, body: Bytes) -> Response {
     let f = params(std::str::from_utf8(&body).unwrap());
     let grant_type = f["grant_type"].clone();
-    s.log.lock().unwrap().push(format!("token {grant_type}"));
+    let proof = if headers.contains_key("dpop") {
+        " with a DPoP proof"
+    } else {
+        ""
+    };
+    s.log
+        .lock()
+        .unwrap()
+        .push(format!("token {grant_type}{proof}"));
     let refused = |e: &str| json_response(StatusCode::BAD_REQUEST, json!({"error": e}));
     match grant_type.as_str() {
         "authorization_code" => {
@@ -768,4 +781,25 @@ async fn an_identity_provider_that_issues_no_id_jag_is_a_clear_error() {
     );
     // Nothing reached the MCP server's authorization server.
     assert_eq!(s.count("token"), 0, "{:?}", s.log());
+}
+
+#[tokio::test]
+async fn a_bearer_token_where_dpop_was_asked_for_is_a_clear_error() {
+    let s = setup(Quirks {
+        dpop_offered_bearer_issued: true,
+        ..Quirks::default()
+    })
+    .await;
+    let e = s.connect(s.oauth()).await.unwrap_err();
+    assert!(
+        matches!(&e, mcp_core::Error::Auth(m)
+            if m.contains("issued a `Bearer` token where a DPoP token was asked for")),
+        "{e}"
+    );
+    assert!(
+        s.log()
+            .contains(&"token authorization_code with a DPoP proof".to_string()),
+        "{:?}",
+        s.log()
+    );
 }

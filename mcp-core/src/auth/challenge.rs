@@ -1,5 +1,6 @@
-//! The `Bearer` challenge of a `WWW-Authenticate` header (RFC 6750 §3,
-//! RFC 9728 §5.1): parsed by the client, written by the server.
+//! The `Bearer` (or `DPoP`, RFC 9449 §7.1) challenge of a
+//! `WWW-Authenticate` header (RFC 6750 §3, RFC 9728 §5.1): parsed by the
+//! client, written by the server.
 
 use http::HeaderMap;
 use http::header::WWW_AUTHENTICATE;
@@ -16,11 +17,14 @@ pub struct BearerChallenge {
     pub error: Option<String>,
     /// `error_description`, for people.
     pub error_description: Option<String>,
+    /// The challenge's scheme is `DPoP` (the server wants DPoP-bound
+    /// tokens) rather than `Bearer`.
+    pub dpop: bool,
 }
 
 impl BearerChallenge {
-    /// The first `Bearer` challenge among the response's `WWW-Authenticate`
-    /// headers, if any.
+    /// The first `Bearer` or `DPoP` challenge among the response's
+    /// `WWW-Authenticate` headers, if any.
     pub fn from_headers(headers: &HeaderMap) -> Option<Self> {
         headers
             .get_all(WWW_AUTHENTICATE)
@@ -29,13 +33,16 @@ impl BearerChallenge {
             .find_map(Self::parse)
     }
 
-    /// The first `Bearer` challenge in one header value.
+    /// The first `Bearer` or `DPoP` challenge in one header value.
     pub fn parse(value: &str) -> Option<Self> {
         let challenges = parse_challenges(value);
-        let (_, params) = challenges
-            .into_iter()
-            .find(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))?;
-        let mut challenge = Self::default();
+        let (scheme, params) = challenges.into_iter().find(|(scheme, _)| {
+            scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("dpop")
+        })?;
+        let mut challenge = Self {
+            dpop: scheme.eq_ignore_ascii_case("dpop"),
+            ..Self::default()
+        };
         for (name, value) in params {
             let slot = match name.to_ascii_lowercase().as_str() {
                 "resource_metadata" => &mut challenge.resource_metadata,
@@ -73,10 +80,11 @@ impl BearerChallenge {
             .iter()
             .filter_map(|(name, value)| value.as_ref().map(|v| format!("{name}={}", quote(v))))
             .collect();
+        let scheme = if self.dpop { "DPoP" } else { "Bearer" };
         if rendered.is_empty() {
-            "Bearer".to_string()
+            scheme.to_string()
         } else {
-            format!("Bearer {}", rendered.join(", "))
+            format!("{scheme} {}", rendered.join(", "))
         }
     }
 }
@@ -241,9 +249,14 @@ mod tests {
             scope: Some("a b".into()),
             error: Some("insufficient_scope".into()),
             error_description: Some("needs \"b\"".into()),
+            dpop: false,
         };
         let header = c.to_header_value();
         assert!(header.starts_with("Bearer error=\"insufficient_scope\""));
-        assert_eq!(BearerChallenge::parse(&header), Some(c));
+        assert_eq!(BearerChallenge::parse(&header), Some(c.clone()));
+        let dpop = BearerChallenge { dpop: true, ..c };
+        let header = dpop.to_header_value();
+        assert!(header.starts_with("DPoP error=\"insufficient_scope\""));
+        assert_eq!(BearerChallenge::parse(&header), Some(dpop));
     }
 }

@@ -88,6 +88,10 @@ pub struct AuthorizationServerMetadata {
     /// Whether the authorization response carries `iss` (RFC 9207).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorization_response_iss_parameter_supported: Option<bool>,
+    /// The algorithms of DPoP proofs the server accepts (RFC 9449 §5.1); a
+    /// server that lists one issues DPoP-bound tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl AuthorizationServerMetadata {

@@ -71,9 +71,9 @@ pub use challenge::BearerChallenge;
 #[cfg(all(feature = "auth", feature = "http-client"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "auth", feature = "http-client"))))]
 pub use client::{
-    AssertionSource, AuthorizationResponse, AuthorizationUserAgent, ClientCredentials, GrantKind,
-    HeadlessUserAgent, IdJagExchange, InMemoryTokenStore, LoopbackUserAgent, OAuthClient,
-    OAuthClientBuilder, TokenEndpointAuthMethod, TokenSet, TokenStore, UrlPresenter,
+    AssertionSource, AuthorizationResponse, AuthorizationUserAgent, ClientCredentials, DpopPolicy,
+    GrantKind, HeadlessUserAgent, IdJagExchange, InMemoryTokenStore, LoopbackUserAgent,
+    OAuthClient, OAuthClientBuilder, TokenEndpointAuthMethod, TokenSet, TokenStore, UrlPresenter,
 };
 pub use identity::{AuthInfo, TokenError, TokenValidator};
 #[cfg(all(feature = "auth", feature = "http-client"))]

@@ -20,8 +20,12 @@ pub const MAX_AUTH_ATTEMPTS: usize = 3;
 pub struct AuthChallenge {
     /// 401 or 403.
     pub status: u16,
-    /// The `Bearer` challenge of `WWW-Authenticate`, if the server sent one.
+    /// The `Bearer` (or `DPoP`) challenge of `WWW-Authenticate`, if the
+    /// server sent one.
     pub bearer: Option<BearerChallenge>,
+    /// The `DPoP-Nonce` header: the nonce the server wants in the next
+    /// DPoP proof (RFC 9449 §9).
+    pub dpop_nonce: Option<String>,
 }
 
 impl AuthChallenge {
@@ -36,7 +40,25 @@ impl AuthChallenge {
                 .is_some_and(BearerChallenge::is_insufficient_scope),
             _ => false,
         };
-        answerable.then_some(Self { status, bearer })
+        let dpop_nonce = headers
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        answerable.then_some(Self {
+            status,
+            bearer,
+            dpop_nonce,
+        })
+    }
+
+    /// Whether the server asks for a DPoP proof with its nonce (401
+    /// `error="use_dpop_nonce"` with a `DPoP-Nonce`).
+    pub fn is_dpop_nonce(&self) -> bool {
+        self.dpop_nonce.is_some()
+            && self
+                .bearer
+                .as_ref()
+                .is_some_and(|b| b.error.as_deref() == Some("use_dpop_nonce"))
     }
 
     /// Whether the server asks for more scopes (403 `insufficient_scope`).
@@ -81,6 +103,20 @@ pub trait AuthProvider: Send + Sync + fmt::Debug {
     /// The access token to send, if any (may refresh an expired one).
     async fn token(&self) -> Result<Option<Secret>>;
 
+    /// The headers that present `token` on a request of `method` to `url`:
+    /// `Authorization: Bearer …` unless the provider binds its tokens to a
+    /// key (a DPoP-bound token goes as `Authorization: DPoP …` with a fresh
+    /// `DPoP` proof).
+    async fn present(
+        &self,
+        token: &Secret,
+        method: &::http::Method,
+        url: &str,
+    ) -> Result<Vec<(::http::HeaderName, ::http::HeaderValue)>> {
+        let _ = (method, url);
+        Ok(bearer_header(token).into_iter().collect())
+    }
+
     /// The server answered a request made with `used` with `challenge`:
     /// obtain credentials that may satisfy it (refresh, authorize, step up).
     /// `Ok` means the request is worth sending again.
@@ -89,4 +125,12 @@ pub trait AuthProvider: Send + Sync + fmt::Debug {
         challenge: &AuthChallenge,
         used: Option<&Secret>,
     ) -> Result<()>;
+}
+
+/// `Authorization: Bearer <token>`, marked sensitive; `None` if the token
+/// cannot be a header value.
+pub(crate) fn bearer_header(token: &Secret) -> Option<(::http::HeaderName, ::http::HeaderValue)> {
+    let mut value = ::http::HeaderValue::from_str(&format!("Bearer {}", token.expose())).ok()?;
+    value.set_sensitive(true);
+    Some((::http::header::AUTHORIZATION, value))
 }

@@ -79,6 +79,7 @@ impl IdJagExchange {
                 TokenEndpointAuthMethod::None
             },
             audience: &self.token_endpoint,
+            dpop: None,
         };
         let body = post_form(http, &endpoint, form, what).await?;
         #[derive(Deserialize)]

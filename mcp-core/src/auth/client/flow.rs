@@ -3,6 +3,7 @@
 
 use reqwest::Url;
 
+use super::dpop::Dpop;
 use super::http::auth_error;
 use super::pkce::{Pkce, random_string};
 use super::registration::{ClientCredentials, TokenEndpointAuthMethod, register};
@@ -24,6 +25,8 @@ struct Discovered {
     prm: ProtectedResourceMetadata,
     meta: AuthorizationServerMetadata,
     client: ClientCredentials,
+    /// Tokens from this server are DPoP-bound.
+    dpop: bool,
 }
 
 /// `prior` then the scopes of `more` not in it.
@@ -42,6 +45,11 @@ fn joined(scopes: &[String]) -> Option<String> {
 }
 
 impl OAuthClient {
+    /// The DPoP key when tokens from `discovered` are to be DPoP-bound.
+    fn dpop_for(&self, discovered: &Discovered) -> Option<&Dpop> {
+        self.dpop.as_ref().filter(|_| discovered.dpop)
+    }
+
     /// Answers a challenge: nothing if a newer token already satisfies it,
     /// else a refresh (for 401), else a new grant.
     pub(super) async fn answer(
@@ -90,6 +98,7 @@ impl OAuthClient {
                     Grant::ClientCredentials,
                     &discovered.prm.resource,
                     scope.as_deref(),
+                    self.dpop_for(&discovered),
                 )
                 .await?
             }
@@ -112,6 +121,7 @@ impl OAuthClient {
                     Grant::JwtBearer(&assertion),
                     &discovered.prm.resource,
                     scope.as_deref(),
+                    self.dpop_for(&discovered),
                 )
                 .await?
             }
@@ -147,6 +157,7 @@ impl OAuthClient {
             Grant::Refresh(refresh_token),
             &discovered.prm.resource,
             None,
+            self.dpop_for(discovered),
         )
         .await;
         match refreshed {
@@ -226,11 +237,17 @@ impl OAuthClient {
         };
         let meta = discovery::authorization_server_metadata(&self.http, &prm).await?;
         let client = self.client_for(&meta).await?;
+        let challenged = challenge.bearer.as_ref().is_some_and(|b| b.dpop);
+        let dpop = self
+            .dpop
+            .as_ref()
+            .is_some_and(|d| d.applies_to(&meta, challenged));
         let discovered = Discovered {
             from,
             prm,
             meta,
             client,
+            dpop,
         };
         state.discovered = Some(discovered.clone());
         Ok(discovered)
@@ -362,6 +379,7 @@ impl OAuthClient {
             },
             &discovered.prm.resource,
             scope,
+            self.dpop_for(discovered),
         )
         .await
     }

@@ -3,6 +3,7 @@
 
 mod assertion;
 mod discovery;
+mod dpop;
 mod exchange;
 mod flow;
 mod http;
@@ -21,6 +22,7 @@ use async_trait::async_trait;
 use reqwest::Url;
 
 pub use assertion::AssertionSource;
+pub use dpop::DpopPolicy;
 pub use exchange::IdJagExchange;
 pub use loopback::{LoopbackUserAgent, UrlPresenter};
 pub use registration::{ClientCredentials, TokenEndpointAuthMethod};
@@ -29,7 +31,8 @@ pub use token::TokenSet;
 pub use user_agent::{AuthorizationResponse, AuthorizationUserAgent, HeadlessUserAgent};
 
 use self::http::AuthHttp;
-use crate::auth::{AuthChallenge, AuthProvider, Secret};
+use crate::auth::provider::bearer_header;
+use crate::auth::{AuthChallenge, AuthProvider, Secret, SigningKey};
 use crate::{Error, Result};
 
 /// Which OAuth grant obtains tokens.
@@ -71,6 +74,7 @@ pub struct OAuthClient {
     client_metadata_url: Option<String>,
     scope: Option<String>,
     http: AuthHttp,
+    dpop: Option<dpop::Dpop>,
     store: Arc<dyn TokenStore>,
     user_agent: Arc<dyn AuthorizationUserAgent>,
     flow: tokio::sync::Mutex<flow::FlowState>,
@@ -106,6 +110,8 @@ impl OAuthClient {
             user_agent: None,
             timeout: Duration::from_secs(30),
             allow_http: false,
+            dpop_policy: DpopPolicy::Auto,
+            dpop_key: None,
         }
     }
 
@@ -121,6 +127,7 @@ impl OAuthClient {
         let challenge = AuthChallenge {
             status: 401,
             bearer: None,
+            dpop_nonce: None,
         };
         self.handle_challenge(&challenge, None).await
     }
@@ -153,11 +160,47 @@ impl AuthProvider for OAuthClient {
         }
     }
 
+    async fn present(
+        &self,
+        token: &Secret,
+        method: &::http::Method,
+        url: &str,
+    ) -> Result<Vec<(::http::HeaderName, ::http::HeaderValue)>> {
+        let bound = self
+            .store
+            .tokens(&self.key)
+            .await?
+            .is_some_and(|t| t.dpop && &t.access_token == token);
+        let Some(dpop) = self.dpop.as_ref().filter(|_| bound) else {
+            return Ok(bearer_header(token).into_iter().collect());
+        };
+        let url = Url::parse(url).map_err(|e| Error::InvalidArgument(format!("`{url}`: {e}")))?;
+        let proof = dpop.proof(method.as_str(), &url, Some(token))?;
+        let header = |text: String| {
+            ::http::HeaderValue::from_str(&text)
+                .map_err(|_| Error::Auth("the DPoP token is not a valid header value".into()))
+        };
+        let mut authorization = header(format!("DPoP {}", token.expose()))?;
+        authorization.set_sensitive(true);
+        Ok(vec![
+            (::http::header::AUTHORIZATION, authorization),
+            (::http::HeaderName::from_static("dpop"), header(proof)?),
+        ])
+    }
+
     async fn handle_challenge(
         &self,
         challenge: &AuthChallenge,
         used: Option<&Secret>,
     ) -> Result<()> {
+        // RFC 9449 §9: the resource server wants its nonce in the proof;
+        // the token is fine, so the request goes again with it.
+        if let (Some(dpop), Some(nonce)) = (&self.dpop, &challenge.dpop_nonce) {
+            dpop.remember_nonce(&self.endpoint, nonce);
+            if challenge.is_dpop_nonce() {
+                return Ok(());
+            }
+        }
         let mut state = self.flow.lock().await;
         self.answer(&mut state, challenge, used).await
     }
@@ -177,6 +220,8 @@ pub struct OAuthClientBuilder {
     user_agent: Option<Arc<dyn AuthorizationUserAgent>>,
     timeout: Duration,
     allow_http: bool,
+    dpop_policy: DpopPolicy,
+    dpop_key: Option<SigningKey>,
 }
 
 impl OAuthClientBuilder {
@@ -215,6 +260,21 @@ impl OAuthClientBuilder {
     #[must_use]
     pub fn assertion(mut self, source: AssertionSource) -> Self {
         self.assertion = Some(source);
+        self
+    }
+
+    /// When tokens are DPoP-bound (RFC 9449; default
+    /// [`DpopPolicy::Auto`]: when the authorization server offers it).
+    #[must_use]
+    pub fn dpop(mut self, policy: DpopPolicy) -> Self {
+        self.dpop_policy = policy;
+        self
+    }
+
+    /// The DPoP key (default: an ES256 key generated for this client).
+    #[must_use]
+    pub fn dpop_key(mut self, key: SigningKey) -> Self {
+        self.dpop_key = Some(key);
         self
     }
 
@@ -295,6 +355,14 @@ impl OAuthClientBuilder {
             }
             _ => {}
         }
+        let dpop = match (self.dpop_policy, self.dpop_key) {
+            (DpopPolicy::Off, _) => None,
+            (policy, Some(key)) => Some(dpop::Dpop::new(key, policy)),
+            (policy, None) => Some(dpop::Dpop::new(
+                SigningKey::generate(crate::auth::JwsAlgorithm::Es256)?,
+                policy,
+            )),
+        };
         let user_agent: Arc<dyn AuthorizationUserAgent> = match self.user_agent {
             Some(agent) => agent,
             None => Arc::new(HeadlessUserAgent::new("http://127.0.0.1/callback")?),
@@ -309,6 +377,7 @@ impl OAuthClientBuilder {
             client_metadata_url: self.client_metadata_url,
             scope: self.scope,
             http: AuthHttp::new(self.timeout, self.allow_http)?,
+            dpop,
             store: self
                 .store
                 .unwrap_or_else(|| Arc::new(InMemoryTokenStore::new())),

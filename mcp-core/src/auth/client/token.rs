@@ -7,10 +7,11 @@ use http::header::{ACCEPT, CONTENT_TYPE};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::dpop::Dpop;
 use super::http::{AuthHttp, auth_error, read_limited, without_url};
 use super::registration::{
-    ClientCredentials, TokenEndpointAuthMethod, authenticate, choose_auth_method, describe_refusal,
-    form_encode,
+    ClientCredentials, OAuthErrorBody, TokenEndpointAuthMethod, authenticate, choose_auth_method,
+    describe_refusal, form_encode,
 };
 use crate::Result;
 use crate::auth::challenge::split_scopes;
@@ -32,6 +33,10 @@ pub struct TokenSet {
     /// server did not say).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// The token is DPoP-bound (`token_type: DPoP`): it goes out as
+    /// `Authorization: DPoP …` with a proof of the client's key.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop: bool,
 }
 
 /// Tokens are refreshed this long before they expire.
@@ -46,6 +51,7 @@ impl TokenSet {
             refresh_token: None,
             expires_at: None,
             scope: None,
+            dpop: false,
         }
     }
 
@@ -92,49 +98,77 @@ pub(crate) struct TokenEndpoint<'a> {
     pub(crate) client: &'a ClientCredentials,
     pub(crate) method: TokenEndpointAuthMethod,
     pub(crate) audience: &'a str,
+    /// Sends a DPoP proof (and follows a `use_dpop_nonce` answer once).
+    pub(crate) dpop: Option<&'a Dpop>,
 }
 
-/// Posts `form` with the client's authentication to a token endpoint and
-/// returns the body of a successful answer; `what` names the request in
-/// errors.
+/// Posts `form` with the client's authentication (and a DPoP proof) to a
+/// token endpoint and returns the body of a successful answer; `what` names
+/// the request in errors. A `use_dpop_nonce` refusal is retried once with
+/// the server's nonce (RFC 9449 §8).
 pub(crate) async fn post_form(
     http: &AuthHttp,
     endpoint: &TokenEndpoint<'_>,
-    mut form: Vec<(&'static str, String)>,
+    form: Vec<(&'static str, String)>,
     what: &str,
 ) -> Result<Vec<u8>> {
-    let request = http
-        .client
-        .post(endpoint.url.clone())
-        .header(ACCEPT, "application/json")
-        .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
-    let request = authenticate(
-        request,
-        &mut form,
-        endpoint.client,
-        endpoint.method,
-        endpoint.audience,
-    )?;
-    let body: Vec<String> = form
-        .iter()
-        .map(|(k, v)| format!("{k}={}", form_encode(v)))
-        .collect();
-    let response = request
-        .body(body.join("&"))
-        .send()
-        .await
-        .map_err(|e| auth_error(format!("{what} {}", without_url(&e))))?;
-    let status = response.status();
-    let body = read_limited(response)
-        .await
-        .map_err(|e| auth_error(format!("{what}: {e}")))?;
-    if !status.is_success() {
-        return Err(auth_error(format!(
-            "{what} was refused by the token endpoint: {}",
-            describe_refusal(status, &body)
-        )));
+    let mut nonce_retried = false;
+    loop {
+        let mut form = form.clone();
+        let mut request = http
+            .client
+            .post(endpoint.url.clone())
+            .header(ACCEPT, "application/json")
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
+        if let Some(dpop) = endpoint.dpop {
+            request = request.header("dpop", dpop.proof("POST", &endpoint.url, None)?);
+        }
+        let request = authenticate(
+            request,
+            &mut form,
+            endpoint.client,
+            endpoint.method,
+            endpoint.audience,
+        )?;
+        let body: Vec<String> = form
+            .iter()
+            .map(|(k, v)| format!("{k}={}", form_encode(v)))
+            .collect();
+        let response = request
+            .body(body.join("&"))
+            .send()
+            .await
+            .map_err(|e| auth_error(format!("{what} {}", without_url(&e))))?;
+        let status = response.status();
+        let nonce = response
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let body = read_limited(response)
+            .await
+            .map_err(|e| auth_error(format!("{what}: {e}")))?;
+        if let (Some(dpop), Some(nonce)) = (endpoint.dpop, &nonce) {
+            dpop.remember_nonce(&endpoint.url, nonce);
+            if !nonce_retried && !status.is_success() && is_nonce_error(&body) {
+                nonce_retried = true;
+                continue;
+            }
+        }
+        if !status.is_success() {
+            return Err(auth_error(format!(
+                "{what} was refused by the token endpoint: {}",
+                describe_refusal(status, &body)
+            )));
+        }
+        return Ok(body);
     }
-    Ok(body)
+}
+
+/// Whether an OAuth error body is `use_dpop_nonce`.
+fn is_nonce_error(body: &[u8]) -> bool {
+    serde_json::from_slice::<OAuthErrorBody>(body)
+        .is_ok_and(|b| b.error.as_deref() == Some("use_dpop_nonce"))
 }
 
 /// RFC 7523 §2.1: the `grant_type` of the JWT bearer grant.
@@ -148,6 +182,7 @@ pub(crate) async fn request_token(
     grant: Grant<'_>,
     resource: &str,
     scope: Option<&str>,
+    dpop: Option<&Dpop>,
 ) -> Result<TokenSet> {
     let Some(endpoint) = meta.token_endpoint.as_deref() else {
         return Err(auth_error(format!(
@@ -197,6 +232,7 @@ pub(crate) async fn request_token(
         client,
         method,
         audience: &meta.issuer,
+        dpop,
     };
     let body = post_form(http, &endpoint, form, what).await?;
     let parsed: TokenResponse = serde_json::from_slice(&body)
@@ -205,11 +241,15 @@ pub(crate) async fn request_token(
         .access_token
         .filter(|t| !t.expose().is_empty())
         .ok_or_else(|| auth_error(format!("{what}: the token response has no access_token")))?;
+    // RFC 9449 §5: a DPoP proof asks for a DPoP-bound token, and a Bearer
+    // token in its place would go out without the proof the client meant.
+    let expected = if dpop.is_some() { "DPoP" } else { "Bearer" };
     match parsed.token_type.as_deref() {
-        Some(t) if t.eq_ignore_ascii_case("bearer") => {}
+        Some(t) if t.eq_ignore_ascii_case(expected) => {}
         Some(other) => {
             return Err(auth_error(format!(
-                "{what}: unsupported token type `{other}` (only Bearer is supported)"
+                "{what}: the token endpoint issued a `{other}` token where a {expected} token \
+                 was asked for"
             )));
         }
         None => {
@@ -231,6 +271,7 @@ pub(crate) async fn request_token(
             .scope
             .filter(|s| !s.trim().is_empty())
             .or_else(|| scope.map(str::to_string)),
+        dpop: dpop.is_some(),
     })
 }
 

@@ -249,6 +249,7 @@ impl ProtectedResource {
             scope: (!scopes.is_empty()).then(|| scopes.join(" ")),
             error: error.map(str::to_string),
             error_description: description.map(str::to_string),
+            dpop: false,
         }
     }
 

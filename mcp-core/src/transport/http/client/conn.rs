@@ -4,13 +4,16 @@
 use std::fmt;
 
 use http::HeaderValue;
-use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use http::header::{ACCEPT, CONTENT_TYPE};
 
 use super::{Conn, SESSION_HEADER, VERSION_HEADER, lock};
 use crate::Error;
 use crate::auth::{AuthChallenge, MAX_AUTH_ATTEMPTS, Secret};
 use crate::schema::RequestId;
 use crate::transport::InboundFrame;
+
+/// Headers that present a token.
+pub(super) type Credentials = Vec<(http::HeaderName, HeaderValue)>;
 
 /// Why a request could not be sent.
 pub(super) enum SendError {
@@ -29,22 +32,30 @@ impl fmt::Display for SendError {
 }
 
 impl Conn {
-    /// A request to the endpoint; `sessionless` leaves out the session's
-    /// headers (a 2026-07-28 request carries its own).
+    /// The headers that present `token` (the provider's: Bearer, or DPoP
+    /// with a fresh proof) on a request of `method`.
+    pub(super) async fn credentials(
+        &self,
+        method: &reqwest::Method,
+        token: Option<&Secret>,
+    ) -> crate::Result<Credentials> {
+        match (&self.auth, token) {
+            (Some(auth), Some(token)) => auth.present(token, method, &self.url).await,
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// A request to the endpoint with `credentials`; `sessionless` leaves
+    /// out the session's headers (a 2026-07-28 request carries its own).
     pub(super) fn request(
         &self,
         method: reqwest::Method,
-        token: Option<&Secret>,
+        credentials: Credentials,
         sessionless: bool,
     ) -> reqwest::RequestBuilder {
         let mut headers = self.headers.clone();
-        if let Some(token) = token {
-            // Replaces any Authorization header set by hand.
-            if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {}", token.expose())) {
-                value.set_sensitive(true);
-                headers.insert(AUTHORIZATION, value);
-            }
-        }
+        // Replaces any Authorization header set by hand.
+        headers.extend(credentials.into_iter().map(|(k, v)| (Some(k), v)));
         let mut builder = self.http.request(method, &self.url).headers(headers);
         if sessionless {
             return builder;
@@ -68,7 +79,7 @@ impl Conn {
         decorate: impl Fn(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
     ) -> std::result::Result<reqwest::Response, SendError> {
         let Some(auth) = &self.auth else {
-            return decorate(self.request(method, None, sessionless))
+            return decorate(self.request(method, Vec::new(), sessionless))
                 .send()
                 .await
                 .map_err(SendError::Http);
@@ -76,7 +87,11 @@ impl Conn {
         let mut attempts = 0;
         loop {
             let token = auth.token().await.map_err(SendError::Auth)?;
-            let response = decorate(self.request(method.clone(), token.as_ref(), sessionless))
+            let credentials = self
+                .credentials(&method, token.as_ref())
+                .await
+                .map_err(SendError::Auth)?;
+            let response = decorate(self.request(method.clone(), credentials, sessionless))
                 .send()
                 .await
                 .map_err(SendError::Http)?;

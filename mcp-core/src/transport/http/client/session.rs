@@ -111,8 +111,13 @@ pub(super) async fn delete_session(conn: &Conn) {
         Some(auth) => auth.token().await.ok().flatten(),
         None => None,
     };
+    let method = reqwest::Method::DELETE;
+    let credentials = conn
+        .credentials(&method, token.as_ref())
+        .await
+        .unwrap_or_default();
     let request = conn
-        .request(reqwest::Method::DELETE, token.as_ref(), false)
+        .request(method, credentials, false)
         .timeout(Duration::from_secs(2));
     match request.send().await {
         Ok(r) if r.status().is_success() || r.status() == StatusCode::METHOD_NOT_ALLOWED => {}
