@@ -298,6 +298,12 @@ enum mcp_result
    * start).
    */
   MCP_ERR_INTERNAL = 14,
+  /**
+   * Authorization failed: OAuth discovery, registration, the user's
+   * consent or the token endpoint, or the server refused every token.
+   * (Added in this version; auth failures were `MCP_ERR_INTERNAL` before.)
+   */
+  MCP_ERR_AUTH = 15,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -22,8 +22,10 @@ Exit status:
   0  success
   1  the request failed: the server answered with an error, or the tool
      result has isError (it is printed first)
-  2  bad command line (including --args that is not a JSON object)
-  3  no session: the server could not be started or did not initialize";
+  2  bad command line (including --args that is not a JSON object, and an
+     argument the library refused)
+  3  no session: the server could not be started, reached or authorized,
+     or did not initialize";
 
 /// Serve the built-in everything MCP server, or talk to any MCP server.
 #[derive(Debug, Parser)]

@@ -26,20 +26,6 @@ pub struct Group {
     group: Arc<ClientGroup>,
 }
 
-/// A group member's failure keeps its source's code, and names the server.
-fn failure(error: mcp_core::Error) -> Failure {
-    match error {
-        mcp_core::Error::Member { server, source } => {
-            let inner = Failure::from(*source);
-            Failure {
-                message: format!("server `{server}`: {}", inner.message),
-                ..inner
-            }
-        }
-        other => Failure::from(other),
-    }
-}
-
 fn connect(
     config: GroupConfig,
     name: &str,
@@ -188,7 +174,10 @@ pub unsafe extern "C" fn mcp_group_call_tool(
             .transpose()?;
         let members = group.group.clone();
         let json = run(&group.handle, None, |_| async move {
-            let result = members.call_tool(&name, arguments).await.map_err(failure)?;
+            let result = members
+                .call_tool(&name, arguments)
+                .await
+                .map_err(Failure::from)?;
             to_json(&result)
         })?;
         out.set(&json)
@@ -212,7 +201,7 @@ pub unsafe extern "C" fn mcp_group_read_resource(
         let uri = arg!(str uri).to_string();
         let members = group.group.clone();
         let json = run(&group.handle, None, |_| async move {
-            let result = members.read_resource(&uri).await.map_err(failure)?;
+            let result = members.read_resource(&uri).await.map_err(Failure::from)?;
             to_json(&result)
         })?;
         out.set(&json)
