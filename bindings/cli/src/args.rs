@@ -25,7 +25,7 @@ Exit status:
   2  bad command line (including --args that is not a JSON object, and an
      argument the library refused)
   3  no session: the server could not be started, reached or authorized,
-     or did not initialize";
+     or did not initialize (also: --store or --http ADDR unusable)";
 
 /// Serve the built-in everything MCP server, or talk to any MCP server.
 #[derive(Debug, Parser)]

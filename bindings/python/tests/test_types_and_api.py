@@ -85,6 +85,7 @@ def test_exception_hierarchy(name: str, code: object, cls: type) -> None:
 
 def test_exceptions_are_also_builtin_kinds() -> None:
     assert issubclass(libmcp.Timeout, TimeoutError)
+    assert issubclass(libmcp.TransportError, ConnectionError)
     assert issubclass(libmcp.TransportError, OSError)
     assert issubclass(libmcp.InvalidArgument, ValueError)
     assert issubclass(libmcp.InvalidState, RuntimeError)

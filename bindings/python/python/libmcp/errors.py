@@ -17,7 +17,8 @@ error's ``data``::
     │                           in a state that allows the call
     ├── CapabilityNotSupported  the peer did not declare what this needs
     ├── ProtocolError           the peer broke the protocol
-    ├── TransportError          (also an ``OSError``) spawning, connecting
+    ├── TransportError          (also a ``ConnectionError``, an ``OSError``)
+    │                           spawning, connecting, binding, the store
     ├── InvalidArgument         (also a ``ValueError``) a bad argument
     ├── HandlerError            (also a ``TypeError``) a handler libmcp cannot
     │                           register (raised when it is decorated)
@@ -173,8 +174,10 @@ class ProtocolError(McpError):
     a tool's output schema)."""
 
 
-class TransportError(McpError, OSError):
-    """A transport failed: the server could not be started or reached."""
+class TransportError(McpError, ConnectionError):
+    """A transport failed: the server could not be started or reached, an
+    address could not be bound, or the store shared with other replicas
+    does not answer. Also a ``ConnectionError`` (an ``OSError``)."""
 
 
 class InvalidArgument(McpError, ValueError):
