@@ -12,8 +12,6 @@
 )]
 pub mod c;
 
-mod protocol;
-
 #[cfg(any(test, feature = "python"))]
 mod exception_classes;
 #[cfg(feature = "python")]

@@ -7,7 +7,10 @@
 //!   as on the wire);
 //! - [`Store`]: the one parser of a store URL (`memory`, `redis://…`);
 //! - [`HttpOptions`]: the one model of the Streamable HTTP server options,
-//!   with one validation.
+//!   with one validation;
+//! - [`parse_negotiation`] and [`parse_revision`]: the one parser of the
+//!   protocol a client speaks (`auto`, `legacy`, a revision), and
+//!   [`with_request_timeout`].
 //!
 //! Failures are [`mcp_core::Error`]s (bad input is
 //! [`InvalidArgument`](mcp_core::Error::InvalidArgument)), so each face
@@ -15,9 +18,11 @@
 //! here: no PyO3, no C types, no command line.
 
 mod http_options;
+mod negotiation;
 mod status;
 mod store;
 
 pub use http_options::HttpOptions;
+pub use negotiation::{parse_negotiation, parse_revision, with_request_timeout};
 pub use status::{GroupStatus, ServerStatus};
 pub use store::Store;

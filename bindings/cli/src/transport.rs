@@ -9,7 +9,6 @@ use mcp_core::auth::{LoopbackUserAgent, OAuthClient};
 use mcp_core::client::{Client, ClientBuilder, ClientGroup, GroupConfig};
 use mcp_core::schema::ServerNotification;
 use mcp_core::server::Server;
-use mcp_core::session::SessionConfig;
 use mcp_core::transport::http::{StreamableHttpClient, StreamableHttpServer};
 use mcp_core::transport::{ChildProcess, Stdio};
 use mcp_host::HttpOptions;
@@ -57,9 +56,10 @@ pub struct ConnectOptions {
 /// The client every command uses: the user answers questions, and unless
 /// quiet, the server's log messages are shown.
 pub fn client_builder(options: ConnectOptions) -> ClientBuilder {
-    let builder = Client::builder("mcp-cli", env!("CARGO_PKG_VERSION"))
-        .negotiation(options.negotiation)
-        .session_config(SessionConfig::default().request_timeout(options.timeout))
+    let builder =
+        Client::builder("mcp-cli", env!("CARGO_PKG_VERSION")).negotiation(options.negotiation);
+    // --timeout bounds the `auto` probe too, as in the other faces.
+    let builder = mcp_host::with_request_timeout(builder, options.timeout)
         .on_elicitation(false, |params, _cx| crate::input::elicit(params))
         .on_sampling(false, |params, _cx| crate::input::sample(params));
     if options.quiet {
