@@ -385,6 +385,7 @@ mod capability;
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 mod error;
+mod error_kind;
 pub mod extensions;
 #[cfg(any(feature = "server", feature = "client"))]
 mod fast_map;
@@ -429,3 +430,4 @@ pub use mcp_macros::handlers;
 pub use version::ProtocolVersion;
 
 pub use error::{Error, Result};
+pub use error_kind::ErrorKind;

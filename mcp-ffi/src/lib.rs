@@ -12,7 +12,10 @@
 )]
 pub mod c;
 
-mod protocol;
-
+#[cfg(any(test, feature = "python"))]
+mod exception_classes;
 #[cfg(feature = "python")]
 mod python;
+
+#[cfg(test)]
+mod error_kind_table;

@@ -298,6 +298,12 @@ enum mcp_result
    * start).
    */
   MCP_ERR_INTERNAL = 14,
+  /**
+   * Authorization failed: OAuth discovery, registration, the user's
+   * consent or the token endpoint, or the server refused every token.
+   * (Added in this version; auth failures were `MCP_ERR_INTERNAL` before.)
+   */
+  MCP_ERR_AUTH = 15,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1227,9 +1233,10 @@ mcp_result mcp_group_connect_file(const char *path,
 
 /**
  * Every server's state: `*result_json` is `{"servers":[{"name","type",
- * "state","error","protocolVersion","tools","connections"},…]}` in
- * configuration order; `state` is `connecting`, `connected`, `failed`,
- * `disconnected` or `closed`.
+ * "target","state","error","protocolVersion","serverInfo","tools",
+ * "connections"},…]}` in configuration order (the same text as Python's
+ * `ClientGroup.status_json()` and `mcp servers list --json`); `state` is
+ * `connecting`, `connected`, `failed`, `disconnected` or `closed`.
  *
  * # Safety
  * `group` is NULL or a live group; `result_json` is NULL or points to
@@ -1315,7 +1322,7 @@ mcp_result mcp_http_options_set_address(struct mcp_http_options *options, const 
  * `Origin` header when a request has one (DNS-rebinding protection). The
  * first call replaces the default, which accepts only loopback names
  * (`localhost`, `127.0.0.1`, `[::1]`, any port); list those too if loopback
- * clients should still be served. Call once per name.
+ * clients should still be served. Call once per name; `"*"` accepts any.
  *
  * # Safety
  * `options` is NULL or live options; `host` is NULL or NUL-terminated.
@@ -1404,7 +1411,8 @@ mcp_result mcp_http_options_set_idle_timeout_ms(struct mcp_http_options *options
  * key with the other replicas of this server through the store at `url`
  * (`"redis://HOST:PORT/DB"`, `"rediss://…"`, with `user:password@` if
  * needed), so that a load balancer may send any request to any replica.
- * NULL or `""` goes back to the default: everything in this process only.
+ * NULL, `""` or `"memory"` goes back to the default: everything in this
+ * process only.
  * `mcp_server_start_http` connects and fails with `MCP_ERR_TRANSPORT`,
  * naming the store, if it does not answer within a few seconds.
  *

@@ -115,21 +115,70 @@ static void test_bad_configs_and_arguments(void) {
     mcp_group_free(NULL);
 }
 
+/* Makes a new directory `dir` (a mkdtemp template) and opens `path`, its
+ * file mcp.json, for writing; NULL (and nothing left behind) if either
+ * fails. */
+static FILE *new_config_file(char *dir, char *path, size_t size) {
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, size, "%s/mcp.json", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) rmdir(dir);
+    return f;
+}
+
+/* The status JSON is the same text, byte for byte, as `mcp servers list
+ * --json` prints for the same file (one server that cannot start, so that
+ * nothing in it varies between the two runs). */
+static void test_status_is_the_cli_text(void) {
+    char dir[] = "/tmp/mcp-test-status-XXXXXX";
+    char path[256];
+    FILE *f = new_config_file(dir, path, sizeof path);
+    if (!f) return;
+    fprintf(f, "{\"mcpServers\": {\"down\": {\"command\": \"/nonexistent/mcp-server\", "
+               "\"args\": [\"--flag\"]}}}\n");
+    fclose(f);
+
+    mcp_group *group = NULL;
+    char *json = NULL;
+    CHECK_OK(mcp_group_connect_file(path, "c-group-status", "1.0.0", &group));
+    if (group) {
+        CHECK_OK(mcp_group_status(group, &json));
+        mcp_group_free(group);
+    }
+
+    char command[1024];
+    snprintf(command, sizeof command, "'%s' servers list --json --config '%s' 2>/dev/null",
+             mcp_binary, path);
+    static char printed[8192];
+    size_t n = 0;
+    FILE *cli = popen(command, "r");
+    CHECK(cli != NULL);
+    if (cli) {
+        n = fread(printed, 1, sizeof printed - 1, cli);
+        pclose(cli);
+    }
+    while (n > 0 && printed[n - 1] == '\n') n--;
+    printed[n] = '\0';
+    CHECK(json != NULL && strcmp(json, printed) == 0);
+    if (json && strcmp(json, printed) != 0) {
+        printf("  C:   %s\n  mcp: %s\n", json, printed);
+    }
+    CHECK_CONTAINS(json ? json : "", "\"target\":\"/nonexistent/mcp-server --flag\"");
+    mcp_string_free(json);
+    remove(path);
+    rmdir(dir);
+}
+
 /* mcp_group_connect_file: an mcpServers file in a new directory naming the
  * C fixture server (with the sanitizer settings in its env). */
 static const char *fixture;
 
 static void test_connect_file(void) {
     char dir[] = "/tmp/mcp-test-group-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
     char path[256];
-    snprintf(path, sizeof path, "%s/mcp.json", dir);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) {
-        rmdir(dir);
-        return;
-    }
+    FILE *f = new_config_file(dir, path, sizeof path);
+    if (!f) return;
     fprintf(f, "{\n  \"mcpServers\": {\n    \"fixture\": {\n      \"command\": \"%s\",\n"
                "      \"env\": {",
             fixture);
@@ -171,6 +220,7 @@ int main(int argc, char **argv) {
     remove(pid_file);
     RUN(test_group_of_servers);
     RUN(test_bad_configs_and_arguments);
+    RUN(test_status_is_the_cli_text);
     if (argc == 3) {
         fixture = argv[2];
         RUN(test_connect_file);

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mcp_core::ProtocolVersion;
 use mcp_core::client::Negotiation;
 use mcp_core::schema::LoggingLevel;
 
@@ -22,8 +21,10 @@ Exit status:
   0  success
   1  the request failed: the server answered with an error, or the tool
      result has isError (it is printed first)
-  2  bad command line (including --args that is not a JSON object)
-  3  no session: the server could not be started or did not initialize";
+  2  bad command line (including --args that is not a JSON object, and an
+     argument the library refused)
+  3  no session: the server could not be started, reached or authorized,
+     or did not initialize (also: --store or --http ADDR unusable)";
 
 /// Serve the built-in everything MCP server, or talk to any MCP server.
 #[derive(Debug, Parser)]
@@ -48,8 +49,8 @@ pub(crate) struct Cli {
     pub(crate) quiet: bool,
 
     /// The protocol revision: `auto` (the newest both sides speak, probed
-    /// with server/discover), or one of 2026-07-28, 2025-11-25, 2025-06-18,
-    /// 2025-03-26, 2024-11-05.
+    /// with server/discover), `legacy` (initialize only), or one of
+    /// 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05.
     #[arg(
         long,
         global = true,
@@ -295,18 +296,7 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 }
 
 fn parse_protocol(text: &str) -> Result<Negotiation, String> {
-    if text == "auto" {
-        return Ok(Negotiation::Auto);
-    }
-    ProtocolVersion::parse(text)
-        .map(Negotiation::Pinned)
-        .ok_or_else(|| {
-            let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-            format!(
-                "`{text}` is not a protocol revision: use auto or one of {}",
-                known.join(", ")
-            )
-        })
+    mcp_host::parse_negotiation(text).map_err(|e| e.to_string())
 }
 
 fn parse_header(text: &str) -> Result<(String, String), String> {
@@ -347,6 +337,7 @@ fn parse_env(text: &str) -> Result<(String, String), String> {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+    use mcp_core::ProtocolVersion;
 
     #[test]
     fn the_command_line_is_consistent() {

@@ -5,9 +5,15 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use mcp_core::client::group::{ServerState, ServerStatus};
+use mcp_core::client::group::ServerState;
 use mcp_core::client::{GroupConfig, ServerConfig};
-use serde_json::{Value, json};
+use mcp_host::{GroupStatus, ServerStatus};
+use serde_json::json;
+
+/// Whether the server answers.
+fn answers(status: &ServerStatus) -> bool {
+    status.state == ServerState::Connected.as_str()
+}
 
 use crate::commands::Printing;
 use crate::error::CliError;
@@ -75,22 +81,9 @@ pub(crate) fn target(path: &Path, server: Option<&str>) -> Result<Target, CliErr
     }
 }
 
-fn status_json(status: &ServerStatus, config: &GroupConfig) -> Value {
-    let server = config.get(&status.name);
-    json!({
-        "name": status.name,
-        "type": status.kind,
-        "target": server.map(ServerConfig::describe),
-        "state": status.state.as_str(),
-        "error": status.error,
-        "protocolVersion": status.protocol_version.map(|v| v.as_str()),
-        "serverInfo": status.server_info,
-        "tools": status.tools,
-    })
-}
-
 /// `mcp servers list --config FILE`: every server, and whether it answers.
-/// Exit status 1 when any does not.
+/// Exit status 1 when any does not. With --json, the one status text of
+/// every face (`mcp_host::GroupStatus`, as C's `mcp_group_status` gives it).
 pub(crate) async fn list_servers(
     path: &Path,
     options: ConnectOptions,
@@ -98,27 +91,18 @@ pub(crate) async fn list_servers(
 ) -> Result<(), CliError> {
     let config = read(path)?;
     let group = transport::group(&config, options).await;
-    let status = group.status();
+    let status = GroupStatus::of(&group, &config);
     group.close().await;
     if printing.json {
-        let servers: Vec<Value> = status.iter().map(|s| status_json(s, &config)).collect();
-        output::stdout(&output::json(&json!({ "servers": servers })));
+        output::stdout(&status.to_json().map_err(CliError::request)?);
     } else {
         let mut text = String::new();
-        for s in &status {
-            let target = config
-                .get(&s.name)
-                .map(ServerConfig::describe)
-                .unwrap_or_default();
-            let line = match (&s.state, &s.server_info, s.protocol_version) {
-                (ServerState::Connected, Some(info), Some(version)) => format!(
-                    "{}  [{}] {target}\n    answers: {} {} ({}), {} tools\n",
-                    s.name,
-                    s.kind,
-                    info.name,
-                    info.version,
-                    version.as_str(),
-                    s.tools
+        for s in &status.servers {
+            let target = s.target.as_deref().unwrap_or_default();
+            let line = match (&s.server_info, s.protocol_version) {
+                (Some(info), Some(version)) if answers(s) => format!(
+                    "{}  [{}] {target}\n    answers: {} {} ({version}), {} tools\n",
+                    s.name, s.kind, info.name, info.version, s.tools
                 ),
                 _ => format!(
                     "{}  [{}] {target}\n    {}: {}\n",
@@ -130,14 +114,15 @@ pub(crate) async fn list_servers(
             };
             text.push_str(&line);
         }
-        if status.is_empty() {
+        if status.servers.is_empty() {
             text.push_str("(no servers)");
         }
         output::stdout(&text);
     }
     let silent: Vec<&str> = status
+        .servers
         .iter()
-        .filter(|s| s.state != ServerState::Connected)
+        .filter(|s| !answers(s))
         .map(|s| s.name.as_str())
         .collect();
     if silent.is_empty() {
@@ -145,6 +130,25 @@ pub(crate) async fn list_servers(
     } else {
         output::stderr(&format!("error: no answer from {}", silent.join(", ")));
         Err(CliError::Reported)
+    }
+}
+
+/// The servers that do not answer, each named on stderr; exit status 1 if
+/// any.
+fn report_silent(status: &GroupStatus) -> Result<(), CliError> {
+    let mut failed = false;
+    for s in status.servers.iter().filter(|s| !answers(s)) {
+        failed = true;
+        output::stderr(&format!(
+            "error: server `{}`: {}",
+            s.name,
+            s.error.as_deref().unwrap_or("no answer")
+        ));
+    }
+    if failed {
+        Err(CliError::Reported)
+    } else {
+        Ok(())
     }
 }
 
@@ -159,28 +163,14 @@ pub(crate) async fn list_all_tools(
     let config = read(path)?;
     let group = transport::group(&config, options).await;
     let tools = group.tools();
-    let status = group.status();
+    let status = GroupStatus::of(&group, &config);
     group.close().await;
     if printing.json {
-        let servers: Vec<Value> = status.iter().map(|s| status_json(s, &config)).collect();
         output::stdout(&output::json(
-            &json!({ "tools": tools, "servers": servers }),
+            &json!({ "tools": tools, "servers": status.servers }),
         ));
     } else {
         output::stdout(&output::tools(&tools));
     }
-    let mut failed = false;
-    for s in status.iter().filter(|s| s.state != ServerState::Connected) {
-        failed = true;
-        output::stderr(&format!(
-            "error: server `{}`: {}",
-            s.name,
-            s.error.as_deref().unwrap_or("no answer")
-        ));
-    }
-    if failed {
-        Err(CliError::Reported)
-    } else {
-        Ok(())
-    }
+    report_silent(&status)
 }

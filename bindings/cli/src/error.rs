@@ -3,6 +3,8 @@
 use std::fmt;
 use std::process::ExitCode;
 
+use mcp_core::ErrorKind;
+
 /// A failure of the `mcp` command.
 #[derive(Debug)]
 pub enum CliError {
@@ -33,17 +35,40 @@ impl CliError {
         }
     }
 
-    /// A failed request, from the library's error.
+    /// A failed request, from the library's error: the exit status is its
+    /// kind's ([`exit_status`]).
     pub fn request(error: mcp_core::Error) -> Self {
-        Self::Failed(describe(&error))
+        let message = describe(&error);
+        match exit_status(error.kind()) {
+            2 => Self::Usage(message),
+            3 => Self::Connect(message),
+            _ => Self::Failed(message),
+        }
     }
 
-    /// A failed connection, from the library's error.
+    /// A failed connection, from the library's error: no session, so exit
+    /// status 3, unless an argument was bad (2).
     pub fn connect(error: mcp_core::Error) -> Self {
-        Self::Connect(format!(
+        let message = format!(
             "could not start a session with the server: {}",
             describe(&error)
-        ))
+        );
+        match exit_status(error.kind()) {
+            2 => Self::Usage(message),
+            _ => Self::Connect(message),
+        }
+    }
+}
+
+/// The exit status of a request that failed with an error of `kind`: the
+/// `mcp` column of the table on [`ErrorKind`], and the only place it is
+/// chosen. 2 is a bad command line, 3 no session (the server could not be
+/// reached or would not let us in), 1 any other failure.
+pub fn exit_status(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::InvalidArgument => 2,
+        ErrorKind::Transport | ErrorKind::Auth => 3,
+        _ => 1,
     }
 }
 

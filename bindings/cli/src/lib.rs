@@ -81,23 +81,22 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     };
     let (request, target) = match cli.command {
         Command::Serve(serve) => {
-            let store = match &serve.store {
-                Some(url) => Some(transport::connect_store(url).await?),
-                None => None,
-            };
-            let builder = match serve.server {
+            let server = match serve.server {
                 BuiltinServer::Everything => everything::everything_builder(),
-            };
-            let server = match &store {
-                Some(store) => builder.request_state_key(transport::shared_key(store).await?),
-                None => builder,
             }
             .build();
             let mode = match serve.http {
-                Some(addr) => ServeMode::Http(addr),
+                Some(address) => {
+                    let mut http = mcp_host::HttpOptions::default();
+                    http.parse_address(&address).map_err(CliError::request)?;
+                    if let Some(url) = &serve.store {
+                        http.set_store(url).map_err(CliError::request)?;
+                    }
+                    ServeMode::Http(Box::new(http))
+                }
                 None => ServeMode::Stdio,
             };
-            return transport::serve_with(server, mode, store).await;
+            return transport::serve(server, mode).await;
         }
         Command::Servers(ServersCommand::List { config }) => {
             return config::list_servers(&config, options, printing).await;

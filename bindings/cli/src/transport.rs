@@ -8,13 +8,10 @@ use std::time::Duration;
 use mcp_core::auth::{LoopbackUserAgent, OAuthClient};
 use mcp_core::client::{Client, ClientBuilder, ClientGroup, GroupConfig};
 use mcp_core::schema::ServerNotification;
-use mcp_core::server::RequestStateKey;
 use mcp_core::server::Server;
-use mcp_core::session::SessionConfig;
-use mcp_core::store::SessionStore as _;
-use mcp_core::store::redis::RedisStore;
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::http::{StreamableHttpClient, StreamableHttpServer};
 use mcp_core::transport::{ChildProcess, Stdio};
+use mcp_host::HttpOptions;
 
 use crate::error::CliError;
 use crate::output;
@@ -59,9 +56,10 @@ pub struct ConnectOptions {
 /// The client every command uses: the user answers questions, and unless
 /// quiet, the server's log messages are shown.
 pub fn client_builder(options: ConnectOptions) -> ClientBuilder {
-    let builder = Client::builder("mcp-cli", env!("CARGO_PKG_VERSION"))
-        .negotiation(options.negotiation)
-        .session_config(SessionConfig::default().request_timeout(options.timeout))
+    let builder =
+        Client::builder("mcp-cli", env!("CARGO_PKG_VERSION")).negotiation(options.negotiation);
+    // --timeout bounds the `auto` probe too, as in the other faces.
+    let builder = mcp_host::with_request_timeout(builder, options.timeout)
         .on_elicitation(false, |params, _cx| crate::input::elicit(params))
         .on_sampling(false, |params, _cx| crate::input::sample(params));
     if options.quiet {
@@ -154,47 +152,16 @@ pub async fn connect(target: &Target, options: ConnectOptions) -> Result<Client,
 }
 
 /// How `mcp serve` serves.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum ServeMode {
     /// One client over this process's stdin and stdout.
     Stdio,
-    /// Streamable HTTP on an address such as `127.0.0.1:3000`.
-    Http(String),
+    /// Streamable HTTP, as the options say (`--http ADDR`, `--store URL`).
+    Http(Box<HttpOptions>),
 }
 
-/// Connects to the store of `mcp serve --store URL`; fails naming it.
-pub async fn connect_store(url: &str) -> Result<RedisStore, CliError> {
-    if !url.starts_with("redis://") && !url.starts_with("rediss://") {
-        return Err(CliError::Usage(format!(
-            "--store {url}: only redis://HOST:PORT/DB (or rediss://) stores are known"
-        )));
-    }
-    RedisStore::connect(url)
-        .await
-        .map_err(|e| CliError::Failed(format!("cannot use the session store: {e}")))
-}
-
-/// The requestState key every replica sharing `store` uses.
-pub async fn shared_key(store: &RedisStore) -> Result<RequestStateKey, CliError> {
-    store
-        .shared_secret("request-state-key")
-        .await
-        .map(RequestStateKey::from_bytes)
-        .map_err(|e| CliError::Failed(format!("cannot read the shared requestState key: {e}")))
-}
-
-/// Serves `server` until the client goes away.
+/// Serves `server` until the client goes away (stdio) or Ctrl-C (HTTP).
 pub async fn serve(server: Server, mode: ServeMode) -> Result<(), CliError> {
-    serve_with(server, mode, None).await
-}
-
-/// Serves `server`; over HTTP, sharing state with other replicas through
-/// `store` if given.
-pub async fn serve_with(
-    server: Server,
-    mode: ServeMode,
-    store: Option<RedisStore>,
-) -> Result<(), CliError> {
     match mode {
         ServeMode::Stdio => {
             let session = server
@@ -206,15 +173,10 @@ pub async fn serve_with(
             session.close().await;
             Ok(())
         }
-        ServeMode::Http(addr) => {
-            let addr: std::net::SocketAddr = addr.parse().map_err(|e| {
-                CliError::Usage(format!(
-                    "--http {addr}: not an address such as 127.0.0.1:3000 ({e})"
-                ))
-            })?;
-            let listener = tokio::net::TcpListener::bind(addr)
-                .await
-                .map_err(|e| CliError::Failed(format!("cannot listen on {addr}: {e}")))?;
+        ServeMode::Http(options) => {
+            // The store (and its shared requestState key) first, then the
+            // address: each fails naming itself.
+            let (listener, config) = options.bind().await.map_err(CliError::request)?;
             let bound = listener
                 .local_addr()
                 .map_err(|e| CliError::Failed(format!("cannot read the bound address: {e}")))?;
@@ -226,10 +188,6 @@ pub async fn serve_with(
             }
             // Scripts read the endpoint (and the port, with --http HOST:0) from here.
             eprintln!("mcp: serving on http://{bound}/mcp");
-            let config = match &store {
-                Some(store) => HttpServerConfig::default().stores(store.stores()),
-                None => HttpServerConfig::default(),
-            };
             let http = StreamableHttpServer::new(server, config);
             tokio::select! {
                 served = http.serve(listener) => {

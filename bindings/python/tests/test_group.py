@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import Any, Dict, List
@@ -15,6 +16,10 @@ import pytest
 
 import libmcp
 from conftest import LIBMCP_SERVER, PYTHON, run
+
+ROOT = Path(__file__).resolve().parents[3]
+#: The `mcp` command (bindings/python/run-tests.sh builds it).
+MCP_BIN = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug" / "mcp"
 
 
 def _config(tmp_path: Path) -> Path:
@@ -96,3 +101,30 @@ def test_invalid_configs_name_the_entry(tmp_path: Path) -> None:
     run(main())
     with pytest.raises(FileNotFoundError):
         libmcp.ClientGroup.from_config(tmp_path / "missing.json")
+
+
+def test_status_json_is_the_cli_text(tmp_path: Path) -> None:
+    """The same text, byte for byte, as ``mcp servers list --json`` prints
+    (and C's ``mcp_group_status`` gives) for the same file: one server that
+    cannot start, so that nothing in it varies between the two runs."""
+    if not MCP_BIN.exists():
+        pytest.fail(f"{MCP_BIN} is missing: cargo build -p mcp-cli --bin mcp")
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"down": {"command": "/nonexistent/mcp-server", "args": ["--flag"]}}}))
+
+    async def main() -> str:
+        async with libmcp.ClientGroup.from_config(path) as group:
+            (status,) = group.status()
+            assert (status.state, status.target) == ("failed", "/nonexistent/mcp-server --flag")
+            return group.status_json()
+
+    ours = run(main())
+    printed = subprocess.run(
+        [str(MCP_BIN), "servers", "list", "--json", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert printed.returncode == 1, printed.stderr
+    assert ours == printed.stdout.rstrip("\n")
+    assert json.loads(ours)["servers"][0]["protocolVersion"] is None

@@ -107,7 +107,7 @@ def test_without_a_store_a_session_stays_on_its_server() -> None:
 
 
 def test_a_bad_or_unreachable_store_is_refused() -> None:
-    with pytest.raises(ValueError, match="not an address"):
+    with pytest.raises(ValueError, match="is not a store URL"):
         _server("a").start_http(store="http://127.0.0.1:1/")
     unreachable = f"redis://127.0.0.1:{free_port()}/0"
     started = time.monotonic()

@@ -55,26 +55,29 @@ def test_invalid_wire_data_is_a_protocol_error() -> None:
 
 
 @pytest.mark.parametrize(
-    "kind, code, cls",
+    "name, code, cls",
     [
-        ("rpc", -32602, libmcp.InvalidParams),
-        ("rpc", -32601, libmcp.MethodNotFound),
-        ("rpc", -32002, libmcp.ResourceNotFound),
-        ("rpc", -32603, libmcp.InternalError),
-        ("rpc", -1, libmcp.McpError),
-        ("timeout", None, libmcp.Timeout),
-        ("closed", None, libmcp.ConnectionClosed),
-        ("cancelled", None, libmcp.Cancelled),
-        ("capability", None, libmcp.CapabilityNotSupported),
-        ("protocol", None, libmcp.ProtocolError),
-        ("transport", None, libmcp.TransportError),
-        ("invalid_argument", None, libmcp.InvalidArgument),
-        ("auth", None, libmcp.AuthError),
-        ("something-new", None, libmcp.McpError),
+        ("InvalidParams", -32602, libmcp.InvalidParams),
+        ("MethodNotFound", -32601, libmcp.MethodNotFound),
+        ("ResourceNotFound", -32002, libmcp.ResourceNotFound),
+        ("InternalError", -32603, libmcp.InternalError),
+        ("McpError", -1, libmcp.McpError),
+        ("Timeout", None, libmcp.Timeout),
+        ("ConnectionClosed", None, libmcp.ConnectionClosed),
+        ("Cancelled", None, libmcp.Cancelled),
+        ("InvalidState", None, libmcp.InvalidState),
+        ("CapabilityNotSupported", None, libmcp.CapabilityNotSupported),
+        ("ProtocolError", None, libmcp.ProtocolError),
+        ("TransportError", None, libmcp.TransportError),
+        ("InvalidArgument", None, libmcp.InvalidArgument),
+        ("AuthError", None, libmcp.AuthError),
+        # Not a class of libmcp.errors (a newer native module): the base.
+        ("SomethingNew", None, libmcp.McpError),
+        ("annotations", None, libmcp.McpError),
     ],
 )
-def test_exception_hierarchy(kind: str, code: object, cls: type) -> None:
-    error = errors._from_core(kind, "message", code, {"d": 1})  # type: ignore[arg-type]
+def test_exception_hierarchy(name: str, code: object, cls: type) -> None:
+    error = errors._from_core(name, "message", code, {"d": 1})  # type: ignore[arg-type]
     assert type(error) is cls
     assert isinstance(error, libmcp.McpError)
     assert (error.message, error.code, error.data) == ("message", code, {"d": 1})
@@ -82,8 +85,10 @@ def test_exception_hierarchy(kind: str, code: object, cls: type) -> None:
 
 def test_exceptions_are_also_builtin_kinds() -> None:
     assert issubclass(libmcp.Timeout, TimeoutError)
+    assert issubclass(libmcp.TransportError, ConnectionError)
     assert issubclass(libmcp.TransportError, OSError)
     assert issubclass(libmcp.InvalidArgument, ValueError)
+    assert issubclass(libmcp.InvalidState, RuntimeError)
     assert libmcp.InvalidParams("x").code == -32602
     assert str(libmcp.McpError("boom", code=7)) == "boom (code 7)"
 

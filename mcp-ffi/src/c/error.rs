@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use std::ffi::{CStr, CString};
 use std::sync::OnceLock;
 
-use mcp_core::Error;
 use mcp_core::jsonrpc::RpcError;
+use mcp_core::{Error, ErrorKind};
 
 use super::cstring::c_string_lossy;
 
@@ -68,6 +68,10 @@ pub enum McpResult {
     /// Any other failure inside the library (e.g. the runtime could not
     /// start).
     MCP_ERR_INTERNAL = 14,
+    /// Authorization failed: OAuth discovery, registration, the user's
+    /// consent or the token endpoint, or the server refused every token.
+    /// (Added in this version; auth failures were `MCP_ERR_INTERNAL` before.)
+    MCP_ERR_AUTH = 15,
 }
 
 pub(crate) use McpResult::*;
@@ -80,7 +84,7 @@ pub type CallbackResult = u32;
 impl McpResult {
     /// Every code, in the order of its value (the test below checks the list
     /// against the enum's own source, so a new code cannot be left out).
-    const ALL: [Self; 15] = [
+    const ALL: [Self; 16] = [
         MCP_OK,
         MCP_ERR_NULL_ARGUMENT,
         MCP_ERR_INVALID_ARGUMENT,
@@ -96,6 +100,7 @@ impl McpResult {
         MCP_ERR_CALLBACK,
         MCP_ERR_PANIC,
         MCP_ERR_INTERNAL,
+        MCP_ERR_AUTH,
     ];
 
     /// The code a callback returned, if it is one.
@@ -212,22 +217,40 @@ impl From<RpcError> for Failure {
 
 impl From<Error> for Failure {
     fn from(error: Error) -> Self {
-        let error = match error {
-            Error::Rpc(rpc) => return rpc.into(),
-            other => other,
-        };
-        let code = match &error {
-            Error::Timeout { .. } => MCP_ERR_TIMEOUT,
-            Error::Cancelled(_) => MCP_ERR_CANCELLED,
-            Error::ConnectionClosed(_) => MCP_ERR_CLOSED,
-            Error::CapabilityNotSupported { .. } => MCP_ERR_CAPABILITY,
-            Error::ProtocolVersion(_) | Error::Json(_) | Error::Protocol(_) => MCP_ERR_PROTOCOL,
-            Error::Lifecycle(_) => MCP_ERR_INVALID_STATE,
-            Error::Transport(_) => MCP_ERR_TRANSPORT,
-            Error::InvalidArgument(_) => MCP_ERR_INVALID_ARGUMENT,
+        match error {
+            Error::Rpc(rpc) => rpc.into(),
+            // A group member's failure keeps its source's code and JSON-RPC
+            // details, and names the server.
+            Error::Member { server, source } => {
+                let inner = Self::from(*source);
+                Self {
+                    message: format!("server `{server}`: {}", inner.message),
+                    ..inner
+                }
+            }
+            other => Self::new(McpResult::of_kind(other.kind()), other.to_string()),
+        }
+    }
+}
+
+impl McpResult {
+    /// The code of each kind of failure: the C column of the table on
+    /// [`ErrorKind`], and the only place C codes are chosen for it.
+    pub(crate) fn of_kind(kind: ErrorKind) -> Self {
+        match kind {
+            ErrorKind::InvalidArgument => MCP_ERR_INVALID_ARGUMENT,
+            ErrorKind::InvalidState => MCP_ERR_INVALID_STATE,
+            ErrorKind::Timeout => MCP_ERR_TIMEOUT,
+            ErrorKind::Cancelled => MCP_ERR_CANCELLED,
+            ErrorKind::Closed => MCP_ERR_CLOSED,
+            ErrorKind::Transport => MCP_ERR_TRANSPORT,
+            ErrorKind::Capability => MCP_ERR_CAPABILITY,
+            ErrorKind::Protocol => MCP_ERR_PROTOCOL,
+            ErrorKind::Auth => MCP_ERR_AUTH,
+            rpc if rpc.is_rpc() => MCP_ERR_RPC,
+            // A kind newer than this face.
             _ => MCP_ERR_INTERNAL,
-        };
-        Self::new(code, error.to_string())
+        }
     }
 }
 
@@ -249,6 +272,16 @@ thread_local! {
     });
 }
 
+/// The lines of the body of the enum that `header` (`pub enum Name {`) opens
+/// in `source`: tests compare what an enum declares with the lists kept of
+/// its variants.
+#[cfg(test)]
+pub(crate) fn enum_body<'a>(source: &'a str, header: &str) -> std::str::Lines<'a> {
+    let start = source.find(header).unwrap_or(0);
+    let body = &source[start..];
+    body[..body.find("\n}").unwrap_or(body.len())].lines()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,11 +289,7 @@ mod tests {
     /// `MCP_X = N,` lines of the `McpResult` enum, read from this file: the
     /// codes as declared, whatever `ALL` says.
     fn declared() -> Vec<(String, CallbackResult)> {
-        let source = include_str!("error.rs");
-        let start = source.find("pub enum McpResult {").unwrap_or(0);
-        let body = &source[start..];
-        let body = &body[..body.find("\n}").unwrap_or(body.len())];
-        body.lines()
+        enum_body(include_str!("error.rs"), "pub enum McpResult {")
             .filter_map(|line| {
                 let (name, value) = line.trim().strip_suffix(',')?.split_once(" = ")?;
                 Some((name.to_string(), value.parse().ok()?))

@@ -11,6 +11,7 @@ use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
 
 use mcp_core::client::{Client, ClientGroup, GroupConfig};
+use mcp_host::GroupStatus;
 use serde_json::{Value, json};
 use tokio::runtime::{Handle, Runtime};
 
@@ -24,20 +25,8 @@ pub struct Group {
     handle: Handle,
     runtime: Mutex<Option<Runtime>>,
     group: Arc<ClientGroup>,
-}
-
-/// A group member's failure keeps its source's code, and names the server.
-fn failure(error: mcp_core::Error) -> Failure {
-    match error {
-        mcp_core::Error::Member { server, source } => {
-            let inner = Failure::from(*source);
-            Failure {
-                message: format!("server `{server}`: {}", inner.message),
-                ..inner
-            }
-        }
-        other => Failure::from(other),
-    }
+    /// What the group was connected from (each server's `target`).
+    config: GroupConfig,
 }
 
 fn connect(
@@ -49,13 +38,15 @@ fn connect(
     let runtime = new_runtime("group")?;
     let handle = runtime.handle().clone();
     let client = Client::builder(name, version);
+    let servers = config.clone();
     let group = run(&handle, None, |_| async move {
-        Ok(ClientGroup::builder(client).connect(&config).await)
+        Ok(ClientGroup::builder(client).connect(&servers).await)
     })?;
     out.give(Group {
         handle,
         runtime: Mutex::new(Some(runtime)),
         group: Arc::new(group),
+        config,
     });
     Ok(())
 }
@@ -111,9 +102,10 @@ pub unsafe extern "C" fn mcp_group_connect_file(
 }
 
 /// Every server's state: `*result_json` is `{"servers":[{"name","type",
-/// "state","error","protocolVersion","tools","connections"},…]}` in
-/// configuration order; `state` is `connecting`, `connected`, `failed`,
-/// `disconnected` or `closed`.
+/// "target","state","error","protocolVersion","serverInfo","tools",
+/// "connections"},…]}` in configuration order (the same text as Python's
+/// `ClientGroup.status_json()` and `mcp servers list --json`); `state` is
+/// `connecting`, `connected`, `failed`, `disconnected` or `closed`.
 ///
 /// # Safety
 /// `group` is NULL or a live group; `result_json` is NULL or points to
@@ -126,24 +118,7 @@ pub unsafe extern "C" fn mcp_group_status(
     boundary(|| {
         let out = arg!(out_string result_json);
         let group = arg!(handle group);
-        let servers: Vec<Value> = group
-            .group
-            .status()
-            .iter()
-            .map(|s| {
-                json!({
-                    "name": s.name,
-                    "type": s.kind,
-                    "state": s.state.as_str(),
-                    "error": s.error,
-                    "protocolVersion": s.protocol_version.map(|v| v.as_str()),
-                    "serverInfo": s.server_info,
-                    "tools": s.tools,
-                    "connections": s.connections,
-                })
-            })
-            .collect();
-        out.set(&to_json(&json!({ "servers": servers }))?)
+        out.set(&GroupStatus::of(&group.group, &group.config).to_json()?)
     })
 }
 
@@ -188,7 +163,10 @@ pub unsafe extern "C" fn mcp_group_call_tool(
             .transpose()?;
         let members = group.group.clone();
         let json = run(&group.handle, None, |_| async move {
-            let result = members.call_tool(&name, arguments).await.map_err(failure)?;
+            let result = members
+                .call_tool(&name, arguments)
+                .await
+                .map_err(Failure::from)?;
             to_json(&result)
         })?;
         out.set(&json)
@@ -212,7 +190,7 @@ pub unsafe extern "C" fn mcp_group_read_resource(
         let uri = arg!(str uri).to_string();
         let members = group.group.clone();
         let json = run(&group.handle, None, |_| async move {
-            let result = members.read_resource(&uri).await.map_err(failure)?;
+            let result = members.read_resource(&uri).await.map_err(Failure::from)?;
             to_json(&result)
         })?;
         out.set(&json)

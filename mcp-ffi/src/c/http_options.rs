@@ -1,15 +1,14 @@
 //! `mcp_http_options`: how `mcp_server_start_http` serves Streamable HTTP —
 //! the bind address, accepted hosts, stateless and JSON modes, limits, the
-//! store shared with other replicas. A
-//! builder object, so that options can be added without breaking the ABI.
+//! store shared with other replicas. A builder object, so that options can
+//! be added without breaking the ABI, over the one model of these options
+//! every face shares (`mcp_host::HttpOptions`, which checks the values and
+//! words the errors).
 
 use std::ffi::c_char;
-use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp_core::transport::http::{HostPolicy, HttpServerConfig};
-
-use super::error::{Failure, McpResult};
+use super::error::McpResult;
 use super::ffi::{arg, boundary, boundary_or, take_handle};
 
 /// Options for serving Streamable HTTP (`mcp_server_start_http`): made by
@@ -22,13 +21,8 @@ use super::ffi::{arg, boundary, boundary_or, take_handle};
 /// `Host`/`Origin` names accepted, sessions, SSE answers, a request body of at
 /// most 4 MiB, a request head of at most 32 KiB, at most 10,000 sessions,
 /// sessions idle for 30 minutes ended.
-#[derive(Debug)]
-pub struct HttpOptions {
-    pub(crate) address: SocketAddr,
-    pub(crate) config: HttpServerConfig,
-    /// `redis://…`: connected to when serving starts.
-    pub(crate) store: Option<String>,
-}
+#[derive(Debug, Default)]
+pub struct HttpOptions(pub(crate) mcp_host::HttpOptions);
 
 /// The body of an `mcp_http_options_*` setter, in the panic boundary:
 /// `$o` is the options behind `$options` (NULL is `MCP_ERR_NULL_ARGUMENT`)
@@ -38,18 +32,11 @@ pub struct HttpOptions {
 macro_rules! set {
     ($options:ident, |$o:ident| $set:expr) => {
         boundary(|| {
-            let $o: &mut HttpOptions = arg!(handle_mut $options);
+            let $o: &mut mcp_host::HttpOptions = &mut arg!(handle_mut $options).0;
             $set;
             Ok(())
         })
     };
-}
-
-fn at_least_one(name: &str, value: usize) -> Result<usize, Failure> {
-    if value == 0 {
-        return Err(Failure::invalid(format!("`{name}` must be at least 1")));
-    }
-    Ok(value)
 }
 
 /// Makes options with the defaults; `*options_out` receives them, to be
@@ -60,11 +47,7 @@ fn at_least_one(name: &str, value: usize) -> Result<usize, Failure> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_http_options_new(options_out: *mut *mut HttpOptions) -> McpResult {
     boundary(|| {
-        arg!(out_handle options_out).give(HttpOptions {
-            address: SocketAddr::from(([127, 0, 0, 1], 0)),
-            config: HttpServerConfig::default(),
-            store: None,
-        });
+        arg!(out_handle options_out).give(HttpOptions::default());
         Ok(())
     })
 }
@@ -93,18 +76,7 @@ pub unsafe extern "C" fn mcp_http_options_set_address(
     options: *mut HttpOptions,
     address: *const c_char,
 ) -> McpResult {
-    set!(options, |o| {
-        let text = arg!(str address);
-        o.address = parse_address(text)?;
-    })
-}
-
-pub(crate) fn parse_address(text: &str) -> Result<SocketAddr, Failure> {
-    text.parse().map_err(|e| {
-        Failure::invalid(format!(
-            "`{text}` is not an address such as 127.0.0.1:8080: {e}"
-        ))
-    })
+    set!(options, |o| { o.parse_address(arg!(str address))? })
 }
 
 /// Accepts `host` (`"mcp.example.com"`, `"mcp.example.com:8443"`, compared
@@ -112,7 +84,7 @@ pub(crate) fn parse_address(text: &str) -> Result<SocketAddr, Failure> {
 /// `Origin` header when a request has one (DNS-rebinding protection). The
 /// first call replaces the default, which accepts only loopback names
 /// (`localhost`, `127.0.0.1`, `[::1]`, any port); list those too if loopback
-/// clients should still be served. Call once per name.
+/// clients should still be served. Call once per name; `"*"` accepts any.
 ///
 /// # Safety
 /// `options` is NULL or live options; `host` is NULL or NUL-terminated.
@@ -121,16 +93,7 @@ pub unsafe extern "C" fn mcp_http_options_allow_host(
     options: *mut HttpOptions,
     host: *const c_char,
 ) -> McpResult {
-    set!(options, |o| {
-        let host = arg!(str host);
-        if host.is_empty() {
-            return Err(Failure::invalid("`host` must not be empty"));
-        }
-        match &mut o.config.host_policy {
-            HostPolicy::AllowList(hosts) => hosts.push(host.to_string()),
-            other => *other = HostPolicy::AllowList(vec![host.to_string()]),
-        }
-    })
+    set!(options, |o| { o.allow_host(arg!(str host))? })
 }
 
 /// Accepts any `Host` and `Origin` (`true`; for a server behind a proxy that
@@ -144,13 +107,7 @@ pub unsafe extern "C" fn mcp_http_options_allow_any_host(
     options: *mut HttpOptions,
     any: bool,
 ) -> McpResult {
-    set!(options, |o| {
-        o.config.host_policy = if any {
-            HostPolicy::Any
-        } else {
-            HostPolicy::Loopback
-        };
-    })
+    set!(options, |o| o.allow_any_host(any))
 }
 
 /// Serves without sessions when `true`: every POST stands alone (no
@@ -163,7 +120,7 @@ pub unsafe extern "C" fn mcp_http_options_set_stateless(
     options: *mut HttpOptions,
     stateless: bool,
 ) -> McpResult {
-    set!(options, |o| o.config.stateless = stateless)
+    set!(options, |o| o.set_stateless(stateless))
 }
 
 /// Answers every request with one `application/json` body, never an SSE
@@ -177,7 +134,7 @@ pub unsafe extern "C" fn mcp_http_options_set_json_response(
     options: *mut HttpOptions,
     json: bool,
 ) -> McpResult {
-    set!(options, |o| o.config.json_response = json)
+    set!(options, |o| o.set_json_response(json))
 }
 
 /// Cancels a request whose client goes away before its answer, as if the
@@ -191,7 +148,7 @@ pub unsafe extern "C" fn mcp_http_options_set_cancel_on_disconnect(
     options: *mut HttpOptions,
     cancel: bool,
 ) -> McpResult {
-    set!(options, |o| o.config.cancel_on_disconnect = cancel)
+    set!(options, |o| o.set_cancel_on_disconnect(cancel))
 }
 
 /// The largest request body in bytes (at least 1; default 4 MiB); a larger
@@ -204,8 +161,7 @@ pub unsafe extern "C" fn mcp_http_options_set_max_body_size(
     options: *mut HttpOptions,
     bytes: usize,
 ) -> McpResult {
-    set!(options, |o| o.config.max_body_size =
-        at_least_one("bytes", bytes)?)
+    set!(options, |o| o.set_max_body_size(bytes)?)
 }
 
 /// The largest total size of a request's header fields in bytes (at least 1;
@@ -219,8 +175,7 @@ pub unsafe extern "C" fn mcp_http_options_set_max_header_size(
     options: *mut HttpOptions,
     bytes: usize,
 ) -> McpResult {
-    set!(options, |o| o.config.max_header_size =
-        at_least_one("bytes", bytes)?)
+    set!(options, |o| o.set_max_header_size(bytes)?)
 }
 
 /// The most sessions open at once (at least 1; default 10,000); an
@@ -233,8 +188,7 @@ pub unsafe extern "C" fn mcp_http_options_set_max_sessions(
     options: *mut HttpOptions,
     sessions: usize,
 ) -> McpResult {
-    set!(options, |o| o.config.max_sessions =
-        at_least_one("sessions", sessions)?)
+    set!(options, |o| o.set_max_sessions(sessions)?)
 }
 
 /// Ends sessions that have been idle for `milliseconds` (at least 1;
@@ -247,19 +201,16 @@ pub unsafe extern "C" fn mcp_http_options_set_idle_timeout_ms(
     options: *mut HttpOptions,
     milliseconds: u64,
 ) -> McpResult {
-    set!(options, |o| {
-        if milliseconds == 0 {
-            return Err(Failure::invalid("`milliseconds` must be at least 1"));
-        }
-        o.config.idle_timeout = Duration::from_millis(milliseconds);
-    })
+    set!(options, |o| o
+        .set_idle_timeout(Duration::from_millis(milliseconds))?)
 }
 
 /// Shares sessions, stream events, tasks, changes and the `requestState`
 /// key with the other replicas of this server through the store at `url`
 /// (`"redis://HOST:PORT/DB"`, `"rediss://…"`, with `user:password@` if
 /// needed), so that a load balancer may send any request to any replica.
-/// NULL or `""` goes back to the default: everything in this process only.
+/// NULL, `""` or `"memory"` goes back to the default: everything in this
+/// process only.
 /// `mcp_server_start_http` connects and fails with `MCP_ERR_TRANSPORT`,
 /// naming the store, if it does not answer within a few seconds.
 ///
@@ -270,17 +221,5 @@ pub unsafe extern "C" fn mcp_http_options_set_store(
     options: *mut HttpOptions,
     url: *const c_char,
 ) -> McpResult {
-    set!(options, |o| {
-        o.store = match arg!(opt_str url).unwrap_or("") {
-            "" => None,
-            url if url.starts_with("redis://") || url.starts_with("rediss://") => {
-                Some(url.to_string())
-            }
-            other => {
-                return Err(Failure::invalid(format!(
-                    "`{other}` is not a store address such as redis://127.0.0.1:6379/0"
-                )));
-            }
-        };
-    })
+    set!(options, |o| o.set_store(arg!(opt_str url).unwrap_or(""))?)
 }

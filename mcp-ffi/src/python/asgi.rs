@@ -61,6 +61,7 @@ impl AsgiCore {
         reason = "mirrors the Python keyword arguments"
     )]
     fn new(
+        py: Python<'_>,
         server: &ServerCore,
         stateless: bool,
         json_response: bool,
@@ -80,8 +81,10 @@ impl AsgiCore {
             max_sessions,
             idle_timeout,
             cancel_on_disconnect,
+            store: None,
         }
-        .config()?;
+        .options(py)?
+        .config();
         let server = server.server()?;
         let runtime = OwnedRuntime::new(SERVER_WORKERS)?;
         let http = {

@@ -19,7 +19,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::Value;
 
-use mcp_core::ProtocolVersion;
 use mcp_core::client::{Client, ClientBuilder, ToolTaskStart};
 use mcp_core::schema::{
     CallToolRequestParams, CompleteRequestParams, CreateMessageResult, ElicitResult, LoggingLevel,
@@ -63,7 +62,7 @@ where
 /// client is made, so that a typo fails before connecting.
 #[pyfunction]
 pub(crate) fn check_protocol(protocol: &str) -> PyResult<()> {
-    crate::protocol::parse_negotiation(protocol)
+    mcp_host::parse_negotiation(protocol)
         .map(drop)
         .map_err(invalid)
 }
@@ -80,16 +79,13 @@ pub(super) fn builder(options: &Bound<'_, PyDict>, deliver: &Deliverer) -> PyRes
         item(options, "version")?.unwrap_or_else(|| env!("CARGO_PKG_VERSION").into());
     let mut builder = Client::builder(name, version);
     if let Some(protocol) = item::<String>(options, "protocol")? {
-        builder =
-            builder.negotiation(crate::protocol::parse_negotiation(&protocol).map_err(invalid)?);
+        builder = builder.negotiation(mcp_host::parse_negotiation(&protocol).map_err(invalid)?);
     }
     if let Some(timeout) = item::<f64>(options, "request_timeout")? {
-        builder = crate::protocol::with_request_timeout(builder, seconds(timeout)?);
+        builder = mcp_host::with_request_timeout(builder, seconds(timeout)?);
     }
     if let Some(version) = item::<String>(options, "protocol_version")? {
-        let parsed = ProtocolVersion::parse(&version).ok_or_else(|| {
-            PyValueError::new_err(format!("unsupported protocol version {version:?}"))
-        })?;
+        let parsed = mcp_host::parse_revision(&version).map_err(invalid)?;
         builder = builder.protocol_version(parsed);
     }
     if let Some(invoker) = item::<Py<PyAny>>(options, "on_sampling")? {

@@ -1,15 +1,18 @@
 //! Failures of `mcp-core` operations and how they become Python exceptions.
 //!
 //! The exception classes are defined in Python (`libmcp.errors`, where they
-//! have docstrings and a constructor users can raise them with); this module
-//! only classifies a failure and lets `libmcp.errors._from_core` build the
-//! exception, so that the mapping is written once.
+//! have docstrings and a constructor users can raise them with); the class of
+//! a failure is chosen by its `mcp_core::ErrorKind` in one place
+//! (`exception_classes.rs`), and `libmcp.errors._from_core` builds it.
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
+use mcp_core::ErrorKind;
 use mcp_core::jsonrpc::RpcError;
+
+use crate::exception_classes::exception_class;
 
 use super::convert::to_py;
 
@@ -43,39 +46,23 @@ impl From<serde_json::Error> for Failure {
     }
 }
 
-/// The kind names `libmcp.errors._from_core` understands.
-fn classify(error: &mcp_core::Error) -> (&'static str, Option<&RpcError>) {
-    use mcp_core::Error as E;
-    match error {
-        E::Rpc(rpc) => ("rpc", Some(rpc)),
-        E::Timeout { .. } => ("timeout", None),
-        E::Cancelled(_) => ("cancelled", None),
-        E::ConnectionClosed(_) => ("closed", None),
-        E::CapabilityNotSupported { .. } => ("capability", None),
-        E::ProtocolVersion(_) | E::Lifecycle(_) | E::Json(_) | E::Protocol(_) => ("protocol", None),
-        E::Transport(_) => ("transport", None),
-        E::InvalidArgument(_) | E::Config(_) => ("invalid_argument", None),
-        E::Auth(_) => ("auth", None),
-        _ => ("other", None),
-    }
-}
-
 static FROM_CORE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The Python exception for `failure`.
 pub(crate) fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
-    let (kind, message, code, data) = match failure {
+    let (class, message, code, data) = match failure {
         Failure::Python(err) => return err,
-        Failure::Cancelled(why) => ("cancelled", why, None, None),
+        Failure::Cancelled(why) => (exception_class(ErrorKind::Cancelled), why, None, None),
         Failure::Core(error) => {
+            let class = exception_class(error.kind());
             // A group member's failure is its source's kind, named.
             let (server, inner) = match &error {
                 mcp_core::Error::Member { server, source } => (Some(server), source.as_ref()),
                 other => (None, other),
             };
-            match classify(inner) {
-                (kind, Some(rpc)) => (
-                    kind,
+            match inner {
+                mcp_core::Error::Rpc(rpc) => (
+                    class,
                     match server {
                         Some(server) => format!("server `{server}`: {}", rpc.message),
                         None => rpc.message.to_string(),
@@ -83,7 +70,7 @@ pub(crate) fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
                     Some(rpc.code.0),
                     rpc.data.clone(),
                 ),
-                (kind, None) => (kind, error.to_string(), None, None),
+                _ => (class, error.to_string(), None, None),
             }
         }
     };
@@ -97,7 +84,7 @@ pub(crate) fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
             Some(value) => to_py(py, value)?,
             None => py.None().into_bound(py),
         };
-        let exc = from_core.bind(py).call1((kind, &message, code, data))?;
+        let exc = from_core.bind(py).call1((class, &message, code, data))?;
         Ok(PyErr::from_value(exc))
     })();
     built.unwrap_or_else(|e| {

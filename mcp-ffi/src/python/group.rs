@@ -11,8 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::{Value, json as json_value};
 
-use mcp_core::client::group::{GroupEvent, ServerStatus};
+use mcp_core::client::group::GroupEvent;
 use mcp_core::client::{ClientGroup, GroupConfig};
+use mcp_host::{GroupStatus, ServerStatus};
 
 use super::call::{self, Call, Deliverer, OwnedRuntime, json, none};
 use super::client::builder;
@@ -26,24 +27,13 @@ fn invalid(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-fn status_json(status: &ServerStatus) -> Value {
-    json_value!({
-        "name": status.name,
-        "type": status.kind,
-        "state": status.state.as_str(),
-        "error": status.error,
-        "protocol_version": status.protocol_version.map(|v| v.as_str()),
-        "server_info": status.server_info,
-        "tools": status.tools,
-        "connections": status.connections,
-    })
-}
-
-/// An event as a dict: `{"kind": "status"|"tools_changed"|…, "server": …}`.
-fn event_json(event: &GroupEvent) -> Option<Value> {
+/// An event as a dict: `{"kind": "status"|"tools_changed"|…, "server": …}`;
+/// a status is in the one form of `mcp_host::ServerStatus`.
+fn event_json(event: &GroupEvent, config: &GroupConfig) -> Option<Value> {
     Some(match event {
         GroupEvent::Status(status) => {
-            json_value!({"kind": "status", "server": status.name, "status": status_json(status)})
+            let wire = serde_json::to_value(ServerStatus::new(status, config)).ok()?;
+            json_value!({"kind": "status", "server": status.name, "status": wire})
         }
         GroupEvent::ToolsChanged { server } => {
             json_value!({"kind": "tools_changed", "server": server})
@@ -75,7 +65,7 @@ fn event_json(event: &GroupEvent) -> Option<Value> {
 #[pyfunction]
 #[pyo3(signature = (config, options))]
 pub(crate) fn connect_group(config: &str, options: &Bound<'_, PyDict>) -> PyResult<Call> {
-    let config = GroupConfig::parse(config).map_err(invalid)?;
+    let config = Arc::new(GroupConfig::parse(config).map_err(invalid)?);
     let deliver = Deliverer::start().map_err(|e| {
         pyo3::exceptions::PyRuntimeError::new_err(format!("could not start a thread: {e}"))
     })?;
@@ -112,10 +102,11 @@ pub(crate) fn connect_group(config: &str, options: &Bound<'_, PyDict>) -> PyResu
     Ok(call::spawn(runtime.handle(), Some(&deliver), async move {
         let group = Arc::new(group.connect(&config).await);
         if let Some(callback) = on_event {
-            forward_events(&group, callback, delivered.clone());
+            forward_events(&group, config.clone(), callback, delivered.clone());
         }
         let core = GroupCore {
             group,
+            config,
             runtime: owned,
             deliver: delivered,
         };
@@ -125,7 +116,12 @@ pub(crate) fn connect_group(config: &str, options: &Bound<'_, PyDict>) -> PyResu
 
 /// Hands each event to `callback` on the delivery thread, until the group
 /// is gone.
-fn forward_events(group: &ClientGroup, callback: Arc<Py<PyAny>>, deliver: Deliverer) {
+fn forward_events(
+    group: &ClientGroup,
+    config: Arc<GroupConfig>,
+    callback: Arc<Py<PyAny>>,
+    deliver: Deliverer,
+) {
     let mut events = group.events();
     tokio::spawn(async move {
         loop {
@@ -134,7 +130,7 @@ fn forward_events(group: &ClientGroup, callback: Arc<Py<PyAny>>, deliver: Delive
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             };
-            let Some(value) = event_json(&event) else {
+            let Some(value) = event_json(&event, &config) else {
                 continue;
             };
             let callback = callback.clone();
@@ -153,6 +149,8 @@ fn forward_events(group: &ClientGroup, callback: Arc<Py<PyAny>>, deliver: Delive
 #[derive(Debug)]
 pub(crate) struct GroupCore {
     group: Arc<ClientGroup>,
+    /// What the group was connected from (each server's `target`).
+    config: Arc<GroupConfig>,
     runtime: Arc<OwnedRuntime>,
     deliver: Deliverer,
 }
@@ -173,10 +171,13 @@ impl GroupCore {
 
 #[pymethods]
 impl GroupCore {
-    /// Every server's state (a list of dicts), in configuration order.
-    fn status<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let all: Vec<Value> = self.group.status().iter().map(status_json).collect();
-        to_py(py, &Value::Array(all))
+    /// Every server's state as JSON text, `{"servers": […]}` in
+    /// configuration order: the same text as C's `mcp_group_status` and
+    /// `mcp servers list --json`.
+    fn status_json(&self) -> PyResult<String> {
+        GroupStatus::of(&self.group, &self.config)
+            .to_json()
+            .map_err(invalid)
     }
 
     /// The merged tool list (`Tool` dicts, names `server__tool`).

@@ -36,7 +36,7 @@ use mcp_core::transport::http::StreamableHttpServer;
 use super::call::{self, Call, OwnedRuntime, json};
 use super::context::ServerContext;
 use super::convert::{from_py, map_to_py, to_py};
-use super::errors::Failure;
+use super::errors::{Failure, to_pyerr};
 use super::http_config::HttpOptions;
 use super::invoke::{Invoker, decode, invoke};
 
@@ -450,7 +450,7 @@ impl ServerCore {
             .map_err(|e| PyOSError::new_err(format!("cannot resolve {host}:{port}: {e}")))?
             .next()
             .ok_or_else(|| PyOSError::new_err(format!("{host} has no address")))?;
-        let mut config = HttpOptions {
+        let mut options = HttpOptions {
             stateless,
             json_response,
             allowed_hosts,
@@ -459,16 +459,15 @@ impl ServerCore {
             max_sessions,
             idle_timeout,
             cancel_on_disconnect,
+            store,
         }
-        .config()?;
+        .options(py)?;
+        options.set_address(address);
         let runtime = OwnedRuntime::new(SERVER_WORKERS)?;
         let handle = runtime.handle().clone();
-        if let Some(url) = store.filter(|url| !url.is_empty()) {
-            config = config.stores(py.detach(|| handle.block_on(replica_stores(&url)))?);
-        }
-        let listener = py
-            .detach(|| handle.block_on(tokio::net::TcpListener::bind(address)))
-            .map_err(|e| PyOSError::new_err(format!("cannot listen on {address}: {e}")))?;
+        let (listener, mut config) = py
+            .detach(|| handle.block_on(options.bind()))
+            .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
         let bound = listener
             .local_addr()
             .map_err(|e| PyOSError::new_err(e.to_string()))?;
@@ -496,25 +495,6 @@ impl ServerCore {
             address: Some(bound),
         })
     }
-}
-
-/// Connects to the store at `url` shared by the replicas; a `ValueError`
-/// for an address that is not one, a `ConnectionError` naming the store if
-/// it does not answer.
-async fn replica_stores(url: &str) -> PyResult<mcp_core::store::Stores> {
-    use pyo3::exceptions::PyConnectionError;
-    if !url.starts_with("redis://") && !url.starts_with("rediss://") {
-        return Err(PyValueError::new_err(format!(
-            "store {url:?} is not an address such as redis://127.0.0.1:6379/0"
-        )));
-    }
-    let unusable = |e: mcp_core::store::StoreError| {
-        PyConnectionError::new_err(format!("cannot use the store: {e}"))
-    };
-    let store = mcp_core::store::redis::RedisStore::connect(url)
-        .await
-        .map_err(unusable)?;
-    store.replica_stores().await.map_err(unusable)
 }
 
 fn seconds(value: f64) -> PyResult<Duration> {

@@ -13,13 +13,20 @@ error's ``data``::
     ├── ConnectionClosed        the peer is gone, the transport failed
     ├── Timeout                 (also a ``TimeoutError``) no answer in time
     ├── Cancelled               the request was cancelled
+    ├── InvalidState            (also a ``RuntimeError``) the session is not
+    │                           in a state that allows the call
     ├── CapabilityNotSupported  the peer did not declare what this needs
     ├── ProtocolError           the peer broke the protocol
-    ├── TransportError          (also an ``OSError``) spawning, connecting
+    ├── TransportError          (also a ``ConnectionError``, an ``OSError``)
+    │                           spawning, connecting, binding, the store
     ├── InvalidArgument         (also a ``ValueError``) a bad argument
     ├── HandlerError            (also a ``TypeError``) a handler libmcp cannot
     │                           register (raised when it is decorated)
     └── AuthError               authorization failed
+
+Which failure raises which class is decided once for every face, by the
+failure's kind: the table on ``mcp_core::ErrorKind`` (mcp-core/src/error_kind.rs)
+gives the C result code, the Python class and the ``mcp`` exit status of each.
 
 In a server handler, raise :class:`McpError` with a ``code`` to answer with
 that JSON-RPC error; raise :class:`ToolError` (or any exception) in a tool to
@@ -28,7 +35,7 @@ return a tool result with ``isError: true`` whose text is the message.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Type
+from typing import Any, Optional
 
 __all__ = [
     "McpError",
@@ -40,6 +47,7 @@ __all__ = [
     "ConnectionClosed",
     "Timeout",
     "Cancelled",
+    "InvalidState",
     "CapabilityNotSupported",
     "ProtocolError",
     "TransportError",
@@ -150,6 +158,11 @@ class Cancelled(McpError):
     """The request was cancelled."""
 
 
+class InvalidState(McpError, RuntimeError):
+    """The session is not in a state that allows the call (e.g. a request
+    before it is initialized)."""
+
+
 class CapabilityNotSupported(McpError):
     """The peer did not declare the capability this operation needs (the
     request was not sent)."""
@@ -161,8 +174,10 @@ class ProtocolError(McpError):
     a tool's output schema)."""
 
 
-class TransportError(McpError, OSError):
-    """A transport failed: the server could not be started or reached."""
+class TransportError(McpError, ConnectionError):
+    """A transport failed: the server could not be started or reached, an
+    address could not be bound, or the store shared with other replicas
+    does not answer. Also a ``ConnectionError`` (an ``OSError``)."""
 
 
 class InvalidArgument(McpError, ValueError):
@@ -182,28 +197,11 @@ class AuthError(McpError):
     """Authorization failed."""
 
 
-_BY_CODE: Dict[int, Type[McpError]] = {
-    INVALID_PARAMS: InvalidParams,
-    METHOD_NOT_FOUND: MethodNotFound,
-    RESOURCE_NOT_FOUND: ResourceNotFound,
-    INTERNAL_ERROR: InternalError,
-}
-
-_BY_KIND: Dict[str, Type[McpError]] = {
-    "timeout": Timeout,
-    "cancelled": Cancelled,
-    "closed": ConnectionClosed,
-    "capability": CapabilityNotSupported,
-    "protocol": ProtocolError,
-    "transport": TransportError,
-    "invalid_argument": InvalidArgument,
-    "auth": AuthError,
-}
-
-
-def _from_core(kind: str, message: str, code: Optional[int], data: Any) -> McpError:
-    """Builds the exception for a failure reported by the native module."""
-    if kind == "rpc":
-        cls = _BY_CODE.get(code, McpError) if code is not None else McpError
-        return cls(message, code=code, data=data)
-    return _BY_KIND.get(kind, McpError)(message, code=code, data=data)
+def _from_core(name: str, message: str, code: Optional[int], data: Any) -> McpError:
+    """Builds the exception for a failure reported by the native module:
+    ``name`` is the class its kind maps to (``McpError`` itself for a
+    JSON-RPC error without a class of its own)."""
+    cls = globals().get(name)
+    if not (isinstance(cls, type) and issubclass(cls, McpError)):
+        cls = McpError
+    return cls(message, code=code, data=data)

@@ -37,7 +37,8 @@ __all__ = ["ClientGroup", "ServerStatus"]
 
 @dataclass(frozen=True)
 class ServerStatus:
-    """One server of a :class:`ClientGroup`, as it stands."""
+    """One server of a :class:`ClientGroup`, as it stands (the entry of
+    :meth:`ClientGroup.status_json` for it, with snake_case names)."""
 
     #: Its name in the configuration.
     name: str
@@ -56,18 +57,22 @@ class ServerStatus:
     tools: int
     #: How many times it was connected.
     connections: int
+    #: What it is started as (the command line) or reached at (the URL).
+    target: Optional[str] = None
 
     @classmethod
     def from_dict(cls, wire: Mapping[str, Any]) -> "ServerStatus":
+        """From its JSON form (camelCase keys, as every face writes it)."""
         return cls(
             name=str(wire.get("name")),
             type=str(wire.get("type")),
             state=str(wire.get("state")),
             error=wire.get("error"),
-            protocol_version=wire.get("protocol_version"),
-            server_info=wire.get("server_info"),
+            protocol_version=wire.get("protocolVersion"),
+            server_info=wire.get("serverInfo"),
             tools=int(wire.get("tools") or 0),
             connections=int(wire.get("connections") or 0),
+            target=wire.get("target"),
         )
 
 
@@ -84,7 +89,8 @@ class ClientGroup(_ClientBase):
         retry_interval: Seconds before a server that failed to connect is
             tried again by a call that needs it (default 5).
         on_event: Called with each event as a dict: ``{"kind": "status",
-            "server", "status"}``, ``{"kind": "tools_changed", "server"}``
+            "server", "status"}`` (``status`` is one entry of
+            :meth:`status_json`), ``{"kind": "tools_changed", "server"}``
             (the merged list is already up to date), ``prompts_changed``,
             ``resources_changed``, ``{"kind": "notification", "server",
             "notification"}``.
@@ -181,7 +187,15 @@ class ClientGroup(_ClientBase):
 
     def status(self) -> List[ServerStatus]:
         """Every server's state, in configuration order."""
-        return [ServerStatus.from_dict(s) for s in self._g().status()]
+        servers = json.loads(self._g().status_json())["servers"]
+        return [ServerStatus.from_dict(s) for s in servers]
+
+    def status_json(self) -> str:
+        """Every server's state as JSON text, ``{"servers": [{"name",
+        "type", "target", "state", "error", "protocolVersion", "serverInfo",
+        "tools", "connections"}, …]}``: the same text as C's
+        ``mcp_group_status`` and ``mcp servers list --json``."""
+        return self._g().status_json()
 
     def tools(self) -> List[Tool]:
         """The merged tool list, names ``server__tool``."""

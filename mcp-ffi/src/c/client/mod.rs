@@ -335,7 +335,7 @@ impl Client {
         let mut builder =
             CoreClient::builder(&config.name, &config.version).negotiation(config.negotiation);
         if let Some(timeout) = config.timeout {
-            builder = crate::protocol::with_request_timeout(builder, timeout);
+            builder = mcp_host::with_request_timeout(builder, timeout);
         }
         if let Some((callback, userdata)) = config.sampling {
             let gate = self.gate.clone();

@@ -36,13 +36,7 @@ pub unsafe extern "C" fn mcp_client_set_protocol_version(
     boundary(|| {
         let client = arg!(handle client);
         let text = arg!(str version);
-        let version = ProtocolVersion::parse(text).ok_or_else(|| {
-            let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-            Failure::invalid(format!(
-                "unknown protocol version `{text}`; known: {}",
-                known.join(", ")
-            ))
-        })?;
+        let version = mcp_host::parse_revision(text)?;
         client.configure(|c| c.negotiation = Negotiation::Pinned(version))
     })
 }
@@ -72,7 +66,7 @@ pub unsafe extern "C" fn mcp_client_set_protocol(
     boundary(|| {
         let client = arg!(handle client);
         let text = arg!(str protocol);
-        let negotiation = crate::protocol::parse_negotiation(text).map_err(Failure::invalid)?;
+        let negotiation = mcp_host::parse_negotiation(text)?;
         client.configure(|c| c.negotiation = negotiation)
     })
 }

@@ -6,7 +6,6 @@ pub mod serve;
 
 use std::ffi::{c_char, c_void};
 use std::fmt;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,7 +17,7 @@ use mcp_core::server::{
     PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, ToolDef,
 };
 use mcp_core::transport::Stdio;
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpServer;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::runtime::{Handle, Runtime};
@@ -33,7 +32,7 @@ use super::error::{
     MCP_OK, McpResult,
 };
 use super::ffi::{arg, arg_opt_json, arg_str, boundary, boundary_or, take_handle};
-use super::http_options::{HttpOptions, parse_address};
+use super::http_options::HttpOptions;
 use super::runtime::{new_runtime, run, shut_down};
 
 /// Answers `tools/call` for one tool.

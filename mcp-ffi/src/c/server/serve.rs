@@ -52,14 +52,10 @@ pub unsafe extern "C" fn mcp_server_serve_http(
     boundary(|| {
         let out = arg!(out_value port_out);
         let server = arg!(handle server);
+        let mut options = mcp_host::HttpOptions::default();
         // SAFETY: as the caller guarantees.
-        let address = parse_address(unsafe { arg_str(address, "address") }?)?;
-        out.set(start_http(
-            server,
-            address,
-            HttpServerConfig::default(),
-            None,
-        )?);
+        options.parse_address(unsafe { arg_str(address, "address") }?)?;
+        out.set(start_http(server, options)?);
         Ok(())
     })
 }
@@ -85,52 +81,23 @@ pub unsafe extern "C" fn mcp_server_start_http(
         let out = arg!(out_value port_out);
         let server = arg!(handle server);
         // SAFETY: as the caller guarantees.
-        let (address, config, store) = match unsafe { options.as_ref() } {
-            Some(options) => (
-                options.address,
-                options.config.clone(),
-                options.store.clone(),
-            ),
-            None => (
-                SocketAddr::from(([127, 0, 0, 1], 0)),
-                HttpServerConfig::default(),
-                None,
-            ),
-        };
-        out.set(start_http(server, address, config, store)?);
+        let options = unsafe { options.as_ref() }
+            .map(|o| o.0.clone())
+            .unwrap_or_default();
+        out.set(start_http(server, options)?);
         Ok(())
     })
 }
 
-/// Binds `address` and serves HTTP in the background until the server
-/// stops; returns the bound port.
-fn start_http(
-    server: &ServerInner,
-    address: SocketAddr,
-    config: HttpServerConfig,
-    store: Option<String>,
-) -> Result<u16, Failure> {
+/// Connects the store, binds the address and serves HTTP in the background
+/// until the server stops; returns the bound port.
+fn start_http(server: &ServerInner, options: mcp_host::HttpOptions) -> Result<u16, Failure> {
     server.not_stopped()?;
     let core = server.core.clone();
     let stop = server.stop.clone();
     let serving = server.serving.enter();
     run(&server.handle, None, |_| async move {
-        let config = match store {
-            // Shared with the other replicas: connected (or refused) first.
-            Some(url) => {
-                let unusable = |e: mcp_core::store::StoreError| {
-                    Failure::new(MCP_ERR_TRANSPORT, format!("cannot use the store: {e}"))
-                };
-                let store = mcp_core::store::redis::RedisStore::connect(&url)
-                    .await
-                    .map_err(unusable)?;
-                config.stores(store.replica_stores().await.map_err(unusable)?)
-            }
-            None => config,
-        };
-        let listener = tokio::net::TcpListener::bind(address)
-            .await
-            .map_err(|e| Failure::new(MCP_ERR_TRANSPORT, format!("cannot bind {address}: {e}")))?;
+        let (listener, config) = options.bind().await?;
         let port = listener
             .local_addr()
             .map_err(|e| Failure::new(MCP_ERR_TRANSPORT, e.to_string()))?
