@@ -61,6 +61,13 @@ step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step codegen-drift cargo run -q --locked -p codegen -- --check
 step interop-setup bash tests/interop/setup.sh
 step build cargo build --workspace --locked --bins
+# What the READMEs say that a program can check: their `mcp` commands parse,
+# the packages, examples, scripts and paths they name exist.
+step readmes python3 tests/check-readmes.py "${CARGO_TARGET_DIR:-target}/debug/mcp"
+# The publishable crates package with only what a build needs (no verify
+# build), and type-check with the declared rust-version.
+step packages bash tests/check-packages.sh
+step msrv bash tests/check-msrv.sh
 step features bash tests/features.sh
 step rust-tests cargo test --workspace --locked --no-fail-fast
 count_tests "$logs/rust-tests.log"

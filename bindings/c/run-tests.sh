@@ -186,8 +186,9 @@ fi
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
 if wanted install; then
     staged=$build/destdir
-    quietly "install.sh with DESTDIR" env DESTDIR="$staged" "$here/install.sh" /opt/mcp debug
+    quietly "install.sh with DESTDIR" env DESTDIR="$staged" "$here/install.sh" --debug-info=none /opt/mcp debug
     if [ -f "$staged/opt/mcp/include/mcp.h" ] && [ -f "$staged/opt/mcp/lib/libmcp.so.$version" ] &&
+        [ ! -e "$staged/opt/mcp/lib/libmcp.so.$version.debug" ] &&
         [ "$(readlink "$staged/opt/mcp/lib/libmcp.so.${version%%.*}")" = "libmcp.so.$version" ] &&
         grep -qx 'prefix=/opt/mcp' "$staged/opt/mcp/lib/pkgconfig/mcp.pc" &&
         [ -f "$staged/opt/mcp/lib/cmake/mcp/mcpConfig.cmake" ] && [ ! -e /opt/mcp/include/mcp.h ]; then
@@ -208,12 +209,48 @@ if wanted install; then
     # stale, which takes minutes the first time).
     prefix=$build/prefix
     quietly "install.sh (release, the default)" "$here/install.sh" "$prefix"
-    if cmp -s "$prefix/lib/libmcp.so.$version" "$target/release/libmcp.so" &&
-        cmp -s "$prefix/lib/libmcp.a" "$target/release/libmcp.a"; then
+    # The release build's code, stripped, with its debug info beside it
+    # under the name and CRC its GNU debuglink gives; libmcp.a without debug
+    # info.
+    installed=$prefix/lib/libmcp.so.$version
+    objcopy -O binary --only-section=.text "$installed" "$build/installed.text"
+    objcopy -O binary --only-section=.text "$target/release/libmcp.so" "$build/built.text"
+    if cmp -s "$build/installed.text" "$build/built.text" &&
+        ! readelf -S --wide "$installed" | grep -qE '\.(debug_|symtab)' &&
+        readelf -S --wide "$installed.debug" | grep -q '\.debug_info' &&
+        ! readelf -S --wide "$prefix/lib/libmcp.a" | grep -q '\.debug_' &&
+        python3 - "$installed" "$build/debuglink" 2>"$step_log" <<'PY'
+import subprocess, sys, zlib
+from pathlib import Path
+library = Path(sys.argv[1])
+copy = sys.argv[2] + ".copy"
+subprocess.run(["objcopy", "--dump-section", f".gnu_debuglink={sys.argv[2]}", str(library), copy], check=True)
+link = Path(sys.argv[2]).read_bytes()
+name = link[: link.index(b"\0")].decode()
+crc = int.from_bytes(link[-4:], "little")
+debug = library.parent / name
+assert name == library.name + ".debug", f"the debuglink names {name}"
+assert zlib.crc32(debug.read_bytes()) == crc, f"the CRC of {name} differs from the debuglink's"
+PY
+    then
         passed=$((passed + 1))
     else
         failed=$((failed + 1))
-        echo "--- FAIL install_release: install.sh without PROFILE did not install the release build" >&2
+        echo "--- FAIL install_release: install.sh without PROFILE did not install the release build" \
+            "stripped, with its debug info split off (GNU debuglink) and libmcp.a without debug info" >&2
+        cat "$step_log" >&2
+        readelf -S --wide "$installed" | grep -E 'debug|symtab' >&2 || true
+    fi
+    # The installed (stripped) libmcp.so against its size budget: 1.3 times
+    # its size when the budget was set (2026-12-07: 18,943,928 bytes).
+    size_budget=24627106
+    size=$(stat -c %s "$installed")
+    echo "libmcp.so installed: $size bytes (budget $size_budget)"
+    if [ "$size" -le "$size_budget" ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "--- FAIL size_budget: the installed libmcp.so is $size bytes, over its budget of $size_budget" >&2
     fi
     export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
     from_prefix=$build/from-prefix

@@ -34,7 +34,7 @@ fn encode(key: &str) -> String {
 }
 
 fn decode(cursor: &str) -> Option<String> {
-    if cursor.len() % 2 != 0 {
+    if !cursor.len().is_multiple_of(2) {
         return None;
     }
     let bytes: Option<Vec<u8>> = (0..cursor.len())

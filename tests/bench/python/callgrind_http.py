@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Instructions per HTTP tools/call in `bench-server http --json`, under callgrind
-(BENCHMARKS.md, "Request heads in `Context` and tracing spans").
+(BENCHMARKS.md, "Reproducing a profile"; the git history of that file has the runs).
 
 Usage: callgrind_http.py BENCH_SERVER [SMALL LARGE]
 
