@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use mcp_core::auth::{LoopbackUserAgent, OAuthClient};
 use mcp_core::client::{Client, ClientBuilder, ClientGroup, GroupConfig};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::ServerNotification;
 use mcp_core::server::RequestStateKey;
 use mcp_core::server::Server;
 use mcp_core::session::SessionConfig;
 use mcp_core::store::SessionStore as _;
 use mcp_core::store::redis::RedisStore;
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpClient;
 use mcp_core::transport::{ChildProcess, Stdio};
 
 use crate::error::CliError;

@@ -7,7 +7,7 @@ use std::ffi::c_char;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp_core::transport::http::{HostPolicy, HttpServerConfig};
+use mcp_core::http::{HostPolicy, HttpServerConfig};
 
 use super::error::{Failure, McpResult};
 use super::ffi::{arg, boundary, boundary_or, take_handle};

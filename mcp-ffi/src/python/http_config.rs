@@ -7,7 +7,7 @@ use std::time::Duration;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use mcp_core::transport::http::{HostPolicy, HttpServerConfig};
+use mcp_core::http::{HostPolicy, HttpServerConfig};
 
 /// The options, as Python passes them (`None`: mcp-core's default).
 #[derive(Debug, Default)]
