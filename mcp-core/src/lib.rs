@@ -180,7 +180,8 @@
 //! ([`Negotiation`](client::Negotiation); `protocol_version` on the builder
 //! pins one). The protocol types in [`schema`] are version-neutral (both
 //! schemas merged), so handlers are written once; `schema::v2025_11_25` and
-//! `schema::v2026_07_28` hold each revision's exact types.
+//! `schema::v2026_07_28` hold each revision's exact types (feature
+//! `revision-types`).
 //!
 //! # Streamable HTTP
 //!
@@ -356,6 +357,7 @@
 //! | `auth` | OAuth 2.1: `OAuthClient` with `http-client`, `ProtectedResource` with `http-server` | url |
 //! | `redis` | `store::redis` (implies `http-server`; not default) | redis |
 //! | `macros` | `#[mcp_core::handlers]` (implies `server`) | mcp-macros |
+//! | `revision-types` | `schema::v2025_11_25`, `schema::v2026_07_28`: each revision's exact types (not default; about 50,000 generated lines) | |
 //!
 //! The defaults are `server`, `client`, `stdio`, `http-server`,
 //! `http-client`, `auth` and `macros`. A stdio-only server needs
