@@ -180,17 +180,18 @@
 //! ([`Negotiation`](client::Negotiation); `protocol_version` on the builder
 //! pins one). The protocol types in [`schema`] are version-neutral (both
 //! schemas merged), so handlers are written once; `schema::v2025_11_25` and
-//! `schema::v2026_07_28` hold each revision's exact types.
+//! `schema::v2026_07_28` hold each revision's exact types (feature
+//! `revision-types`).
 //!
 //! # Streamable HTTP
 //!
-//! [`StreamableHttpServer`](transport::http::StreamableHttpServer) serves a
+//! [`StreamableHttpServer`](http::StreamableHttpServer) serves a
 //! `Server` at `/mcp`, or gives an axum `Router` to mount in an application
-//! ([`router`](transport::http::StreamableHttpServer::router)):
+//! ([`router`](http::StreamableHttpServer::router)):
 //!
 //! ```no_run
 //! # async fn f(server: mcp_core::server::Server) -> std::io::Result<()> {
-//! use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+//! use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 //!
 //! let http = StreamableHttpServer::new(server, HttpServerConfig::default());
 //! http.bind("127.0.0.1:3000".parse().expect("an address")).await
@@ -198,7 +199,7 @@
 //! ```
 //!
 //! The endpoint is also a plain tower `Service<http::Request<B>>` (the
-//! [`StreamableHttpServer`](transport::http::StreamableHttpServer) itself)
+//! [`StreamableHttpServer`](http::StreamableHttpServer) itself)
 //! with a response body of its own, for hyper or any tower-based framework,
 //! behind the host's own layers. What those layers put into a request's
 //! extensions reaches handlers through
@@ -214,7 +215,7 @@
 //! use axum::middleware::{self, Next};
 //! use axum::response::Response;
 //! use mcp_core::server::{Context, Server};
-//! use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+//! use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 //!
 //! /// Who the caller is, as the host's authentication layer found out.
 //! #[derive(Clone)]
@@ -258,7 +259,7 @@
 //! [`StreamableHttpClient`](transport::http::StreamableHttpClient), given
 //! to [`ClientBuilder::connect`](client::ClientBuilder::connect) like any
 //! transport. Host and `Origin` headers are checked (loopback by default,
-//! [`HostPolicy`](transport::http::HostPolicy)); sessions can live in a
+//! [`HostPolicy`](http::HostPolicy)); sessions can live in a
 //! shared [`store`] so that several replicas serve one endpoint (Redis with
 //! the `redis` feature).
 //!
@@ -275,7 +276,7 @@
 //!
 //! ```no_run
 //! use mcp_core::auth::{AuthInfo, ProtectedResource, TokenError, TokenValidator};
-//! use mcp_core::transport::http::HttpServerConfig;
+//! use mcp_core::http::HttpServerConfig;
 //!
 //! struct Introspect;
 //!
@@ -337,7 +338,7 @@
 //! - [`SessionConfig`](session::SessionConfig): request timeout (60 s,
 //!   reset by progress up to 10 min) and at most 1024 inbound requests at
 //!   once;
-//! - [`HttpServerConfig`](transport::http::HttpServerConfig): body (4 MiB)
+//! - [`HttpServerConfig`](http::HttpServerConfig): body (4 MiB)
 //!   and header (32 KiB) sizes, at most 10,000 sessions, idle sessions
 //!   ended after 30 minutes, 256 stored events per stream;
 //! - input-required rounds (16,
@@ -351,11 +352,12 @@
 //! | `server` | [`server`]: `Server`, `ToolDef`, `ServerHandler`, `Context`, tasks | jsonschema, schemars, sha2 |
 //! | `client` | [`client`]: `Client`, `ClientBuilder`, the task API (`ClientGroup` with `stdio` and `http-client`) | jsonschema |
 //! | `stdio` | `transport::Stdio`, `transport::ChildProcess` | nix (Unix), tokio process/io-std |
-//! | `http-server` | `transport::http::StreamableHttpServer` (a tower `Service` and an axum router), [`store`] (implies `server`) | axum, hyper, tower |
+//! | `http-server` | `http::StreamableHttpServer` (a tower `Service` and an axum router), [`store`] (implies `server`) | axum, hyper, tower |
 //! | `http-client` | `transport::http::StreamableHttpClient`, `auth::AuthProvider` (implies `client`) | reqwest, rustls |
 //! | `auth` | OAuth 2.1: `OAuthClient` with `http-client`, `ProtectedResource` with `http-server` | url |
 //! | `redis` | `store::redis` (implies `http-server`; not default) | redis |
 //! | `macros` | `#[mcp_core::handlers]` (implies `server`) | mcp-macros |
+//! | `revision-types` | `schema::v2025_11_25`, `schema::v2026_07_28`: each revision's exact types (not default; about 50,000 generated lines) | |
 //!
 //! The defaults are `server`, `client`, `stdio`, `http-server`,
 //! `http-client`, `auth` and `macros`. A stdio-only server needs
@@ -389,6 +391,9 @@ mod error_kind;
 pub mod extensions;
 #[cfg(any(feature = "server", feature = "client"))]
 mod fast_map;
+#[cfg(feature = "http-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
+pub mod http;
 pub mod jsonrpc;
 mod param_headers;
 mod request_meta;

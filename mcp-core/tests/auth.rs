@@ -26,8 +26,9 @@ use mcp_core::auth::{
     TokenValidator,
 };
 use mcp_core::client::Client;
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::server::{Server, ToolDef};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpClient;
 use reqwest::Url;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};

@@ -13,8 +13,9 @@ use std::time::Duration;
 
 use mcp_core::ProtocolVersion;
 use mcp_core::client::{Client, ClientBuilder, Negotiation};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::{CreateMessageResult, CreateMessageResultContent, Role, TextContent};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpClient;
 use mcp_core::transport::{
     ChildProcess, InboundFrame, OutboundKind, OutboundMessage, Transport, memory_pair,
 };

@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use mcp_core::ProtocolVersion;
 use mcp_core::client::{Client, Negotiation, Subscription};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::{ServerNotification, SubscriptionFilter};
 use mcp_core::server::{Server, ToolDef};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpClient;
 use mcp_core::transport::memory_pair;
 use serde_json::{Map, Value};
 

@@ -13,12 +13,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_core::client::{Client, ClientBuilder, Negotiation, ToolTaskStart};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     CallToolResult, ElicitResult, ElicitResultAction, TaskStatus, ToolExecutionTaskSupport,
 };
 use mcp_core::server::{Server, ToolDef};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpClient;
 use mcp_core::transport::{InboundFrame, OutboundKind, OutboundMessage, Transport, memory_pair};
 use mcp_core::{Error, ProtocolVersion};
 use serde_json::{Value, json};

@@ -22,8 +22,8 @@ use common::stream::Stream;
 use common::{WAIT, full_server, raw_http};
 use mcp_core::ProtocolVersion;
 use mcp_core::extensions::{EXTENSION_METHOD_TABLE, ExtensionMethod};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::{ClientRequestMethod, Direction, METHOD_TABLE};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

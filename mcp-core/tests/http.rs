@@ -12,9 +12,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_core::client::{Client, Negotiation};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::*;
 use mcp_core::server::{Json, PromptDef, ResourceDef, Server, ToolDef};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpClient;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};

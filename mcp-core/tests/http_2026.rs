@@ -8,7 +8,7 @@ mod common;
 
 use std::net::SocketAddr;
 
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

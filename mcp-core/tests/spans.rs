@@ -15,11 +15,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_core::client::{Client, Negotiation};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::{CallToolRequestParams, GetPromptResult};
 use mcp_core::server::{PromptDef, ResourceDef, Server, ToolDef};
 use mcp_core::session::RequestOptions;
 use mcp_core::transport::Transport;
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpClient;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tracing::field::{Field, Visit};

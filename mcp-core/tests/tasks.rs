@@ -13,11 +13,12 @@ use std::time::Duration;
 
 use mcp_core::Error;
 use mcp_core::client::{Client, Negotiation};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::jsonrpc::ErrorCode;
 use mcp_core::schema::*;
 use mcp_core::server::{Server, ToolDef};
 use mcp_core::tasks::{RELATED_TASK_META, TaskConfig};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpClient;
 use mcp_core::transport::memory_pair;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -12,10 +12,10 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{CallToolResult, ToolExecutionTaskSupport};
 use mcp_core::server::{Server, ToolDef};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
 use serde_json::{Value, json};
 
 use common::stream::Stream;

@@ -11,8 +11,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use mcp_core::client::{Client, Negotiation};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::server::{Server, ToolDef};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpClient, StreamableHttpServer};
+use mcp_core::transport::http::StreamableHttpClient;
 use serde_json::{Map, Value, json};
 use tower::{Service, ServiceExt};
 
@@ -63,7 +64,7 @@ fn post(body: String) -> http::Request<String> {
         .unwrap()
 }
 
-async fn body_text(response: http::Response<mcp_core::transport::http::ResponseBody>) -> String {
+async fn body_text(response: http::Response<mcp_core::http::ResponseBody>) -> String {
     let body = axum::body::Body::new(response.into_body());
     let bytes = axum::body::to_bytes(body, 1 << 20).await.unwrap();
     String::from_utf8(bytes.to_vec()).unwrap()

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use mcp_core::Error;
-use mcp_core::transport::http::{HostPolicy, HttpServerConfig};
+use mcp_core::http::{HostPolicy, HttpServerConfig};
 use tokio::net::TcpListener;
 
 use crate::store::Store;

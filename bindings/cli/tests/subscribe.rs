@@ -14,9 +14,9 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::ReadResourceResult;
 use mcp_core::server::{ResourceDef, Server};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
 use serde_json::Value;
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");

@@ -24,7 +24,7 @@
 //! **Server.** Describe the endpoint with a [`ProtectedResource`] (resource
 //! identifier, authorization servers, a [`TokenValidator`] and the scopes
 //! each method or tool needs) and set it in
-//! [`HttpServerConfig::protected_resource`](crate::transport::http::HttpServerConfig::protected_resource).
+//! [`HttpServerConfig::protected_resource`](crate::http::HttpServerConfig::protected_resource).
 //! Handlers read the caller's [`AuthInfo`] from
 //! [`Context::auth`](crate::server::Context::auth).
 //!

@@ -126,6 +126,13 @@ impl LoggingLevel {
     }
 }
 
+impl TaskStatus {
+    /// Whether the task has ended (completed, failed or cancelled).
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
+    }
+}
+
 impl EmptyResult {
     /// `{}`.
     pub fn new() -> Self {

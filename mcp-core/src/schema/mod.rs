@@ -4,8 +4,9 @@
 //! 2025-11-25 and 2026-07-28 schemas merged (every def of either; a field is
 //! required only where both revisions require it), so they read and write
 //! the messages of both revisions, and handlers written against them serve
-//! both. [`v2025_11_25`] and [`v2026_07_28`] are each revision's exact types,
-//! for checking a message against one revision. [`METHOD_TABLE`] says which
+//! both. `v2025_11_25` and `v2026_07_28` are each revision's exact types,
+//! for checking a message against one revision (feature `revision-types`,
+//! off by default: no runtime path uses them). [`METHOD_TABLE`] says which
 //! method exists in which revision, who sends it, its params and result
 //! types and the capability that gates it.
 
@@ -30,12 +31,17 @@ macro_rules! generated_module {
 generated_module! {
     mod neutral;
 }
+// About 50,000 generated lines each build would compile for nothing.
 generated_module! {
     /// The exact types of revision 2025-11-25.
+    #[cfg(feature = "revision-types")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "revision-types")))]
     pub mod v2025_11_25;
 }
 generated_module! {
     /// The exact types of revision 2026-07-28.
+    #[cfg(feature = "revision-types")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "revision-types")))]
     pub mod v2026_07_28;
 }
 

@@ -127,12 +127,12 @@ impl Context {
     /// The address of the HTTP client, when the server that accepted the
     /// connection recorded it in the request's extensions (as axum's
     /// `ConnectInfo<SocketAddr>`, which
-    /// [`StreamableHttpServer::serve`](crate::transport::http::StreamableHttpServer::serve)
+    /// [`StreamableHttpServer::serve`](crate::http::StreamableHttpServer::serve)
     /// does, or as a plain `SocketAddr`).
     #[cfg(feature = "http-server")]
     #[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
     pub fn peer_addr(&self) -> Option<std::net::SocketAddr> {
-        crate::transport::http::peer_addr(self.http_parts()?)
+        peer_addr_of(self.http_parts()?)
     }
 
     /// Fires when the client cancels the request or the session ends.
@@ -731,4 +731,17 @@ fn missing(method: &str, capability: &str) -> Error {
         method: method.to_string(),
         capability: capability.to_string(),
     }
+}
+
+/// The address of the HTTP client in a request's extensions: axum's
+/// `ConnectInfo<SocketAddr>`, or a plain `SocketAddr` (for hyper used
+/// directly). Here, below the HTTP server, so that the role needs nothing
+/// of the layer above it.
+#[cfg(feature = "http-server")]
+pub(crate) fn peer_addr_of(parts: &http::request::Parts) -> Option<std::net::SocketAddr> {
+    parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0)
+        .or_else(|| parts.extensions.get::<std::net::SocketAddr>().copied())
 }

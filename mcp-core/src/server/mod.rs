@@ -7,13 +7,9 @@ mod catalog;
 mod context;
 mod handler;
 mod handlers;
-#[cfg(feature = "http-server")]
-mod http;
 mod input;
 mod pagination;
 mod registry;
-#[cfg(feature = "http-server")]
-mod replicas;
 mod request_state;
 mod resource;
 mod service;
@@ -25,6 +21,14 @@ mod subscriptions;
 mod tasks;
 mod tool;
 mod tool_name;
+
+// What the Streamable HTTP server (`crate::http`, a layer above) serves.
+#[cfg(feature = "http-server")]
+pub(crate) use context::peer_addr_of;
+#[cfg(feature = "http-server")]
+pub(crate) use service::attach;
+#[cfg(feature = "http-server")]
+pub(crate) use stateless::serve as serve_alone;
 
 pub use builder::ServerBuilder;
 pub use context::Context;

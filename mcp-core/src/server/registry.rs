@@ -178,7 +178,7 @@ impl Server {
 
     /// What answering a request that stands alone needs, as of now.
     #[cfg(feature = "http-server")]
-    pub(super) fn profile(&self) -> Option<Arc<super::stateless::Profile>> {
+    pub(crate) fn profile(&self) -> Option<Arc<super::stateless::Profile>> {
         self.catalog().profile.clone()
     }
 

@@ -9,7 +9,6 @@
 //! holding the same [`RequestStateKey`] can open it, so rounds may land on
 //! different replicas.
 
-use std::fmt;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -20,30 +19,14 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::jsonrpc::RpcError;
+pub use crate::store::RequestStateKey;
 
 /// How long a client may take to answer one round.
 pub(crate) const LIFETIME: Duration = Duration::from_secs(600);
 
-/// The secret that seals `requestState`. Replicas that serve the same
-/// clients must share it; by default each process draws its own.
-#[derive(Clone, PartialEq, Eq)]
-pub struct RequestStateKey([u8; 32]);
-
+// The key type lives in `store` (a shared store hands it out); sealing
+// with it is the role's business.
 impl RequestStateKey {
-    /// A key from 32 secret bytes (for example from configuration, shared by
-    /// every replica).
-    pub fn from_bytes(bytes: [u8; 32]) -> Self {
-        Self(bytes)
-    }
-
-    /// A fresh random key from the OS.
-    pub fn random() -> crate::Result<Self> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes)
-            .map_err(|e| crate::Error::Protocol(format!("no randomness for a key: {e}")))?;
-        Ok(Self(bytes))
-    }
-
     /// This process's key, drawn once.
     pub(crate) fn process() -> Result<&'static Self, RpcError> {
         static KEY: OnceLock<Option<RequestStateKey>> = OnceLock::new();
@@ -58,7 +41,7 @@ impl RequestStateKey {
         let mut outer = Sha256::new();
         let mut ipad = [0x36u8; BLOCK];
         let mut opad = [0x5cu8; BLOCK];
-        for (i, b) in self.0.iter().enumerate() {
+        for (i, b) in self.bytes().iter().enumerate() {
             ipad[i] ^= b;
             opad[i] ^= b;
         }
@@ -67,12 +50,6 @@ impl RequestStateKey {
         outer.update(opad);
         outer.update(inner.finalize());
         outer.finalize().into()
-    }
-}
-
-impl fmt::Debug for RequestStateKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("RequestStateKey([redacted])")
     }
 }
 
@@ -217,7 +194,7 @@ mod tests {
         // Key "Jefe" padded to 32 bytes with zeros is the same HMAC key.
         let mut key = [0u8; 32];
         key[..4].copy_from_slice(b"Jefe");
-        let mac = RequestStateKey(key).mac(b"what do ya want for nothing?");
+        let mac = RequestStateKey::from_bytes(key).mac(b"what do ya want for nothing?");
         let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(
             hex,

@@ -121,7 +121,7 @@ fn serve_with(
 /// Opens a session of `handler` on a transport that routes its messages
 /// itself (Streamable HTTP); `preset` skips the handshake (see
 /// [`preset_hello`]). Returns the session and its state.
-pub(super) fn attach(
+pub(crate) fn attach(
     handler: Arc<dyn ServerHandler>,
     sink: Arc<dyn OutboundSink>,
     config: SessionConfig,

@@ -42,7 +42,7 @@ const DEFAULT_CACHE_SCOPE: &str = "private";
 /// worked out once: per change of a [`super::Server`] (kept in its
 /// catalog), else per request.
 #[derive(Debug)]
-pub(super) struct Profile {
+pub(crate) struct Profile {
     info: ServerInfo,
     offers: ServerOffers,
     /// `implementation` as JSON, for `_meta` serverInfo.
@@ -70,7 +70,7 @@ impl Profile {
 
 /// Serves `request` under its own metadata; `profile` is the server's if
 /// it was worked out once.
-pub(super) fn serve(
+pub(crate) fn serve(
     handler: &Arc<dyn ServerHandler>,
     profile: Option<&Arc<Profile>>,
     method: RequestMethod,

@@ -8,9 +8,9 @@
 //!   session it has never seen (an opaque record the server role writes and
 //!   reads), and makes a deleted or expired session gone on every replica at
 //!   once (every request of a session reads its record);
-//! - the [`EventStore`](crate::transport::http::EventStore) it offers keeps
+//! - the [`EventStore`] it offers keeps
 //!   stream events where every replica can read them (see
-//!   [`EventStore::shared`](crate::transport::http::EventStore::shared)), so
+//!   [`EventStore::shared`]), so
 //!   a stream is resumed with `Last-Event-ID` on any replica;
 //! - a [`Bus`] carries changes (resource updated, list changed) to the other
 //!   replicas, whose sessions hear of them;
@@ -21,9 +21,13 @@
 //!   cancellations, answers and changes of tasks to the replica running
 //!   them (`tasks` topic).
 
+#[cfg(feature = "http-server")]
+mod events;
 mod memory;
 #[cfg(feature = "redis")]
 pub mod redis;
+#[cfg(feature = "server")]
+mod request_state_key;
 mod tasks;
 
 use std::fmt;
@@ -34,7 +38,13 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::sync::mpsc;
 
+#[cfg(feature = "http-server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
+pub use events::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
 pub use memory::{InMemoryBus, InMemorySessionStore};
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub use request_state_key::RequestStateKey;
 pub use tasks::{InMemoryTaskStore, TaskChange, TaskRecord, TaskStore};
 
 /// What went wrong talking to a store: which store, and why. Turned into
@@ -100,7 +110,7 @@ pub trait SessionStore: fmt::Debug + Send + Sync + 'static {
 /// the messages, without holes: where messages may have been lost (the
 /// subscription was lost and made again, or the subscriber fell behind),
 /// it receives [`Heard::Gap`] before the next message. Session leases rely
-/// on this (see `transport/http/server/lease.rs`): a replica that may have
+/// on this (see `http/lease.rs`): a replica that may have
 /// missed a session's change stops trusting what it holds.
 #[async_trait]
 pub trait Bus: fmt::Debug + Send + Sync + 'static {
@@ -162,7 +172,7 @@ pub struct Stores {
     /// Sessions.
     pub sessions: Arc<dyn SessionStore>,
     /// Stream events for resumption.
-    pub events: Arc<dyn crate::transport::http::EventStore>,
+    pub events: Arc<dyn EventStore>,
     /// Changes between replicas.
     pub bus: Arc<dyn Bus>,
     /// Tasks (`None`: each server keeps its tasks where its
@@ -170,7 +180,7 @@ pub struct Stores {
     pub tasks: Option<Arc<dyn TaskStore>>,
     /// The `requestState` key every replica uses (`None`: the server's own,
     /// see [`ServerBuilder::request_state_key`](crate::server::ServerBuilder::request_state_key)).
-    pub request_state_key: Option<crate::server::RequestStateKey>,
+    pub request_state_key: Option<RequestStateKey>,
 }
 
 /// The name of the shared secret that keys `requestState`.

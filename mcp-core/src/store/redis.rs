@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 
 use super::{Bus, Heard, SessionStore, StoreError, StoreResult, Stores, random_secret, replica_id};
 use crate::schema::RequestId;
-use crate::transport::http::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
+use crate::store::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
 
 /// How long one command may take before the store counts as unreachable.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -145,7 +145,7 @@ impl RedisStore {
     }
 
     /// The sessions, events and bus of this store, for
-    /// [`HttpServerConfig::stores`](crate::transport::http::HttpServerConfig::stores).
+    /// [`HttpServerConfig::stores`](crate::http::HttpServerConfig::stores).
     pub fn stores(&self) -> Stores {
         Stores {
             sessions: Arc::new(self.clone()),
@@ -162,7 +162,7 @@ impl RedisStore {
     pub async fn replica_stores(&self) -> StoreResult<Stores> {
         let key = self.shared_secret(super::REQUEST_STATE_SECRET).await?;
         Ok(Stores {
-            request_state_key: Some(crate::server::RequestStateKey::from_bytes(key)),
+            request_state_key: Some(crate::store::RequestStateKey::from_bytes(key)),
             ..self.stores()
         })
     }

@@ -199,7 +199,7 @@ impl TaskStore for InMemoryTaskStore {
         if tasks.len() >= self.capacity {
             let oldest_terminal = tasks
                 .iter()
-                .find(|(_, r)| crate::tasks::is_terminal(r.task.status))
+                .find(|(_, r)| r.task.status.is_terminal())
                 .map(|(id, _)| id.clone());
             match oldest_terminal {
                 Some(id) => {

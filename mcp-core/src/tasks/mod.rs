@@ -32,10 +32,7 @@ pub const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
 
 /// Whether `status` is terminal (completed, failed or cancelled).
 pub fn is_terminal(status: TaskStatus) -> bool {
-    matches!(
-        status,
-        TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
-    )
+    status.is_terminal()
 }
 
 /// The transitions the spec allows: from `working` to anything else, from

@@ -1,7 +1,7 @@
 //! The table, part three: Streamable HTTP only — headers, sessions, methods
 //! and sizes of the HTTP requests themselves.
 
-use mcp_core::transport::http::DEFAULT_MAX_HEADER_SIZE;
+use mcp_core::http::DEFAULT_MAX_HEADER_SIZE;
 use serde_json::json;
 
 use crate::{

@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

@@ -1,6 +1,6 @@
 //! The table over Streamable HTTP, with the header rules of SEP-2243.
 
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use serde_json::Value;
 
 use crate::common::{self, WAIT, test_server};

@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use mcp_core::http::HttpServerConfig;
 use mcp_core::store::{
     Bus, Heard, InMemoryBus, InMemorySessionStore, SessionStore, StoreError, StoreResult,
 };
-use mcp_core::transport::http::HttpServerConfig;
 use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 

@@ -15,10 +15,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use futures::StreamExt;
 use mcp_core::auth::{AuthInfo, ProtectedResource, TokenError, TokenValidator};
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::{LoggingLevel, ReadResourceResult};
 use mcp_core::server::{ResourceDef, Server, ToolDef};
 use mcp_core::store::{InMemoryBus, InMemorySessionStore, SessionStore, StoreError, StoreResult};
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
 use serde_json::{Map, Value, json};
 
 mod leases;

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::server::{Server, ToolDef};
 use mcp_core::store::InMemoryTaskStore;
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
 use serde_json::{Value, json};
 
 use crate::{Reply, call, open, open_stream, shared, store_and_bus};

@@ -23,7 +23,7 @@ use pyo3::types::{PyBytes, PyList, PyTuple};
 use tokio::runtime::Handle;
 use tokio_util::sync::CancellationToken;
 
-use mcp_core::transport::http::StreamableHttpServer;
+use mcp_core::http::StreamableHttpServer;
 
 use super::call::{self, Call, Outcome, OwnedRuntime};
 use super::errors::Failure;

@@ -23,6 +23,7 @@ use pyo3::types::PyTuple;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use mcp_core::http::StreamableHttpServer;
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     CallToolResult, CompleteResultCompletion, GetPromptResult, ReadResourceResult, ToolAnnotations,
@@ -31,7 +32,6 @@ use mcp_core::schema::{
 use mcp_core::server::{Context, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef};
 use mcp_core::session::SessionConfig;
 use mcp_core::transport::Stdio;
-use mcp_core::transport::http::StreamableHttpServer;
 
 use super::call::{self, Call, OwnedRuntime, json};
 use super::context::ServerContext;

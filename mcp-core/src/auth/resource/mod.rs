@@ -26,7 +26,7 @@ const VALIDATION_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A protected MCP endpoint: its Protected Resource Metadata, the token
 /// validator and the scopes each operation needs. Give it to
-/// [`HttpServerConfig::protected_resource`](crate::transport::http::HttpServerConfig::protected_resource).
+/// [`HttpServerConfig::protected_resource`](crate::http::HttpServerConfig::protected_resource).
 #[derive(Clone)]
 pub struct ProtectedResource {
     inner: Arc<Inner>,

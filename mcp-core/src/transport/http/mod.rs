@@ -1,12 +1,10 @@
-//! Streamable HTTP (spec 2025-11-25): the server as a tower `Service` and an
-//! axum router ([`StreamableHttpServer`]) and the client
-//! ([`StreamableHttpClient`]).
+//! Streamable HTTP, the client's connection ([`StreamableHttpClient`]) and
+//! the SSE framing both sides share. The server is a layer above the roles:
+//! `mcp_core::http`.
 
 #[cfg(feature = "http-client")]
 mod client;
-#[cfg(feature = "http-server")]
-mod server;
-mod sse;
+pub(crate) mod sse;
 
 #[cfg(feature = "fuzzing")]
 pub(crate) use sse::{SseParser, encode_event};
@@ -14,11 +12,3 @@ pub(crate) use sse::{SseParser, encode_event};
 #[cfg(feature = "http-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http-client")))]
 pub use client::StreamableHttpClient;
-#[cfg(feature = "http-server")]
-pub(crate) use server::Deferred;
-#[cfg(feature = "http-server")]
-#[cfg_attr(docsrs, doc(cfg(feature = "http-server")))]
-pub use server::{
-    BoxError, DEFAULT_MAX_HEADER_SIZE, EventStore, HostPolicy, HttpServerConfig,
-    InMemoryEventStore, ResponseBody, SharedEvents, StreamKey, StreamableHttpServer, peer_addr,
-};

@@ -9,6 +9,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_core::http::StreamableHttpServer;
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     CallToolResult, CompleteResultCompletion, GetPromptResult, ReadResourceResult, Tool,
@@ -17,7 +19,6 @@ use mcp_core::server::{
     PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, ToolDef,
 };
 use mcp_core::transport::Stdio;
-use mcp_core::transport::http::StreamableHttpServer;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::runtime::{Handle, Runtime};

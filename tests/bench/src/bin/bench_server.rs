@@ -24,9 +24,9 @@
 )]
 
 use mcp_bench::exit_when_stdin_closes;
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::server::{Server, ToolDef};
 use mcp_core::transport::Stdio;
-use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
 use std::time::Duration;
 
 use schemars::JsonSchema;

@@ -1,4 +1,8 @@
-//! The Streamable HTTP server transport (spec 2025-11-25, "Transports").
+//! The Streamable HTTP server (spec 2025-11-25, "Transports"): a layer
+//! above the roles, which serves a [`Server`](crate::server::Server) (or any
+//! [`ServerHandler`](crate::server::ServerHandler)) and, with a shared
+//! [`store`](crate::store), runs it as one of several replicas (session
+//! leases, resuming another replica's streams, forwarding between them).
 //!
 //! [`StreamableHttpServer`] is itself a `tower::Service<http::Request<B>>`
 //! for any tower-compatible server (hyper directly, or another framework);
@@ -16,7 +20,6 @@
 mod alone;
 mod connection;
 mod delete;
-mod event_store;
 mod extract;
 mod get;
 mod guard;
@@ -24,7 +27,9 @@ mod lease;
 mod modern;
 mod post;
 mod remote;
+mod replicas;
 mod reply;
+mod server_acceptor;
 mod service;
 mod session;
 mod streams;
@@ -52,8 +57,8 @@ use crate::auth::ProtectedResource;
 use crate::fast_map::FastMap;
 use crate::session::Acceptor;
 use crate::store::{Bus, SessionStore, Stores, TaskStore};
+pub use crate::store::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
 
-pub use event_store::{EventStore, InMemoryEventStore, SharedEvents, StreamKey};
 use extract::{Guarded, PostBody, Rejection};
 pub use guard::HostPolicy;
 pub use service::{BoxError, ResponseBody, peer_addr};
@@ -131,7 +136,7 @@ pub struct HttpServerConfig {
     /// The `requestState` key replicas share, used by a served
     /// [`Server`](crate::server::Server) built without one of its own
     /// (default none).
-    pub request_state_key: Option<crate::server::RequestStateKey>,
+    pub request_state_key: Option<crate::store::RequestStateKey>,
 }
 
 impl Default for HttpServerConfig {

@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 use axum::body::{Body, Bytes};
 use axum::response::Response;
 
-use super::event_store::{EventStore, StreamKey};
 use super::reply::sse_head;
 use super::session::HttpSession;
 use super::streams::EventId;
 use crate::jsonrpc::{Inbound, RpcError, decode, encode_error};
+use crate::store::{EventStore, StreamKey};
 use crate::transport::http::sse::encode_event;
 
 /// How often the store is asked for new events.

@@ -1,20 +1,19 @@
 //! The server role behind Streamable HTTP: what the HTTP acceptor serves
-//! (a session per client, and requests that stand alone). The transport
-//! knows only the [`Acceptor`] trait; the dependency points from the role
-//! to the transport, never back.
+//! (a session per client, and requests that stand alone). The rest of the
+//! HTTP server knows only the [`Acceptor`] trait; this layer imports the
+//! role, never the other way round.
 
 use std::sync::Arc;
 
-use super::service::attach;
-use super::{Server, ServerHandler, stateless};
+use super::{Deferred, HttpServerConfig, StreamableHttpServer};
 use crate::auth::AuthInfo;
 use crate::extensions::RequestMethod;
 use crate::jsonrpc::{InboundRequest, RpcError};
 use crate::request_meta::RequestMeta;
+use crate::server::{Server, ServerHandler, attach, serve_alone};
 use crate::session::{
     Acceptor, AloneFuture, Attached, OutboundSink, RequestContext, SessionConfig,
 };
-use crate::transport::http::{HttpServerConfig, StreamableHttpServer};
 use crate::{ProtocolVersion, Result};
 
 /// A server as the HTTP transport sees it.
@@ -51,7 +50,7 @@ impl Acceptor for ServerAcceptor {
         let method = RequestMethod::resolve(&request.method, Some(meta.version))
             .ok_or_else(|| RpcError::method_not_found(&request.method))?;
         let profile = self.registry.as_ref().and_then(Server::profile);
-        stateless::serve(
+        serve_alone(
             &self.handler,
             profile.as_ref(),
             method,
@@ -72,7 +71,7 @@ impl StreamableHttpServer {
     /// no Tokio runtime (background work starts with the first request).
     pub fn new(server: Server, config: HttpServerConfig) -> Self {
         // Started inside a runtime (see `with_acceptor`).
-        let mut deferred: Vec<crate::transport::http::Deferred> = Vec::new();
+        let mut deferred: Vec<Deferred> = Vec::new();
         if let Some(bus) = config.bus.clone() {
             let server = server.clone();
             deferred.push(Box::new(move || super::replicas::bridge(&server, bus)));

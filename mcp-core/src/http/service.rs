@@ -8,7 +8,6 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use axum::extract::ConnectInfo;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 
@@ -49,7 +48,7 @@ impl Body for ResponseBody {
 ///
 /// ```no_run
 /// # async fn run(server: mcp_core::server::Server) -> std::io::Result<()> {
-/// use mcp_core::transport::http::{HttpServerConfig, StreamableHttpServer};
+/// use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 /// use tower::Service;
 ///
 /// let mut endpoint = StreamableHttpServer::new(server, HttpServerConfig::default());
@@ -87,9 +86,5 @@ where
 /// `ConnectInfo<SocketAddr>` (as [`StreamableHttpServer::serve`] does), or a
 /// plain `SocketAddr` (for hyper used directly).
 pub fn peer_addr(parts: &http::request::Parts) -> Option<SocketAddr> {
-    parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|info| info.0)
-        .or_else(|| parts.extensions.get::<SocketAddr>().copied())
+    crate::server::peer_addr_of(parts)
 }

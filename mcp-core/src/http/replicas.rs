@@ -9,8 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::Server;
-use super::subscriptions::Change;
+use crate::server::{Change, Server};
 use crate::store::Bus;
 
 /// The bus topic of changes.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::event_store::{EventStore, StreamKey};
+use crate::store::{EventStore, StreamKey};
 
 use crate::fast_map::FastMap;
 use crate::schema::RequestId;
@@ -481,7 +481,7 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::http::server::event_store::InMemoryEventStore;
+    use crate::store::InMemoryEventStore;
 
     #[test]
     fn routes_by_request_and_replays_after_a_close() {
