@@ -8,7 +8,6 @@ use std::time::Duration;
 use mcp_core::auth::{LoopbackUserAgent, OAuthClient};
 use mcp_core::client::{Client, ClientBuilder, ClientGroup, GroupConfig};
 use mcp_core::http::StreamableHttpServer;
-use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::ServerNotification;
 use mcp_core::server::Server;
 use mcp_core::transport::http::StreamableHttpClient;

@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_core::http::StreamableHttpServer;
-use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::jsonrpc::RpcError;
 use mcp_core::schema::{
     CallToolResult, CompleteResultCompletion, GetPromptResult, ReadResourceResult, Tool,
