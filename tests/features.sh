@@ -103,6 +103,9 @@ echo "== docs (rustdoc, -D warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --locked -q --no-deps -p mcp-core
 # The FFI crate with its Python face, whose docs no other step builds.
 RUSTDOCFLAGS="-D warnings" cargo doc --locked -q --no-deps -p mcp-ffi --features python
+echo "== mcp-ffi --features python (clippy, -D warnings)"
+# The Python face, which the workspace clippy (default features) leaves out.
+cargo clippy --locked -q -p mcp-ffi --features python --all-targets -- -D warnings
 
 # The fuzz targets (their own workspace, not built by `cargo test`; a
 # library change that breaks them would otherwise go unseen until the next

@@ -59,7 +59,7 @@ fn until<T>(limit: Duration, mut ready: impl FnMut() -> Option<T>) -> Option<T> 
             return None;
         }
         checks += 1;
-        if checks % CHECKS_PER_YIELD == 0 {
+        if checks.is_multiple_of(CHECKS_PER_YIELD) {
             std::thread::yield_now();
         } else {
             std::hint::spin_loop();
