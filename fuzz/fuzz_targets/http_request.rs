@@ -20,10 +20,10 @@ use axum::body::Body;
 use http::{HeaderName, HeaderValue, Method, Request};
 use http_body_util::BodyExt;
 use libfuzzer_sys::fuzz_target;
+use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::ContentBlock;
 use mcp_core::schema::{CallToolResult, GetPromptResult, PromptMessage, ReadResourceResult, Role};
 use mcp_core::server::{PromptDef, ResourceTemplateDef, Server, ToolDef};
-use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use serde_json::json;
 use tower::ServiceExt;
 
