@@ -13,6 +13,7 @@
 mod c_methods;
 mod catch_all;
 mod consts;
+mod faces;
 pub mod merge;
 mod methods;
 mod model;
@@ -85,6 +86,7 @@ pub fn generate_workspace(root: &std::path::Path) -> Result<Vec<(String, String)
         .collect();
     files.push(c_methods::file(&revisions).map_err(|e| e.to_string())?);
     files.extend(python::generate(&revisions).map_err(|e| e.to_string())?);
+    files.extend(faces::generate(&revisions).map_err(|e| e.to_string())?);
     Ok(files)
 }
 

@@ -47,6 +47,14 @@ const CAPABILITIES: &[(&str, &str)] = &[
     ("RootsListChangedNotification", "roots.listChanged"),
 ];
 
+/// The capability that gates the message `def`, if any.
+pub(crate) fn capability(def: &str) -> Option<&'static str> {
+    CAPABILITIES
+        .iter()
+        .find(|(d, _)| *d == def)
+        .map(|(_, c)| *c)
+}
+
 /// The unions that carry methods, and who sends their members.
 const MESSAGE_UNIONS: &[(&str, Side)] = &[
     ("ClientRequest", Side::Client),

@@ -646,28 +646,6 @@ mcp_result mcp_client_on_free(const struct mcp_client *client,
 mcp_result mcp_client_close(const struct mcp_client *client);
 
 /**
- * Sends `ping` and waits for the answer.
- *
- * # Safety
- * `client` is NULL or a live client; `options` is NULL or points to a valid
- * `mcp_call_options`.
- */
-mcp_result mcp_client_ping(const struct mcp_client *client, const struct mcp_call_options *options);
-
-/**
- * Lists every tool (`tools/list`, following cursors through all pages):
- * `*result_json` is `{"tools":[{"name":…,"description":…,"inputSchema":{…}},…]}`.
- * `MCP_ERR_CAPABILITY` if the server has no tools.
- *
- * # Safety
- * `client` is NULL or a live client; `options` is NULL or valid;
- * `result_json` is NULL or points to writable memory for one `char *`.
- */
-mcp_result mcp_client_list_tools(const struct mcp_client *client,
-                                 const struct mcp_call_options *options,
-                                 char **result_json);
-
-/**
  * Calls a tool (`tools/call`) with `arguments_json`, a JSON object (NULL for
  * none), and writes the `CallToolResult` to `*result_json`
  * (`{"content":[…],"isError":false}`).
@@ -688,79 +666,6 @@ mcp_result mcp_client_call_tool(const struct mcp_client *client,
                                 const char *arguments_json,
                                 const struct mcp_call_options *options,
                                 char **result_json);
-
-/**
- * Lists every resource (`resources/list`, all pages): `*result_json` is
- * `{"resources":[{"uri":…,"name":…},…]}`.
- *
- * # Safety
- * As for `mcp_client_list_tools`.
- */
-mcp_result mcp_client_list_resources(const struct mcp_client *client,
-                                     const struct mcp_call_options *options,
-                                     char **result_json);
-
-/**
- * Lists every resource template (`resources/templates/list`, all pages):
- * `*result_json` is `{"resourceTemplates":[{"uriTemplate":…,"name":…},…]}`.
- *
- * # Safety
- * As for `mcp_client_list_tools`.
- */
-mcp_result mcp_client_list_resource_templates(const struct mcp_client *client,
-                                              const struct mcp_call_options *options,
-                                              char **result_json);
-
-/**
- * Reads the resource at `uri` (`resources/read`): `*result_json` is the
- * `ReadResourceResult` (`{"contents":[{"uri":…,"text":…}]}`). An unknown URI
- * usually gives `MCP_ERR_RPC` with code -32002.
- *
- * # Safety
- * `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
- * `options` is NULL or valid; `result_json` is NULL or points to writable
- * memory for one `char *`.
- */
-mcp_result mcp_client_read_resource(const struct mcp_client *client,
-                                    const char *uri,
-                                    const struct mcp_call_options *options,
-                                    char **result_json);
-
-/**
- * Subscribes to updates of the resource at `uri` (`resources/subscribe`);
- * they arrive as `notifications/resources/updated` at the notification
- * callback. `MCP_ERR_CAPABILITY` if the server does not offer
- * subscriptions.
- *
- * # Safety
- * `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
- * `options` is NULL or valid.
- */
-mcp_result mcp_client_subscribe_resource(const struct mcp_client *client,
-                                         const char *uri,
-                                         const struct mcp_call_options *options);
-
-/**
- * Ends a subscription made with `mcp_client_subscribe_resource`
- * (`resources/unsubscribe`).
- *
- * # Safety
- * As for `mcp_client_subscribe_resource`.
- */
-mcp_result mcp_client_unsubscribe_resource(const struct mcp_client *client,
-                                           const char *uri,
-                                           const struct mcp_call_options *options);
-
-/**
- * Lists every prompt (`prompts/list`, all pages): `*result_json` is
- * `{"prompts":[{"name":…,"arguments":[…]},…]}`.
- *
- * # Safety
- * As for `mcp_client_list_tools`.
- */
-mcp_result mcp_client_list_prompts(const struct mcp_client *client,
-                                   const struct mcp_call_options *options,
-                                   char **result_json);
 
 /**
  * Gets a prompt (`prompts/get`) with `arguments_json`, a JSON object of
@@ -841,6 +746,117 @@ mcp_result mcp_client_request(const struct mcp_client *client,
 mcp_result mcp_client_notify(const struct mcp_client *client,
                              const char *method,
                              const char *params_json);
+
+/**
+ * Checks that the server answers; revisions without `ping` send
+ * `server/discover` instead. Sends `ping`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `options` is NULL or points to a valid
+ * `mcp_call_options`.
+ */
+mcp_result mcp_client_ping(const struct mcp_client *client, const struct mcp_call_options *options);
+
+/**
+ * Every tool the server offers. Sends `tools/list`, following cursors
+ * through all pages: `*result_json` is `{"tools":[…]}`, each a `Tool`.
+ * `MCP_ERR_CAPABILITY` if the server does not declare `tools`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `options` is NULL or points to a valid
+ * `mcp_call_options`; `result_json` is NULL or points to writable memory for
+ * one `char *`.
+ */
+mcp_result mcp_client_list_tools(const struct mcp_client *client,
+                                 const struct mcp_call_options *options,
+                                 char **result_json);
+
+/**
+ * Every resource the server offers. Sends `resources/list`, following
+ * cursors through all pages: `*result_json` is `{"resources":[…]}`, each a
+ * `Resource`. `MCP_ERR_CAPABILITY` if the server does not declare
+ * `resources`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `options` is NULL or points to a valid
+ * `mcp_call_options`; `result_json` is NULL or points to writable memory for
+ * one `char *`.
+ */
+mcp_result mcp_client_list_resources(const struct mcp_client *client,
+                                     const struct mcp_call_options *options,
+                                     char **result_json);
+
+/**
+ * Every resource template the server offers. Sends
+ * `resources/templates/list`, following cursors through all pages:
+ * `*result_json` is `{"resourceTemplates":[…]}`, each a `ResourceTemplate`.
+ * `MCP_ERR_CAPABILITY` if the server does not declare `resources`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `options` is NULL or points to a valid
+ * `mcp_call_options`; `result_json` is NULL or points to writable memory for
+ * one `char *`.
+ */
+mcp_result mcp_client_list_resource_templates(const struct mcp_client *client,
+                                              const struct mcp_call_options *options,
+                                              char **result_json);
+
+/**
+ * Every prompt the server offers. Sends `prompts/list`, following cursors
+ * through all pages: `*result_json` is `{"prompts":[…]}`, each a `Prompt`.
+ * `MCP_ERR_CAPABILITY` if the server does not declare `prompts`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `options` is NULL or points to a valid
+ * `mcp_call_options`; `result_json` is NULL or points to writable memory for
+ * one `char *`.
+ */
+mcp_result mcp_client_list_prompts(const struct mcp_client *client,
+                                   const struct mcp_call_options *options,
+                                   char **result_json);
+
+/**
+ * Reads the resource at `uri`; an unknown URI is a JSON-RPC error, usually
+ * -32002. Sends `resources/read`: `*result_json` is the
+ * `ReadResourceResult`. `MCP_ERR_CAPABILITY` if the server does not declare
+ * `resources`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
+ * `options` is NULL or points to a valid `mcp_call_options`; `result_json`
+ * is NULL or points to writable memory for one `char *`.
+ */
+mcp_result mcp_client_read_resource(const struct mcp_client *client,
+                                    const char *uri,
+                                    const struct mcp_call_options *options,
+                                    char **result_json);
+
+/**
+ * Subscribes to updates of the resource at `uri`; they arrive as
+ * `notifications/resources/updated` notifications. Sends
+ * `resources/subscribe`. `MCP_ERR_CAPABILITY` if the server does not declare
+ * `resources.subscribe`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
+ * `options` is NULL or points to a valid `mcp_call_options`.
+ */
+mcp_result mcp_client_subscribe_resource(const struct mcp_client *client,
+                                         const char *uri,
+                                         const struct mcp_call_options *options);
+
+/**
+ * Ends a subscription to the resource at `uri`. Sends
+ * `resources/unsubscribe`. `MCP_ERR_CAPABILITY` if the server does not
+ * declare `resources.subscribe`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
+ * `options` is NULL or points to a valid `mcp_call_options`.
+ */
+mcp_result mcp_client_unsubscribe_resource(const struct mcp_client *client,
+                                           const char *uri,
+                                           const struct mcp_call_options *options);
 
 /**
  * Sets the default timeout of this client's requests, including the

@@ -25,7 +25,7 @@ pub mod transport;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use mcp_core::client::Negotiation;
 
 use args::{
@@ -38,12 +38,29 @@ use transport::{ConnectOptions, ServeMode, Target};
 
 /// Runs the `mcp` command with this process's arguments.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    ExitCode::from(run_with_args("mcp", std::env::args_os().skip(1)))
+}
+
+/// Runs the `mcp` command with `args` (without the program name), called
+/// `name` in its help and usage texts; returns the exit status. Python's
+/// `python -m libmcp` runs the command through this.
+pub fn run_with_args<I>(name: &str, args: I) -> u8
+where
+    I: IntoIterator,
+    I::Item: Into<std::ffi::OsString> + Clone,
+{
+    let command = Cli::command().bin_name(name.to_string());
+    let parsed = command
+        .try_get_matches_from(
+            std::iter::once(std::ffi::OsString::from(name)).chain(args.into_iter().map(Into::into)),
+        )
+        .and_then(|mut matches| Cli::from_arg_matches_mut(&mut matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version end up here too, with status 0.
             let _ = e.print();
-            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+            return u8::try_from(e.exit_code()).unwrap_or(2);
         }
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -53,18 +70,18 @@ pub fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => {
             output::stderr(&format!("error: cannot start the async runtime: {e}"));
-            return ExitCode::FAILURE;
+            return 1;
         }
     };
     let result = runtime.block_on(run(cli));
     // Stdin is read on a thread that cannot be interrupted: do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(500));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(CliError::Reported) => CliError::Reported.exit_code(),
+        Ok(()) => 0,
+        Err(CliError::Reported) => CliError::Reported.status(),
         Err(e) => {
             output::stderr(&format!("error: {e}"));
-            e.exit_code()
+            e.status()
         }
     }
 }

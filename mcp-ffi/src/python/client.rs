@@ -16,13 +16,13 @@ use std::time::Duration;
 use indexmap::IndexMap;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyTuple};
 use serde_json::Value;
 
 use mcp_core::client::{Client, ClientBuilder, ToolTaskStart};
 use mcp_core::schema::{
-    CallToolRequestParams, CompleteRequestParams, CreateMessageResult, ElicitResult, LoggingLevel,
-    Root,
+    CallToolRequestParams, ClientRequestMethod, CompleteRequestParams, CreateMessageResult,
+    ElicitResult, LoggingLevel, Root,
 };
 use mcp_core::session::RequestOptions;
 use mcp_core::transport::ChildProcess;
@@ -230,6 +230,31 @@ pub(crate) fn connect_http(
     connect(builder, transport, deliver)
 }
 
+/// The `N` string arguments of a generated operation.
+pub(super) fn arguments<const N: usize>(
+    args: &Bound<'_, PyTuple>,
+    method: ClientRequestMethod,
+) -> PyResult<[String; N]> {
+    let strings: Vec<String> = args
+        .iter()
+        .map(|a| a.extract::<String>())
+        .collect::<PyResult<_>>()
+        .map_err(|e| PyTypeError::new_err(format!("`{method}` takes strings: {e}")))?;
+    <[String; N]>::try_from(strings).map_err(|given| {
+        PyTypeError::new_err(format!(
+            "`{method}` takes {N} argument(s), {} given",
+            given.len()
+        ))
+    })
+}
+
+/// The error for a client request whose face is written by hand.
+pub(super) fn hand_written(method: ClientRequestMethod) -> PyErr {
+    PyValueError::new_err(format!(
+        "`{method}` has a method of its own on ClientCore, not an operation"
+    ))
+}
+
 /// A connected client. Use `libmcp.Client` or `libmcp.SyncClient`.
 #[pyclass(frozen, module = "libmcp._libmcp")]
 #[derive(Debug)]
@@ -242,7 +267,7 @@ pub(crate) struct ClientCore {
 impl ClientCore {
     /// Runs a request on this client's runtime, delivering its outcome in
     /// order with the client's callbacks.
-    fn spawn<F, Fut>(&self, request: F) -> Call
+    pub(super) fn spawn<F, Fut>(&self, request: F) -> Call
     where
         F: FnOnce(Arc<Client>) -> Fut,
         Fut: Future<Output = call::Outcome> + Send + 'static,
@@ -287,23 +312,14 @@ impl ClientCore {
         self.client.protocol_version().as_str()
     }
 
-    /// `ping`.
-    fn ping(&self) -> Call {
-        self.spawn(|c| async move {
-            c.ping().await?;
-            none()
-        })
-    }
-
-    /// One page of `tools/list` (a `ListToolsResult` dict).
-    #[pyo3(signature = (cursor = None))]
-    fn list_tools(&self, cursor: Option<String>) -> Call {
-        self.spawn(|c| async move { json(&c.list_tools(cursor).await?) })
-    }
-
-    /// Every tool (a list of `Tool` dicts), following cursors.
-    fn list_all_tools(&self) -> Call {
-        self.spawn(|c| async move { json(&c.list_all_tools().await?) })
+    /// A client request the method table generates on every face
+    /// (`libmcp._operations`): `method` is its wire name, `args` its
+    /// arguments in the generated order.
+    #[pyo3(signature = (method, *args))]
+    fn operation(&self, method: &str, args: &Bound<'_, PyTuple>) -> PyResult<Call> {
+        let method = ClientRequestMethod::from_name(method)
+            .ok_or_else(|| PyValueError::new_err(format!("`{method}` is no client request")))?;
+        self.start_operation(method, args)
     }
 
     /// `tools/call`; finishes with the `CallToolResult` dict. `timeout`
@@ -400,60 +416,6 @@ impl ClientCore {
     /// `tasks/cancel`; finishes with the task as it is then.
     fn cancel_task(&self, task_id: String) -> Call {
         self.spawn(|c| async move { json(&c.cancel_task(&task_id).await?) })
-    }
-
-    /// One page of `resources/list`.
-    #[pyo3(signature = (cursor = None))]
-    fn list_resources(&self, cursor: Option<String>) -> Call {
-        self.spawn(|c| async move { json(&c.list_resources(cursor).await?) })
-    }
-
-    /// Every resource, following cursors.
-    fn list_all_resources(&self) -> Call {
-        self.spawn(|c| async move { json(&c.list_all_resources().await?) })
-    }
-
-    /// One page of `resources/templates/list`.
-    #[pyo3(signature = (cursor = None))]
-    fn list_resource_templates(&self, cursor: Option<String>) -> Call {
-        self.spawn(|c| async move { json(&c.list_resource_templates(cursor).await?) })
-    }
-
-    /// Every resource template, following cursors.
-    fn list_all_resource_templates(&self) -> Call {
-        self.spawn(|c| async move { json(&c.list_all_resource_templates().await?) })
-    }
-
-    /// `resources/read`; finishes with the `ReadResourceResult` dict.
-    fn read_resource(&self, uri: String) -> Call {
-        self.spawn(|c| async move { json(&c.read_resource(&uri).await?) })
-    }
-
-    /// `resources/subscribe`.
-    fn subscribe(&self, uri: String) -> Call {
-        self.spawn(|c| async move {
-            c.subscribe(&uri).await?;
-            none()
-        })
-    }
-
-    /// `resources/unsubscribe`.
-    fn unsubscribe(&self, uri: String) -> Call {
-        self.spawn(|c| async move {
-            c.unsubscribe(&uri).await?;
-            none()
-        })
-    }
-
-    /// One page of `prompts/list`.
-    #[pyo3(signature = (cursor = None))]
-    fn list_prompts(&self, cursor: Option<String>) -> Call {
-        self.spawn(|c| async move { json(&c.list_prompts(cursor).await?) })
-    }
-
-    /// Every prompt, following cursors.
-    fn list_all_prompts(&self) -> Call {
-        self.spawn(|c| async move { json(&c.list_all_prompts().await?) })
     }
 
     /// `prompts/get` with string arguments; finishes with the

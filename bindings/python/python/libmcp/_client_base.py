@@ -45,13 +45,8 @@ from .types import (
     Model,
     Notification,
     Progress,
-    Prompt,
-    ReadResourceResult,
-    Resource,
-    ResourceTemplate,
     Root,
     Task,
-    Tool,
 )
 
 M = TypeVar("M", bound=Model)
@@ -284,12 +279,6 @@ class _ClientBase:
 
     # -- operations, as Pending
 
-    def _ping(self) -> Pending[None]:
-        return Pending(self._c().ping())
-
-    def _list_tools(self) -> Pending[List[Tool]]:
-        return Pending(self._c().list_all_tools(), _list_of(Tool))
-
     def _call_tool(
         self,
         name: str,
@@ -333,24 +322,6 @@ class _ClientBase:
             return result
 
         return Pending(self._c().tool_task_result(task_id), convert)
-
-    def _list_resources(self) -> Pending[List[Resource]]:
-        return Pending(self._c().list_all_resources(), _list_of(Resource))
-
-    def _list_resource_templates(self) -> Pending[List[ResourceTemplate]]:
-        return Pending(self._c().list_all_resource_templates(), _list_of(ResourceTemplate))
-
-    def _read_resource(self, uri: str) -> Pending[ReadResourceResult]:
-        return Pending(self._c().read_resource(str(uri)), ReadResourceResult.from_dict)
-
-    def _subscribe(self, uri: str) -> Pending[None]:
-        return Pending(self._c().subscribe(str(uri)))
-
-    def _unsubscribe(self, uri: str) -> Pending[None]:
-        return Pending(self._c().unsubscribe(str(uri)))
-
-    def _list_prompts(self) -> Pending[List[Prompt]]:
-        return Pending(self._c().list_all_prompts(), _list_of(Prompt))
 
     def _get_prompt(self, name: str, arguments: Optional[Mapping[str, Any]]) -> Pending[GetPromptResult]:
         args = None

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
 from ._client_base import (
     Callback,
@@ -25,6 +25,7 @@ from ._client_base import (
     _http_connect,
     _stdio_connect,
 )
+from ._operations import _AsyncOperations, _SyncOperations
 from ._pending import Pending
 from .auth import OAuth
 from .types import (
@@ -35,13 +36,8 @@ from .types import (
     GetTaskResult,
     ListTasksResult,
     LoggingLevel,
-    Prompt,
-    ReadResourceResult,
-    Resource,
-    ResourceTemplate,
     Root,
     Task,
-    Tool,
 )
 
 if TYPE_CHECKING:
@@ -50,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["Client", "SyncClient", "ClientOptions", "SamplingHandler", "ElicitationHandler", "Callback"]
 
 
-class Client(_ClientBase):
+class Client(_AsyncOperations):
     """An MCP client for asyncio.
 
     Create it with :meth:`stdio` or :meth:`http`, then connect with
@@ -147,14 +143,6 @@ class Client(_ClientBase):
     async def __aexit__(self, *exc: Any) -> None:
         await self.close()
 
-    async def ping(self) -> None:
-        """Checks that the server answers."""
-        await self._ping()
-
-    async def list_tools(self) -> List[Tool]:
-        """Every tool the server offers (following pages)."""
-        return await self._list_tools()
-
     async def call_tool(
         self,
         name: str,
@@ -218,32 +206,6 @@ class Client(_ClientBase):
         """Cancels a task (``tasks/cancel``); returns the task as it is then."""
         return await Pending(self._c().cancel_task(task_id), CancelTaskResult.from_dict)
 
-    async def list_resources(self) -> List[Resource]:
-        """Every resource the server offers."""
-        return await self._list_resources()
-
-    async def list_resource_templates(self) -> List[ResourceTemplate]:
-        """Every resource template the server offers."""
-        return await self._list_resource_templates()
-
-    async def read_resource(self, uri: str) -> ReadResourceResult:
-        """Reads a resource (raises :class:`~libmcp.ResourceNotFound` if
-        there is none at ``uri``)."""
-        return await self._read_resource(uri)
-
-    async def subscribe_resource(self, uri: str) -> None:
-        """Subscribes to updates of a resource (they arrive as
-        notifications)."""
-        await self._subscribe(uri)
-
-    async def unsubscribe_resource(self, uri: str) -> None:
-        """Ends a subscription."""
-        await self._unsubscribe(uri)
-
-    async def list_prompts(self) -> List[Prompt]:
-        """Every prompt the server offers."""
-        return await self._list_prompts()
-
     async def get_prompt(self, name: str, arguments: Optional[Mapping[str, Any]] = None) -> GetPromptResult:
         """Renders a prompt (non-string arguments are sent as JSON)."""
         return await self._get_prompt(name, arguments)
@@ -279,7 +241,7 @@ class Client(_ClientBase):
         return await Pending(self._c().closed())
 
 
-class SyncClient(_ClientBase):
+class SyncClient(_SyncOperations):
     """The blocking twin of :class:`Client`, for scripts: the same
     constructors, options and methods, without ``await``.
 
@@ -332,14 +294,6 @@ class SyncClient(_ClientBase):
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def ping(self) -> None:
-        """See :meth:`Client.ping`."""
-        self._ping().result()
-
-    def list_tools(self) -> List[Tool]:
-        """See :meth:`Client.list_tools`."""
-        return self._list_tools().result()
-
     def call_tool(
         self,
         name: str,
@@ -373,30 +327,6 @@ class SyncClient(_ClientBase):
     def cancel_task(self, task_id: str) -> CancelTaskResult:
         """See :meth:`Client.cancel_task`."""
         return Pending(self._c().cancel_task(task_id), CancelTaskResult.from_dict).result()
-
-    def list_resources(self) -> List[Resource]:
-        """See :meth:`Client.list_resources`."""
-        return self._list_resources().result()
-
-    def list_resource_templates(self) -> List[ResourceTemplate]:
-        """See :meth:`Client.list_resource_templates`."""
-        return self._list_resource_templates().result()
-
-    def read_resource(self, uri: str) -> ReadResourceResult:
-        """See :meth:`Client.read_resource`."""
-        return self._read_resource(uri).result()
-
-    def subscribe_resource(self, uri: str) -> None:
-        """See :meth:`Client.subscribe_resource`."""
-        self._subscribe(uri).result()
-
-    def unsubscribe_resource(self, uri: str) -> None:
-        """See :meth:`Client.unsubscribe_resource`."""
-        self._unsubscribe(uri).result()
-
-    def list_prompts(self) -> List[Prompt]:
-        """See :meth:`Client.list_prompts`."""
-        return self._list_prompts().result()
 
     def get_prompt(self, name: str, arguments: Optional[Mapping[str, Any]] = None) -> GetPromptResult:
         """See :meth:`Client.get_prompt`."""

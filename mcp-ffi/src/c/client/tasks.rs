@@ -83,9 +83,9 @@ pub unsafe extern "C" fn mcp_client_get_task(
 ) -> McpResult {
     // SAFETY: as this function's caller guarantees.
     unsafe {
-        on_task(
+        super::shapes::text_result(
             client,
-            task_id,
+            (task_id, "task_id"),
             options,
             result_json,
             methods::TASKS_GET,
@@ -111,9 +111,9 @@ pub unsafe extern "C" fn mcp_client_tool_task_result(
 ) -> McpResult {
     // SAFETY: as this function's caller guarantees.
     unsafe {
-        on_task(
+        super::shapes::text_result(
             client,
-            task_id,
+            (task_id, "task_id"),
             options,
             result_json,
             methods::TASKS_RESULT,
@@ -139,9 +139,9 @@ pub unsafe extern "C" fn mcp_client_cancel_task(
 ) -> McpResult {
     // SAFETY: as this function's caller guarantees.
     unsafe {
-        on_task(
+        super::shapes::text_result(
             client,
-            task_id,
+            (task_id, "task_id"),
             options,
             result_json,
             methods::TASKS_CANCEL,
@@ -176,31 +176,5 @@ pub unsafe extern "C" fn mcp_client_list_tasks(
                 core.list_tasks(cursor).await
             })?,
         )
-    })
-}
-
-/// The shape of the exports that name one task: `task_id` in, the JSON of
-/// what `call` answers out (see `mcp_client_get_task` for the arguments).
-///
-/// # Safety
-/// As for `mcp_client_get_task`.
-unsafe fn on_task<T, Fut>(
-    client: *const Client,
-    task_id: *const c_char,
-    options: *const CallOptions,
-    result_json: *mut *mut c_char,
-    method: &'static str,
-    call: impl FnOnce(Arc<CoreClient>, String) -> Fut,
-) -> McpResult
-where
-    T: serde::Serialize,
-    Fut: Future<Output = mcp_core::Result<T>> + Send + 'static,
-{
-    boundary(|| {
-        let out = arg!(out_string result_json);
-        let client = arg!(handle client);
-        let task_id = arg!(str task_id).to_string();
-        let options = arg!(call_options options);
-        out.set(&client.call_json(&options, method, |core| call(core, task_id))?)
     })
 }
