@@ -406,6 +406,9 @@ pub mod server;
 pub mod session;
 #[cfg(any(feature = "server", feature = "client"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
+pub mod skills;
+#[cfg(any(feature = "server", feature = "client"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
 pub mod store;
 #[cfg(any(feature = "server", feature = "client"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]

@@ -161,6 +161,11 @@ pub(crate) struct ServeArgs {
     /// redis://127.0.0.1:6379/0.
     #[arg(long, value_name = "URL", requires = "http")]
     pub(crate) store: Option<String>,
+
+    /// Serve the skills of this directory (each folder with a SKILL.md is a
+    /// skill) in place of the built-in fixture skills.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) skills: Option<std::path::PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -81,10 +81,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     };
     let (request, target) = match cli.command {
         Command::Serve(serve) => {
-            let server = match serve.server {
+            let mut builder = match serve.server {
                 BuiltinServer::Everything => everything::everything_builder(),
+            };
+            if let Some(dir) = &serve.skills {
+                builder =
+                    builder.skills(everything::directory_skills(dir).map_err(CliError::request)?);
             }
-            .build();
+            let server = builder.build();
             let mode = match serve.http {
                 Some(address) => {
                     let mut http = mcp_host::HttpOptions::default();

@@ -348,7 +348,9 @@ fn resources() {
         [
             "test://static-text",
             "test://static-binary",
-            "test://watched-resource"
+            "test://watched-resource",
+            "skill://pdf-processing/SKILL.md",
+            "skill://release-notes/SKILL.md"
         ]
     );
 
