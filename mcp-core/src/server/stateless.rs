@@ -304,7 +304,7 @@ fn serve_extension(
 
 /// The params of an extension request as an object, `_meta` taken out
 /// (-32602 when they are not an object).
-fn extension_params(
+pub(super) fn extension_params(
     method: ExtensionMethod,
     params: Option<&RawValue>,
 ) -> Result<Map<String, Value>, RpcError> {
