@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use super::{SKILL_LIMITS, SkillProblem};
 
 /// The prefix of `metadata` keys the extension reserves.
+#[cfg(feature = "server")]
 const RESERVED_PREFIX: &str = "io.modelcontextprotocol/";
 
 /// The frontmatter of `text` (a `SKILL.md`) as a JSON object, and the body
@@ -81,6 +82,7 @@ pub fn validate_name(name: &str) -> Result<(), SkillProblem> {
 /// Checks a frontmatter: a valid `name`, a non-empty `description` of at
 /// most 1024 characters, and no `metadata` key under the reserved prefix.
 /// Returns the name.
+#[cfg(feature = "server")]
 pub(crate) fn validate(frontmatter: &Map<String, Value>) -> Result<&str, SkillProblem> {
     let name = match frontmatter.get("name") {
         Some(Value::String(name)) => name,
