@@ -30,7 +30,7 @@ use mcp_core::client::Negotiation;
 
 use args::{
     BuiltinServer, Cli, Command, LoggingCommand, PromptsCommand, ResourcesCommand, ServersCommand,
-    TargetArgs, ToolsCommand,
+    SkillsCommand, TargetArgs, ToolsCommand,
 };
 use commands::{Printing, Request};
 use error::CliError;
@@ -148,6 +148,10 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 .map(commands::prompt_arguments)
                 .transpose()?;
             (Request::GetPrompt { name, arguments }, target)
+        }
+        Command::Skills(SkillsCommand::List(target)) => (Request::ListSkills, target),
+        Command::Skills(SkillsCommand::Get { uri, file, target }) => {
+            (Request::GetSkill { uri, file }, target)
         }
         Command::Ping(target) => (Request::Ping, target),
         Command::Logging(LoggingCommand::SetLevel { level, target }) => {
