@@ -207,18 +207,23 @@ impl Skill {
         let mut children: Vec<Resource> = Vec::new();
         let mut found = false;
         for file in self.files.iter() {
-            let Some(rest) = file.path.strip_prefix(&prefix) else {
+            // Compared as written in URIs (segments percent-encoded).
+            let encoded = encode_path(&file.path);
+            let Some(rest) = encoded.strip_prefix(&prefix) else {
                 continue;
             };
             found = true;
             match rest.split_once('/') {
-                None => children.push(Resource {
-                    mime_type: Some(file.mime_type.to_string()),
-                    size: Some(file.bytes.len() as i64),
-                    ..Resource::new(rest, file.uri.clone())
-                }),
+                None => {
+                    let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+                    children.push(Resource {
+                        mime_type: Some(file.mime_type.to_string()),
+                        size: Some(file.bytes.len() as i64),
+                        ..Resource::new(name, file.uri.clone())
+                    });
+                }
                 Some((dir, _)) => {
-                    let dir_uri = format!("{}/{}{}", self.root, encode_path(&prefix), encode(dir));
+                    let dir_uri = format!("{}/{prefix}{dir}", self.root);
                     if !children.iter().any(|c| c.uri == dir_uri) {
                         children.push(Resource {
                             mime_type: Some(DIRECTORY_MIME_TYPE.into()),
@@ -356,6 +361,13 @@ mod tests {
         assert_eq!(root[1].mime_type.as_deref(), Some(DIRECTORY_MIME_TYPE));
         assert_eq!(root[1].uri, "skill://acme/pdf/scripts");
         assert_eq!(skill.children("skill://acme/pdf/scripts").unwrap().len(), 1);
+        let spaced =
+            Skill::from_files("pdf", [("SKILL.md", MD), ("my refs/a b.md", b"x")]).unwrap();
+        let root = spaced.children("skill://pdf").unwrap();
+        assert_eq!(root[1].uri, "skill://pdf/my%20refs");
+        let inner = spaced.children(&root[1].uri).unwrap();
+        assert_eq!(inner[0].uri, "skill://pdf/my%20refs/a%20b.md");
+        assert_eq!(inner[0].name, "a b.md");
         assert!(skill.children(&files[0].uri).is_none());
     }
 
