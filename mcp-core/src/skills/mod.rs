@@ -1,4 +1,4 @@
-//! The skills extension (SEP-2640, [`SKILLS`](crate::extensions::SKILLS)):
+//! The skills extension (SEP-2640, [`SKILLS`]):
 //! a server serves skills — folders of files whose root is a `SKILL.md` with
 //! YAML frontmatter — listed by `skills/list`, one looked up by
 //! `skills/get`, their files read with `resources/read` (and, with
