@@ -70,6 +70,17 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// A skill (the skills extension) was refused: one that breaks the
+    /// extension's rules when built or loaded, or a file read that does not
+    /// match its listed entry (digest, size, frontmatter).
+    #[cfg(any(feature = "server", feature = "client"))]
+    #[error("skill {uri}: {problem}")]
+    Skill {
+        /// The skill's URI (its `SKILL.md`).
+        uri: String,
+        /// What is wrong.
+        problem: crate::skills::SkillProblem,
+    },
     /// A shared store (sessions, events, the bus between replicas) failed.
     #[error("the store {store} failed: {message}")]
     Store {

@@ -25,7 +25,9 @@ use crate::jsonrpc::{ErrorCode, RpcError};
 /// | `RpcInternalError` | `Rpc` with code -32603 | `MCP_ERR_RPC` | `InternalError` | 1 |
 /// | `Rpc` | `Rpc` with any other code | `MCP_ERR_RPC` | `McpError` | 1 |
 ///
-/// `Member` (a group's server failed) is the kind of its source. The `mcp`
+/// `Member` (a group's server failed) is the kind of its source; `Skill` is
+/// `Protocol` when a file read fails verification against its entry and
+/// `InvalidArgument` when a skill given to the library breaks a rule. The `mcp`
 /// command exits 3 for any failure while it starts the session (except 2
 /// for `InvalidArgument`): there is then no session. The faces' table test
 /// (`mcp-ffi/src/error_kind_table.rs`) checks every row.
@@ -120,6 +122,8 @@ impl Error {
             Self::ProtocolVersion(_) | Self::Json(_) | Self::Protocol(_) => ErrorKind::Protocol,
             Self::Auth(_) => ErrorKind::Auth,
             Self::Member { source, .. } => source.kind(),
+            #[cfg(any(feature = "server", feature = "client"))]
+            Self::Skill { problem, .. } => problem.kind(),
         }
     }
 }

@@ -26,6 +26,20 @@ pub const TASKS: &str = "io.modelcontextprotocol/tasks";
 /// `tasks/update`, which only the tasks extension has.
 pub const TASKS_UPDATE: &str = "tasks/update";
 
+/// The skills extension (SEP-2640): `skills/list`, `skills/get`, skill
+/// files served as resources, and `resources/directory/read` with
+/// `directoryRead: true` (see [`crate::skills`]).
+pub const SKILLS: &str = "io.modelcontextprotocol/skills";
+
+/// `skills/list`.
+pub const SKILLS_LIST: &str = "skills/list";
+
+/// `skills/get`.
+pub const SKILLS_GET: &str = "skills/get";
+
+/// `resources/directory/read`, offered with `directoryRead: true`.
+pub const DIRECTORY_READ: &str = "resources/directory/read";
+
 /// A method an extension adds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -37,6 +51,13 @@ pub enum ExtensionMethod {
     TasksUpdate,
     /// `tasks/cancel`: asks for a task to stop (acknowledged, cooperative).
     TasksCancel,
+    /// `skills/list` of the skills extension: the skills served, paginated.
+    SkillsList,
+    /// `skills/get`: the entry of one skill, by URI.
+    SkillsGet,
+    /// `resources/directory/read` of the skills extension (with
+    /// `directoryRead: true`): a folder's direct children.
+    DirectoryRead,
 }
 
 /// One row of the extension method table.
@@ -48,6 +69,12 @@ pub struct ExtensionMethodSpec {
     pub extension: &'static str,
     /// The param that `Mcp-Name` repeats over Streamable HTTP, if any.
     pub name_param: Option<NameParam>,
+    /// Whether the client must declare the extension on the request
+    /// (-32021 otherwise); the skills extension's methods are answered to
+    /// any client of a server that offers it.
+    pub client_declares: bool,
+    /// Whether the result carries the caching hints `ttlMs`/`cacheScope`.
+    pub cacheable: bool,
 }
 
 /// A param that `Mcp-Name` repeats (SEP-2243).
@@ -68,27 +95,61 @@ impl NameParam {
 }
 
 /// Every extension method, each once (client → server requests).
-pub static EXTENSION_METHOD_TABLE: [ExtensionMethodSpec; 3] = [
+pub static EXTENSION_METHOD_TABLE: [ExtensionMethodSpec; 6] = [
     ExtensionMethodSpec {
         name: methods::TASKS_GET,
         extension: TASKS,
         name_param: Some(NameParam::TaskId),
+        client_declares: true,
+        cacheable: false,
     },
     ExtensionMethodSpec {
         name: TASKS_UPDATE,
         extension: TASKS,
         name_param: Some(NameParam::TaskId),
+        client_declares: true,
+        cacheable: false,
     },
     ExtensionMethodSpec {
         name: methods::TASKS_CANCEL,
         extension: TASKS,
         name_param: Some(NameParam::TaskId),
+        client_declares: true,
+        cacheable: false,
+    },
+    ExtensionMethodSpec {
+        name: SKILLS_LIST,
+        extension: SKILLS,
+        name_param: None,
+        client_declares: false,
+        cacheable: true,
+    },
+    ExtensionMethodSpec {
+        name: SKILLS_GET,
+        extension: SKILLS,
+        name_param: None,
+        client_declares: false,
+        cacheable: true,
+    },
+    ExtensionMethodSpec {
+        name: DIRECTORY_READ,
+        extension: SKILLS,
+        name_param: None,
+        client_declares: false,
+        cacheable: true,
     },
 ];
 
 impl ExtensionMethod {
     /// Every extension method.
-    pub const ALL: &'static [Self] = &[Self::TasksGet, Self::TasksUpdate, Self::TasksCancel];
+    pub const ALL: &'static [Self] = &[
+        Self::TasksGet,
+        Self::TasksUpdate,
+        Self::TasksCancel,
+        Self::SkillsList,
+        Self::SkillsGet,
+        Self::DirectoryRead,
+    ];
 
     /// What the table says of this method.
     pub fn spec(self) -> &'static ExtensionMethodSpec {
@@ -96,6 +157,9 @@ impl ExtensionMethod {
             Self::TasksGet => &EXTENSION_METHOD_TABLE[0],
             Self::TasksUpdate => &EXTENSION_METHOD_TABLE[1],
             Self::TasksCancel => &EXTENSION_METHOD_TABLE[2],
+            Self::SkillsList => &EXTENSION_METHOD_TABLE[3],
+            Self::SkillsGet => &EXTENSION_METHOD_TABLE[4],
+            Self::DirectoryRead => &EXTENSION_METHOD_TABLE[5],
         }
     }
 

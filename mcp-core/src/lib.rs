@@ -349,8 +349,8 @@
 //!
 //! | feature | gives | pulls in |
 //! |---|---|---|
-//! | `server` | [`server`]: `Server`, `ToolDef`, `ServerHandler`, `Context`, tasks | jsonschema, schemars, sha2 |
-//! | `client` | [`client`]: `Client`, `ClientBuilder`, the task API (`ClientGroup` with `stdio` and `http-client`) | jsonschema |
+//! | `server` | [`server`]: `Server`, `ToolDef`, `ServerHandler`, `Context`, tasks; [`skills`]: `SkillCatalog` | jsonschema, schemars, sha2, serde_norway |
+//! | `client` | [`client`]: `Client`, `ClientBuilder`, the task API, skills (`ClientGroup` with `stdio` and `http-client`) | jsonschema, sha2, serde_norway |
 //! | `stdio` | `transport::Stdio`, `transport::ChildProcess` | nix (Unix), tokio process/io-std |
 //! | `http-server` | `http::StreamableHttpServer` (a tower `Service` and an axum router), [`store`] (implies `server`) | axum, hyper, tower |
 //! | `http-client` | `transport::http::StreamableHttpClient`, `auth::AuthProvider` (implies `client`) | reqwest, rustls |
@@ -404,6 +404,9 @@ pub mod server;
 #[cfg(any(feature = "server", feature = "client"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
 pub mod session;
+#[cfg(any(feature = "server", feature = "client"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
+pub mod skills;
 #[cfg(any(feature = "server", feature = "client"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
 pub mod store;

@@ -77,6 +77,9 @@ pub(crate) enum Command {
     /// List or get the server's prompts.
     #[command(subcommand)]
     Prompts(PromptsCommand),
+    /// List or load the server's skills (the skills extension).
+    #[command(subcommand)]
+    Skills(SkillsCommand),
     /// Check that the server answers.
     Ping(TargetArgs),
     /// The servers of an mcpServers configuration file.
@@ -161,6 +164,11 @@ pub(crate) struct ServeArgs {
     /// redis://127.0.0.1:6379/0.
     #[arg(long, value_name = "URL", requires = "http")]
     pub(crate) store: Option<String>,
+
+    /// Serve the skills of this directory (each folder with a SKILL.md is a
+    /// skill) in place of the built-in fixture skills.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) skills: Option<std::path::PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -235,6 +243,24 @@ pub(crate) enum PromptsCommand {
         /// The arguments, as a JSON object of strings.
         #[arg(long, value_name = "JSON")]
         args: Option<String>,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SkillsCommand {
+    /// List the skills (reads none of their files).
+    List(TargetArgs),
+    /// Load a skill: print its SKILL.md, verified against the listing
+    /// (size, digest, frontmatter), or with --file one of its other files,
+    /// verified the same way.
+    Get {
+        /// The skill's URI (its SKILL.md), e.g. skill://pdf-processing/SKILL.md.
+        uri: String,
+        /// Print this file of the skill instead of its SKILL.md.
+        #[arg(long, value_name = "URI")]
+        file: Option<String>,
         #[command(flatten)]
         target: TargetArgs,
     },

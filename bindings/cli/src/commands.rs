@@ -52,6 +52,16 @@ pub(crate) enum Request {
         /// Its arguments.
         arguments: Option<IndexMap<String, String>>,
     },
+    /// `skills/list`, every page.
+    ListSkills,
+    /// `skills/get`, then the skill's SKILL.md (or `file`) read and
+    /// verified.
+    GetSkill {
+        /// The skill's URI.
+        uri: String,
+        /// Another file of the skill to print instead.
+        file: Option<String>,
+    },
     /// `ping`.
     Ping,
     /// `logging/setLevel`.
@@ -280,6 +290,34 @@ pub(crate) async fn run(
                 output::stderr(&format!("error: the tool `{name}` reported an error"));
                 return Err(CliError::Reported);
             }
+        }
+        Request::ListSkills => {
+            let skills = client.list_all_skills().await.map_err(CliError::request)?;
+            print(json, &json!({ "skills": skills }), || {
+                output::skills(&skills)
+            });
+        }
+        Request::GetSkill { uri, file } => {
+            let entry = client.get_skill(&uri).await.map_err(CliError::request)?;
+            let text = match &file {
+                None => {
+                    let loaded = client.load_skill(&entry).await.map_err(CliError::request)?;
+                    loaded.skill_md
+                }
+                Some(file) => {
+                    let bytes = client
+                        .read_skill_file(&entry, file)
+                        .await
+                        .map_err(CliError::request)?;
+                    String::from_utf8_lossy(&bytes).into_owned()
+                }
+            };
+            let read = file.as_deref().unwrap_or(&uri);
+            print(
+                json,
+                &json!({ "skill": entry, "uri": read, "text": text }),
+                || text.clone(),
+            );
         }
         Request::ListResources => {
             let resources = client

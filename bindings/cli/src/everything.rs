@@ -1,9 +1,10 @@
 //! The "everything" server: every fixture the MCP conformance suite's server
 //! scenarios expect (tools, resources, a resource template, prompts and
-//! completions), plus `add_numbers`. Served by `mcp serve everything`.
+//! completions), plus `add_numbers` and two skills (the skills extension). Served by `mcp serve everything`.
 
 mod input_required;
 mod media;
+mod skills;
 mod tasks;
 mod tools;
 
@@ -19,6 +20,7 @@ use mcp_core::server::{
 };
 
 pub use media::{tiny_png, tiny_wav};
+pub use skills::{directory_skills, fixture_skills};
 
 /// The URI of the subscribable resource.
 pub const WATCHED_RESOURCE: &str = "test://watched-resource";
@@ -60,6 +62,14 @@ pub fn everything_builder() -> ServerBuilder {
         }
     };
     let builder = resources(builder);
+    let builder = match fixture_skills() {
+        Ok(skills) => builder.skills(skills),
+        // The fixtures are checked by `tests/everything.rs`; never taken.
+        Err(e) => {
+            tracing::error!("the everything server's fixture skills are invalid: {e}");
+            builder
+        }
+    };
     let builder = prompts(builder);
     builder.completion(|params, _cx| async move { Ok(complete(&params)) })
 }

@@ -30,7 +30,7 @@ use mcp_core::client::Negotiation;
 
 use args::{
     BuiltinServer, Cli, Command, LoggingCommand, PromptsCommand, ResourcesCommand, ServersCommand,
-    TargetArgs, ToolsCommand,
+    SkillsCommand, TargetArgs, ToolsCommand,
 };
 use commands::{Printing, Request};
 use error::CliError;
@@ -98,10 +98,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
     };
     let (request, target) = match cli.command {
         Command::Serve(serve) => {
-            let server = match serve.server {
+            let mut builder = match serve.server {
                 BuiltinServer::Everything => everything::everything_builder(),
+            };
+            if let Some(dir) = &serve.skills {
+                builder =
+                    builder.skills(everything::directory_skills(dir).map_err(CliError::request)?);
             }
-            .build();
+            let server = builder.build();
             let mode = match serve.http {
                 Some(address) => {
                     let mut http = mcp_host::HttpOptions::default();
@@ -161,6 +165,10 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 .map(commands::prompt_arguments)
                 .transpose()?;
             (Request::GetPrompt { name, arguments }, target)
+        }
+        Command::Skills(SkillsCommand::List(target)) => (Request::ListSkills, target),
+        Command::Skills(SkillsCommand::Get { uri, file, target }) => {
+            (Request::GetSkill { uri, file }, target)
         }
         Command::Ping(target) => (Request::Ping, target),
         Command::Logging(LoggingCommand::SetLevel { level, target }) => {

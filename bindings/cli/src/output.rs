@@ -233,6 +233,23 @@ pub(crate) fn resources(resources: &[Resource]) -> String {
     out
 }
 
+/// Skills, one per line: URI, name and the first line of the
+/// description.
+pub(crate) fn skills(skills: &[mcp_core::skills::SkillEntry]) -> String {
+    if skills.is_empty() {
+        return "(no skills)".into();
+    }
+    let mut out = String::new();
+    for s in skills {
+        let mut line = format!("{}  {}", s.uri, s.name().unwrap_or("?"));
+        if let Some(d) = s.description().filter(|d| !d.is_empty()) {
+            let _ = write!(line, " — {}", first_line(d));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
 /// Resource templates, one per line.
 pub(crate) fn templates(templates: &[ResourceTemplate]) -> String {
     if templates.is_empty() {

@@ -337,6 +337,54 @@ fn http_errors_are_clear() {
 }
 
 #[test]
+fn skills() {
+    let run = against_everything(&["skills", "list"]);
+    ok(&run);
+    let uris: Vec<_> = run
+        .stdout
+        .lines()
+        .map(|l| l.split("  ").next().unwrap())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://pdf-processing/SKILL.md",
+            "skill://release-notes/SKILL.md"
+        ]
+    );
+    let run = against_everything(&["skills", "get", "skill://release-notes/SKILL.md"]);
+    ok(&run);
+    assert!(
+        run.stdout.starts_with("---\nname: release-notes\n"),
+        "{}",
+        run.stdout
+    );
+    let run = against_everything(&[
+        "skills",
+        "get",
+        "skill://release-notes/SKILL.md",
+        "--file",
+        "skill://release-notes/templates/notes.md",
+    ]);
+    ok(&run);
+    assert!(run.stdout.starts_with("## [VERSION]"), "{}", run.stdout);
+    // An unknown skill is the server's -32602; a file of another skill is
+    // refused before it is read.
+    let run = against_everything(&["skills", "get", "skill://nope/SKILL.md"]);
+    assert_eq!(run.status, 1);
+    assert!(run.stderr.contains("-32602"), "{}", run.stderr);
+    let run = against_everything(&[
+        "skills",
+        "get",
+        "skill://release-notes/SKILL.md",
+        "--file",
+        "skill://pdf-processing/SKILL.md",
+    ]);
+    assert_eq!(run.status, 1);
+    assert!(run.stderr.contains("not a listed file"), "{}", run.stderr);
+}
+
+#[test]
 fn resources() {
     let run = against_everything(&["resources", "list"]);
     ok(&run);
@@ -348,7 +396,9 @@ fn resources() {
         [
             "test://static-text",
             "test://static-binary",
-            "test://watched-resource"
+            "test://watched-resource",
+            "skill://pdf-processing/SKILL.md",
+            "skill://release-notes/SKILL.md"
         ]
     );
 

@@ -446,7 +446,9 @@ async fn resources_templates_and_subscriptions() {
         [
             "test://static-text",
             "test://static-binary",
-            "test://watched-resource"
+            "test://watched-resource",
+            "skill://pdf-processing/SKILL.md",
+            "skill://release-notes/SKILL.md"
         ]
     );
     let text = json_of(&client.read_resource("test://static-text").await.unwrap());
@@ -563,7 +565,35 @@ async fn capabilities_match_the_conformance_servers() {
     assert_eq!(caps["prompts"]["listChanged"], true);
     assert_eq!(caps["logging"], json!({}));
     assert_eq!(caps["completions"], json!({}));
+    assert_eq!(
+        caps["extensions"]["io.modelcontextprotocol/skills"],
+        json!({"directoryRead": true})
+    );
     client.ping().await.unwrap();
+}
+
+/// The fixture skills are valid, two, each with a file in a subfolder (the
+/// conformance suite's directory scenario descends into one).
+#[test]
+fn fixture_skills_are_valid() {
+    let skills = mcp_cli::everything::fixture_skills().unwrap();
+    let uris: Vec<_> = skills.skills().map(|s| s.entry().uri.clone()).collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://pdf-processing/SKILL.md",
+            "skill://release-notes/SKILL.md"
+        ]
+    );
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/skills");
+    let loaded = mcp_cli::everything::directory_skills(&dir).unwrap();
+    for (a, b) in skills.skills().zip(loaded.skills()) {
+        assert_eq!(
+            a.entry(),
+            b.entry(),
+            "the compiled-in fixtures are the directory's"
+        );
+    }
 }
 
 /// The fixtures written for input-required rounds work unchanged in a

@@ -12,6 +12,7 @@ mod list_cache;
 mod modern;
 mod negotiation;
 mod service;
+mod skills;
 mod subscription;
 mod tool_tasks;
 
@@ -21,5 +22,6 @@ pub use connection::Client;
 pub use group::{ClientGroup, ClientGroupBuilder, GroupConfig, ServerConfig};
 pub use modern::DEFAULT_MAX_INPUT_ROUNDS;
 pub use negotiation::Negotiation;
+pub use skills::{LoadedSkill, SkillsPage};
 pub use subscription::Subscription;
 pub use tool_tasks::ToolTaskStart;

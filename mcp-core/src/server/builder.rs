@@ -18,6 +18,7 @@ use crate::Result;
 use crate::jsonrpc::RpcError;
 use crate::schema::{CompleteRequestParams, CompleteResultCompletion, Implementation};
 use crate::session::SessionConfig;
+use crate::skills::SkillCatalog;
 use crate::tasks::{TaskConfig, TaskManager};
 
 /// Builds a [`Server`].
@@ -33,6 +34,7 @@ pub struct ServerBuilder {
     prompts: FastIndexMap<String, PromptDef>,
     completion: Option<CompletionFn>,
     tasks: Option<TaskConfig>,
+    skills: Option<SkillCatalog>,
     bus: Option<ChangeBus>,
     request_state_key: Option<RequestStateKey>,
 }
@@ -164,6 +166,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves `skills` (the skills extension, declared in the capabilities
+    /// with the `resources` capability): `skills/list`, `skills/get`, their
+    /// files through `resources/read` (each `SKILL.md` also listed), and
+    /// `resources/directory/read` if the catalog offers it.
+    #[must_use]
+    pub fn skills(mut self, skills: SkillCatalog) -> Self {
+        self.skills = Some(skills);
+        self
+    }
+
     /// Builds the server.
     pub fn build(self) -> Server {
         let mut catalog = Catalog::new(self.implementation);
@@ -178,6 +190,7 @@ impl ServerBuilder {
         catalog.resources = Arc::new(self.resources);
         catalog.templates = Arc::new(self.templates);
         catalog.prompts = Arc::new(self.prompts);
+        catalog.set_skills(self.skills);
         catalog.derive();
         Server::from_parts(Parts {
             page_size: self.page_size,
@@ -204,6 +217,7 @@ impl Server {
             prompts: FastIndexMap::default(),
             completion: None,
             tasks: None,
+            skills: None,
             bus: None,
             request_state_key: None,
         }

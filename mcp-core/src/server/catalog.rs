@@ -16,12 +16,15 @@ use super::registry::CompletionFn;
 #[cfg(feature = "http-server")]
 use super::stateless::Profile;
 use super::{PromptDef, ResourceDef, ResourceTemplateDef, ServerInfo, ToolDef};
+use crate::extensions::SKILLS;
 use crate::fast_map::FastIndexMap;
+use crate::jsonrpc::{ErrorCode, RpcError};
 use crate::schema::{
     ClientRequestMethod, Implementation, ServerCapabilities, ServerCapabilitiesPrompts,
     ServerCapabilitiesResources, ServerCapabilitiesTasks, ServerCapabilitiesTasksRequests,
     ServerCapabilitiesTasksRequestsTools, ServerCapabilitiesTools, ToolExecutionTaskSupport,
 };
+use crate::skills::{Skill, SkillCatalog};
 use crate::tasks::{TaskConfig, TaskManager};
 
 /// The kinds of things a server lists, each with its capability and its
@@ -95,6 +98,9 @@ pub(super) struct Catalog {
     pub(super) prompts: Arc<FastIndexMap<String, PromptDef>>,
     pub(super) completion: Option<CompletionFn>,
     pub(super) tasks: Option<Arc<TaskManager>>,
+    /// The skills served (the skills extension), their `SKILL.md` files
+    /// also in `resources`.
+    pub(super) skills: Option<Arc<SkillCatalog>>,
     /// Worked out by [`Catalog::derive`] after every change.
     pub(super) offers: Offers,
     pub(super) info: ServerInfo,
@@ -115,6 +121,7 @@ impl Catalog {
             prompts: Arc::default(),
             completion: None,
             tasks: None,
+            skills: None,
             offers: Offers::default(),
             info: ServerInfo {
                 implementation,
@@ -130,7 +137,9 @@ impl Catalog {
     fn has_any(&self, kind: Kind) -> bool {
         match kind {
             Kind::Tools => !self.tools.is_empty(),
-            Kind::Resources => !self.resources.is_empty() || !self.templates.is_empty(),
+            Kind::Resources => {
+                !self.resources.is_empty() || !self.templates.is_empty() || self.skills.is_some()
+            }
             Kind::Prompts => !self.prompts.is_empty(),
         }
     }
@@ -140,6 +149,23 @@ impl Catalog {
     pub(super) fn ensure_tasks_for(&mut self, tool: &ToolDef) {
         if self.tasks.is_none() && tool.task_support_of() != ToolExecutionTaskSupport::Forbidden {
             self.tasks = Some(Arc::new(TaskManager::new(TaskConfig::default())));
+        }
+    }
+
+    /// Serves `skills` in place of the skills served until now (none with
+    /// `None`): their `SKILL.md` files are listed resources.
+    pub(super) fn set_skills(&mut self, skills: Option<SkillCatalog>) {
+        let resources = Arc::make_mut(&mut self.resources);
+        if let Some(old) = self.skills.take() {
+            for skill in old.skills() {
+                resources.shift_remove(&skill.entry().uri);
+            }
+        }
+        if let Some(skills) = skills {
+            for skill in skills.skills() {
+                resources.insert(skill.entry().uri.clone(), skill_resource(skill.clone()));
+            }
+            self.skills = Some(Arc::new(skills));
         }
     }
 
@@ -190,7 +216,11 @@ impl Catalog {
             logging: Some(Map::new()),
             completions: self.completion.is_some().then(Map::new),
             experimental: None,
-            extensions: None,
+            extensions: self.skills.as_ref().map(|skills| {
+                let mut extensions = indexmap::IndexMap::new();
+                extensions.insert(SKILLS.to_string(), skills.settings());
+                extensions
+            }),
             tasks: self.tasks.as_ref().map(|_| ServerCapabilitiesTasks {
                 list: Some(Map::new()),
                 cancel: Some(Map::new()),
@@ -205,5 +235,21 @@ impl Catalog {
             }),
             ..ServerCapabilities::new()
         }
+    }
+}
+
+/// A skill's `SKILL.md` as a listed resource.
+fn skill_resource(skill: Skill) -> ResourceDef {
+    ResourceDef {
+        resource: skill.manifest_resource(),
+        read: Arc::new(move |uri, _cx| {
+            let read = skill.read(&uri).ok_or_else(|| {
+                RpcError::new(
+                    ErrorCode::RESOURCE_NOT_FOUND,
+                    format!("Resource not found: {uri}"),
+                )
+            });
+            Box::pin(async move { read })
+        }),
     }
 }

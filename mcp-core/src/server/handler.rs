@@ -233,6 +233,24 @@ pub trait ServerHandler: Send + Sync + 'static {
         Err(RpcError::method_not_found(method.as_str()))
     }
 
+    /// A request of an extension the engine has no typed method for (the
+    /// skills extension's `skills/list`, `skills/get` and
+    /// `resources/directory/read`), with its params as sent (`_meta` taken
+    /// out). Called only for a method of an extension that
+    /// [`info`](Self::info) declares under `extensions` (and, where the
+    /// method's table row says so, that the client declared). Answers the
+    /// result object (`resultType` and, for cacheable methods, the caching
+    /// hints are added by the engine). [`Server`](super::Server) answers
+    /// the skills extension's from its [`SkillCatalog`](crate::skills::SkillCatalog).
+    async fn extension_request(
+        &self,
+        method: ExtensionMethod,
+        _params: Map<String, Value>,
+        _cx: Context,
+    ) -> Result<Map<String, Value>, RpcError> {
+        Err(RpcError::method_not_found(method.as_str()))
+    }
+
     /// `completion/complete`.
     async fn complete(
         &self,

@@ -8,7 +8,7 @@ mod context;
 mod handler;
 mod handlers;
 mod input;
-mod pagination;
+pub(crate) mod pagination;
 mod registry;
 mod request_state;
 mod resource;

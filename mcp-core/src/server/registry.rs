@@ -25,6 +25,7 @@ use super::{Context, ServerHandler, ServerInfo};
 
 mod changes;
 use crate::Result;
+use crate::extensions::ExtensionMethod;
 use crate::jsonrpc::{ErrorCode, RpcError};
 use crate::schema::{
     CallToolRequestParams, CallToolResult, CancelTaskRequestParams, CancelTaskResult,
@@ -376,6 +377,26 @@ impl ServerHandler for Server {
         tasks::extension(&manager, request, &cx).await
     }
 
+    async fn extension_request(
+        &self,
+        method: ExtensionMethod,
+        params: Map<String, Value>,
+        _cx: Context,
+    ) -> Result<Map<String, Value>, RpcError> {
+        use crate::skills::serve;
+        let catalog = self.catalog();
+        let skills = catalog.skills.as_ref();
+        let size = self.inner.page_size;
+        match (method, skills) {
+            (ExtensionMethod::SkillsList, Some(skills)) => serve::list(skills, params, size),
+            (ExtensionMethod::SkillsGet, Some(skills)) => serve::get(skills, params),
+            (ExtensionMethod::DirectoryRead, Some(skills)) if skills.offers_directory_read() => {
+                serve::directory_read(skills, params, size)
+            }
+            _ => Err(RpcError::method_not_found(method.as_str())),
+        }
+    }
+
     async fn get_task(
         &self,
         params: GetTaskRequestParams,
@@ -471,6 +492,13 @@ impl ServerHandler for Server {
         if let Some(read_fn) = catalog.resources.get(&uri).map(|d| d.read.clone()) {
             drop(catalog);
             return read_fn(uri, cx).await;
+        }
+        if let Some(read) = catalog
+            .skills
+            .as_ref()
+            .and_then(|skills| crate::skills::serve::read(skills, &uri))
+        {
+            return Ok(read);
         }
         let matched = catalog
             .templates

@@ -179,6 +179,40 @@ fn encode<T: Serialize>(result: Result<T, RpcError>) -> Result<Box<RawValue>, Rp
         .map_err(|e| RpcError::internal(format!("could not encode the result: {e}")))
 }
 
+impl ServerService {
+    /// A method of an extension in an initialized session: answered when
+    /// the server declares the extension and the method does not need the
+    /// client to declare it per request (the skills extension's; the tasks
+    /// extension's exist only without a session).
+    fn session_extension_request(
+        &self,
+        method: ExtensionMethod,
+        request: InboundRequest<'_>,
+        ctx: RequestContext,
+        state: Arc<SessionState>,
+    ) -> Result<RequestFuture, RpcError> {
+        let spec = method.spec();
+        let offered = self
+            .handler
+            .info()
+            .capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(spec.extension));
+        if spec.client_declares || !offered {
+            return Err(RpcError::method_not_found(method.as_str()));
+        }
+        let params = stateless::extension_params(method, request.params)?;
+        let cx = Context::for_request(ctx, state);
+        let handler = self.handler.clone();
+        Ok(Box::pin(async move {
+            let result = handler.extension_request(method, params, cx).await?;
+            serde_json::value::to_raw_value(&result)
+                .map_err(|e| RpcError::internal(format!("could not encode the result: {e}")))
+        }))
+    }
+}
+
 impl Service for ServerService {
     fn request(
         &self,
@@ -206,6 +240,12 @@ impl Service for ServerService {
                     })
                 }));
             }
+        }
+        if core.is_none()
+            && state.client.get().is_some()
+            && let Some(method) = ExtensionMethod::from_name(&request.method)
+        {
+            return self.session_extension_request(method, request, ctx, state);
         }
         let method = core.ok_or_else(|| RpcError::method_not_found(&request.method))?;
         if state.client.get().is_none()

@@ -250,8 +250,9 @@ fn request_state(
 }
 
 /// Serves a method of an extension (the tasks extension's `tasks/get`,
-/// `tasks/update`, `tasks/cancel`): -32601 if the server does not offer the
-/// extension, -32021 if the client did not declare it on this request.
+/// `tasks/update`, `tasks/cancel`; the skills extension's): -32601 if the
+/// server does not offer the extension, -32021 if the method needs the
+/// client to declare it and it did not on this request.
 fn serve_extension(
     handler: &Arc<dyn ServerHandler>,
     profile: Arc<Profile>,
@@ -265,11 +266,24 @@ fn serve_extension(
     if !offered_extensions(&profile.info.capabilities).contains_key(spec.extension) {
         return Err(RpcError::method_not_found(method.as_str()));
     }
-    if !extensions::declared(&meta.capabilities, spec.extension) {
+    if spec.client_declares && !extensions::declared(&meta.capabilities, spec.extension) {
         return Err(extensions::missing(spec.extension));
     }
     let offers = profile.offers;
     let answer = match method {
+        ExtensionMethod::SkillsList
+        | ExtensionMethod::SkillsGet
+        | ExtensionMethod::DirectoryRead => {
+            let params = extension_params(method, request.params)?;
+            let state = request_state(meta, identity, offers, &ctx, None);
+            let cx = Context::for_request(ctx, state);
+            let handler = handler.clone();
+            Box::pin(async move {
+                let result = handler.extension_request(method, params, cx).await?;
+                serde_json::value::to_raw_value(&result)
+                    .map_err(|e| RpcError::internal(format!("could not encode the result: {e}")))
+            }) as RequestFuture
+        }
         ExtensionMethod::TasksGet | ExtensionMethod::TasksUpdate | ExtensionMethod::TasksCancel => {
             let tasks_request = TasksRequest::decode(method, request.params)?;
             let state = request_state(meta, identity, offers, &ctx, None);
@@ -282,9 +296,26 @@ fn serve_extension(
             }) as RequestFuture
         }
     };
+    let cacheable = spec.cacheable;
     Ok(Box::pin(async move {
-        stamp(false, answer.await, &profile.server_info)
+        stamp(cacheable, answer.await, &profile.server_info)
     }))
+}
+
+/// The params of an extension request as an object, `_meta` taken out
+/// (-32602 when they are not an object).
+pub(super) fn extension_params(
+    method: ExtensionMethod,
+    params: Option<&RawValue>,
+) -> Result<Map<String, Value>, RpcError> {
+    let Some(params) = params else {
+        return Ok(Map::new());
+    };
+    let mut params: Map<String, Value> = serde_json::from_str(params.get()).map_err(|e| {
+        RpcError::invalid_params(format!("invalid `{}` params: {e}", method.as_str()))
+    })?;
+    params.remove("_meta");
+    Ok(params)
 }
 
 /// The extensions a server offers, by identifier: those its capabilities

@@ -91,6 +91,7 @@ impl TasksRequest {
                     )),
                 }
             }
+            other => Err(RpcError::method_not_found(other.as_str())),
         }
     }
 }

@@ -19,6 +19,7 @@ use mcp_core::schema::{
     ElicitRequestParams, ElicitResult, ElicitResultAction, ElicitResultContentValue,
     PrimitiveSchemaDefinition,
 };
+use mcp_core::skills::SkillResources;
 use mcp_core::transport::http::StreamableHttpClient;
 use serde_json::{Map, Value, json};
 
@@ -150,6 +151,30 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
                 Ok(())
             }
             .await;
+            client.close().await;
+            outcome
+        }
+        "sep-2640-client-no-prefetch" => {
+            // Listing is not loading: no skill file is read.
+            let client = builder
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            let listed = client.list_all_skills().await.map_err(|e| e.to_string());
+            client.close().await;
+            listed.map(|_| ())
+        }
+        "sep-2640-client-verify-digest"
+        | "sep-2640-client-verify-size"
+        | "sep-2640-client-verify-frontmatter" => {
+            // Loads every listed skill: its SKILL.md verified first, then
+            // its other files, each verified; a skill that fails is dropped
+            // (and the run fails, which the suite allows).
+            let client = builder
+                .connect(StreamableHttpClient::new(url))
+                .await
+                .map_err(|e| e.to_string())?;
+            let outcome = load_skills(&client).await;
             client.close().await;
             outcome
         }
@@ -440,4 +465,21 @@ fn accept_with_defaults(params: ElicitRequestParams) -> Result<ElicitResult, Rpc
         }
     }
     Ok(result)
+}
+
+/// Loads every listed skill and reads each of its files, all verified
+/// against the listing: the first verification failure ends the run.
+async fn load_skills(client: &Client) -> Result<(), String> {
+    for entry in client.list_all_skills().await.map_err(|e| e.to_string())? {
+        let loaded = client.load_skill(&entry).await.map_err(|e| e.to_string())?;
+        if let SkillResources::Files(files) = &loaded.entry.resources {
+            for file in files.iter().filter(|f| f.uri != entry.uri) {
+                client
+                    .read_skill_file(&entry, &file.uri)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(())
 }

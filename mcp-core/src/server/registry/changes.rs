@@ -18,6 +18,7 @@ use crate::schema::{
 };
 use crate::server::subscriptions::Change;
 use crate::server::{Context, PromptDef, ResourceDef, ResourceTemplateDef, ToolDef};
+use crate::skills::SkillCatalog;
 use crate::{Error, Result};
 
 impl Server {
@@ -249,6 +250,18 @@ impl Server {
         });
         self.announce(Kind::Resources, needed).await;
         removed
+    }
+
+    /// Serves `skills` (the skills extension) in place of the skills
+    /// served until now, before or while serving: their `SKILL.md` files
+    /// are listed resources, so clients are told of the change of the
+    /// resource list (`notifications/resources/list_changed`, in the
+    /// background). Fails once served if the server did not offer
+    /// resources then.
+    pub fn set_skills(&self, skills: SkillCatalog) -> Result<()> {
+        let needed = self.insert(Kind::Resources, |catalog| catalog.set_skills(Some(skills)))?;
+        self.announce_in_background(Kind::Resources, needed);
+        Ok(())
     }
 
     /// Registers a resource template (replacing one with the same URI
