@@ -404,27 +404,19 @@ pub(super) fn dispatch(
 /// Names on the request's span what the request is about: its tool,
 /// prompt or resource.
 fn record_target(span: &tracing::Span, request: &ClientRequest) {
+    use crate::session::trace::{Target, record_target};
     if span.is_disabled() {
         return;
     }
-    match request {
-        ClientRequest::CallTool(r) => {
-            span.record("gen_ai.tool.name", r.params.name.as_str());
-        }
-        ClientRequest::GetPrompt(r) => {
-            span.record("gen_ai.prompt.name", r.params.name.as_str());
-        }
-        ClientRequest::ReadResource(r) => {
-            span.record("mcp.resource.uri", r.params.uri.as_str());
-        }
-        ClientRequest::Subscribe(r) => {
-            span.record("mcp.resource.uri", r.params.uri.as_str());
-        }
-        ClientRequest::Unsubscribe(r) => {
-            span.record("mcp.resource.uri", r.params.uri.as_str());
-        }
-        _ => {}
-    }
+    let target = match request {
+        ClientRequest::CallTool(r) => Target::Tool(&r.params.name),
+        ClientRequest::GetPrompt(r) => Target::Prompt(&r.params.name),
+        ClientRequest::ReadResource(r) => Target::Resource(&r.params.uri),
+        ClientRequest::Subscribe(r) => Target::Resource(&r.params.uri),
+        ClientRequest::Unsubscribe(r) => Target::Resource(&r.params.uri),
+        _ => return,
+    };
+    record_target(span, &target);
 }
 
 /// How a `tools/call` runs.
