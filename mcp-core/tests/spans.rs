@@ -256,6 +256,16 @@ fn check(
         field(call, "jsonrpc.request.id")
     );
     assert!(field(sent, "error.type").is_none(), "{sent:?}");
+    assert_eq!(
+        field(sent, "mcp.protocol.version"),
+        Some(revision),
+        "{sent:?}"
+    );
+    assert_eq!(
+        field(call, "mcp.protocol.version"),
+        Some(revision),
+        "{call:?}"
+    );
     // The handler ran inside the request's span.
     let events = capture.events.lock().unwrap().clone();
     let inside = events

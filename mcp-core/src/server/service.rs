@@ -460,8 +460,13 @@ fn tool_call_mode(
 /// Names the session's revision and client on its span.
 fn record_client(state: &SessionState) {
     let span = &state.peer.shared.span;
+    if let Some(hello) = state.client.get() {
+        state
+            .peer
+            .shared
+            .set_protocol_version(hello.version.as_str());
+    }
     if let (false, Some(hello)) = (span.is_disabled(), state.client.get()) {
-        span.record("mcp.protocol.version", hello.version.as_str());
         span.record("mcp.client.name", hello.info.name.as_str());
     }
 }

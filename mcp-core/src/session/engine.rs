@@ -166,6 +166,8 @@ pub(crate) struct Shared {
     network_transport: Option<&'static str>,
     /// The Streamable HTTP session id, once known (for request spans).
     session_id: OnceLock<Box<str>>,
+    /// The negotiated revision, once known (for request spans).
+    protocol_version: OnceLock<&'static str>,
 }
 
 /// Locks a mutex; a poisoned lock (a panic while held) still guards
@@ -266,7 +268,15 @@ impl Shared {
             span,
             network_transport: None,
             session_id: OnceLock::new(),
+            protocol_version: OnceLock::new(),
         }
+    }
+
+    /// Names the negotiated revision on the session's span and on the
+    /// spans of the requests that follow.
+    pub(crate) fn set_protocol_version(&self, version: &'static str) {
+        trace::record(&self.span, "mcp.protocol.version", version);
+        let _ = self.protocol_version.set(version);
     }
 
     /// Opens the span of request `id` of `method` on `side`, under
@@ -282,6 +292,9 @@ impl Shared {
         let trace = trace::RequestTrace::open(side, parent, id, method, self.network_transport);
         if let Some(session_id) = self.session_id.get() {
             trace::record(&trace.span, "mcp.session.id", session_id);
+        }
+        if let Some(version) = self.protocol_version.get() {
+            trace::record(&trace.span, "mcp.protocol.version", version);
         }
         trace
     }
