@@ -16,6 +16,8 @@ combos=(
     "client,stdio"
     "server,http-server,auth"
     "client,http-client,auth"
+    "server,stdio,otel"
+    "client,otel"
     ""
 )
 for features in "${combos[@]}"; do

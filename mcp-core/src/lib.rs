@@ -317,18 +317,21 @@
 //! # Tracing
 //!
 //! The engine opens a [`tracing`](https://docs.rs/tracing) span, at level
-//! INFO, per session (`mcp.session`: `mcp.session.id`,
-//! `mcp.protocol.version`, `mcp.client.name`) and per inbound request
-//! (`mcp.request`: `mcp.method.name`, `jsonrpc.request.id`,
-//! `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`, `outcome`
-//! (`ok`, `error` or `cancelled`), `rpc.jsonrpc.error_code`,
-//! `duration_us`), on every transport, in both roles. A handler runs inside
-//! its request's span, so its own events nest under it; a request that
-//! stands alone (2026-07-28 over HTTP) is a child of the host's current
-//! span. The names follow OpenTelemetry's conventions for MCP where they
-//! have one; the [`session`] module documents each field. Install any
-//! subscriber (`tracing-subscriber`, an OpenTelemetry layer) to see them;
-//! without one, nothing is recorded.
+//! INFO, per session (`mcp.session`) and per request, in both roles and on
+//! every transport: a SERVER span for each request received, in which its
+//! handler runs, and a CLIENT span for each request sent. They are named
+//! and attributed by OpenTelemetry's semantic conventions for MCP
+//! (`tools/call get-weather`; `mcp.method.name`, `jsonrpc.request.id`,
+//! `gen_ai.tool.name`, `error.type`, …); the [`session`] module documents
+//! each field. The trace context (`traceparent`, `tracestate`, `baggage`)
+//! goes out in the `_meta` of every request and notification sent, and
+//! the one a request brings is its handler's parent ([`telemetry`]).
+//! Install any subscriber (`tracing-subscriber`, an OpenTelemetry layer)
+//! to see them; without one, nothing is recorded. The `otel` feature adds
+//! the OpenTelemetry side: spans as OpenTelemetry spans with their parents
+//! across processes, `mcp.{client,server}.operation.duration` histograms,
+//! and `telemetry::otel::install_from_env`, the SDK with the OTLP/HTTP
+//! exporter from the standard `OTEL_*` variables.
 //!
 //! # Limits
 //!
@@ -357,6 +360,7 @@
 //! | `auth` | OAuth 2.1: `OAuthClient` with `http-client`, `ProtectedResource` with `http-server` | url |
 //! | `redis` | `store::redis` (implies `http-server`; not default) | redis |
 //! | `macros` | `#[mcp_core::handlers]` (implies `server`) | mcp-macros |
+//! | `otel` | `telemetry::otel`: spans as OpenTelemetry spans with parents across processes, duration histograms, the SDK with the OTLP/HTTP (protobuf) exporter from `OTEL_*` variables (not default) | opentelemetry, opentelemetry_sdk, opentelemetry-otlp (reqwest blocking client, prost), tracing-opentelemetry, tracing-subscriber |
 //! | `revision-types` | `schema::v2025_11_25`, `schema::v2026_07_28`: each revision's exact types (not default; about 50,000 generated lines) | |
 //!
 //! The defaults are `server`, `client`, `stdio`, `http-server`,
@@ -413,6 +417,9 @@ pub mod store;
 #[cfg(any(feature = "server", feature = "client"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
 pub mod tasks;
+#[cfg(any(feature = "server", feature = "client"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "client"))))]
+pub mod telemetry;
 pub mod transport;
 pub mod uri_template;
 mod version;

@@ -1,7 +1,8 @@
 //! The `tracing` spans of sessions and requests, captured by a small
-//! subscriber of this test: their fields (method, id, tool, revision,
-//! client, session id, outcome, duration) and their nesting (request under
-//! session, the handler's events under the request), for a `tools/call`
+//! subscriber of this test: their fields by OpenTelemetry's conventions for
+//! MCP (name, kind, method, id, tool, revision, client, session id,
+//! transport, error type and status) on both sides, and their nesting
+//! (request under session, the handler's events under the request), for a `tools/call`
 //! over the in-memory pair and over Streamable HTTP, in a 2025-11-25 session
 //! and as a 2026-07-28 request that stands alone; the prompt a `prompts/get`
 //! names, and the outcome of a request the client cancels.
@@ -19,6 +20,7 @@ use mcp_core::http::{HttpServerConfig, StreamableHttpServer};
 use mcp_core::schema::{CallToolRequestParams, GetPromptResult};
 use mcp_core::server::{PromptDef, ResourceDef, Server, ToolDef};
 use mcp_core::session::RequestOptions;
+use mcp_core::telemetry::{TraceContext, with_trace_context};
 use mcp_core::transport::Transport;
 use mcp_core::transport::http::StreamableHttpClient;
 use serde_json::{Map, Value};
@@ -26,6 +28,8 @@ use tokio_util::sync::CancellationToken;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
+
+const PARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
 /// A span as the subscriber saw it.
 #[derive(Clone, Debug)]
@@ -136,8 +140,13 @@ fn server() -> Server {
     let resource = ResourceDef::new("mem://known", "known", |_uri, _cx| async move {
         Ok(mcp_core::schema::ReadResourceResult::new(vec![]))
     });
+    let fails = ToolDef::new("fails", "Fails", |_: Map<String, Value>, _cx| async move {
+        Err::<String, _>("it failed".to_string())
+    })
+    .unwrap();
     Server::builder("span-test", "1.0.0")
         .tool(tool)
+        .tool(fails)
         .resource(resource)
         .build()
 }
@@ -155,7 +164,12 @@ async fn run(
         .connect(transport)
         .await
         .unwrap();
-    let result = client.call_tool("traced", None).await.unwrap();
+    let failed = client.call_tool("fails", None).await.unwrap();
+    assert_eq!(failed.is_error, Some(true));
+    let context = TraceContext::from_values(PARENT, None, None).unwrap();
+    let result = with_trace_context(context, client.call_tool("traced", None))
+        .await
+        .unwrap();
     assert_eq!(result.is_error, None);
     assert!(client.read_resource("mem://unknown").await.is_err());
     client.close().await;
@@ -166,28 +180,92 @@ fn field<'a>(span: &'a Captured, name: &str) -> Option<&'a str> {
     span.fields.get(name).map(String::as_str)
 }
 
-/// The request span of `method` (the last one).
+/// The server's request span of `method` (the last one).
 fn request<'a>(spans: &'a BTreeMap<u64, Captured>, method: &str) -> (u64, &'a Captured) {
+    span_of(spans, method, "server")
+}
+
+/// The request span of `method` on side `kind` (the last one).
+fn span_of<'a>(
+    spans: &'a BTreeMap<u64, Captured>,
+    method: &str,
+    kind: &str,
+) -> (u64, &'a Captured) {
     spans
         .iter()
         .rev()
-        .find(|(_, s)| s.name == "mcp.request" && field(s, "mcp.method.name") == Some(method))
+        .find(|(_, s)| {
+            s.name == "mcp.request"
+                && field(s, "mcp.method.name") == Some(method)
+                && field(s, "otel.kind") == Some(kind)
+        })
         .map(|(id, s)| (*id, s))
-        .unwrap_or_else(|| panic!("no request span of {method}: {spans:#?}"))
+        .unwrap_or_else(|| panic!("no {kind} request span of {method}: {spans:#?}"))
 }
 
 /// Checks the request spans of one run; `session`: whether they must be
 /// children of an `mcp.session` span (with the given revision recorded on
 /// it), else they carry the revision themselves.
-fn check(capture: &Capture, revision: &str, in_session: bool, session_id: bool) {
+fn check(
+    capture: &Capture,
+    revision: &str,
+    in_session: bool,
+    session_id: bool,
+    transport: Option<&str>,
+) {
     let spans = capture.spans.lock().unwrap().clone();
     let (call_id, call) = request(&spans, "tools/call");
     assert_eq!(field(call, "gen_ai.tool.name"), Some("traced"), "{call:?}");
-    assert_eq!(field(call, "outcome"), Some("ok"), "{call:?}");
+    assert_eq!(
+        field(call, "otel.name"),
+        Some("tools/call traced"),
+        "{call:?}"
+    );
+    assert_eq!(
+        field(call, "gen_ai.operation.name"),
+        Some("execute_tool"),
+        "{call:?}"
+    );
     assert!(field(call, "jsonrpc.request.id").is_some(), "{call:?}");
-    let micros: u64 = field(call, "duration_us").unwrap().parse().unwrap();
-    assert!(micros < 60_000_000, "{call:?}");
-    assert!(field(call, "rpc.jsonrpc.error_code").is_none(), "{call:?}");
+    assert!(field(call, "error.type").is_none(), "{call:?}");
+    assert!(field(call, "otel.status_code").is_none(), "{call:?}");
+    assert_eq!(field(call, "otel.kind"), Some("server"), "{call:?}");
+    // The caller's context, received in `_meta`.
+    assert_eq!(field(call, "traceparent"), Some(PARENT), "{call:?}");
+    let failed = spans
+        .values()
+        .filter(|s| field(s, "gen_ai.tool.name") == Some("fails"))
+        .collect::<Vec<_>>();
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    for span in failed {
+        assert_eq!(field(span, "error.type"), Some("tool_error"), "{span:?}");
+        assert_eq!(field(span, "otel.status_code"), Some("ERROR"), "{span:?}");
+        assert!(field(span, "rpc.response.status_code").is_none());
+    }
+    assert_eq!(field(call, "network.transport"), transport, "{call:?}");
+    // The client's span of the same call.
+    let (_, sent) = span_of(&spans, "tools/call", "client");
+    assert_eq!(
+        field(sent, "otel.name"),
+        Some("tools/call traced"),
+        "{sent:?}"
+    );
+    assert_eq!(field(sent, "gen_ai.tool.name"), Some("traced"), "{sent:?}");
+    assert_eq!(
+        field(sent, "jsonrpc.request.id"),
+        field(call, "jsonrpc.request.id")
+    );
+    assert!(field(sent, "error.type").is_none(), "{sent:?}");
+    assert_eq!(
+        field(sent, "mcp.protocol.version"),
+        Some(revision),
+        "{sent:?}"
+    );
+    assert_eq!(
+        field(call, "mcp.protocol.version"),
+        Some(revision),
+        "{call:?}"
+    );
     // The handler ran inside the request's span.
     let events = capture.events.lock().unwrap().clone();
     let inside = events
@@ -198,12 +276,18 @@ fn check(capture: &Capture, revision: &str, in_session: bool, session_id: bool) 
 
     let (_, read) = request(&spans, "resources/read");
     assert_eq!(field(read, "mcp.resource.uri"), Some("mem://unknown"));
-    assert_eq!(field(read, "outcome"), Some("error"), "{read:?}");
-    let code: i64 = field(read, "rpc.jsonrpc.error_code")
-        .unwrap()
-        .parse()
-        .unwrap();
+    assert_eq!(field(read, "otel.name"), Some("resources/read"), "{read:?}");
+    assert_eq!(field(read, "otel.status_code"), Some("ERROR"), "{read:?}");
+    let code: i64 = field(read, "error.type").unwrap().parse().unwrap();
     assert!(code < 0, "{read:?}");
+    assert_eq!(
+        field(read, "rpc.response.status_code"),
+        field(read, "error.type")
+    );
+    let (_, asked) = span_of(&spans, "resources/read", "client");
+    assert_eq!(field(asked, "mcp.resource.uri"), Some("mem://unknown"));
+    assert_eq!(field(asked, "error.type"), field(read, "error.type"));
+    assert_eq!(field(asked, "otel.status_code"), Some("ERROR"));
 
     if in_session {
         let parent = spans[&call.parent.expect("a parent")].clone();
@@ -240,7 +324,7 @@ async fn in_memory_session_2025() {
         run(&capture, a, Negotiation::Legacy).await;
     })
     .await;
-    check(&capture, "2025-11-25", true, false);
+    check(&capture, "2025-11-25", true, false, None);
 }
 
 #[tokio::test]
@@ -253,7 +337,7 @@ async fn in_memory_requests_that_stand_alone_2026() {
     .await;
     // Over a stream transport the requests still belong to its session
     // (which never initialized), and name their revision themselves.
-    check(&capture, "2026-07-28", false, false);
+    check(&capture, "2026-07-28", false, false, None);
     let spans = capture.spans.lock().unwrap().clone();
     let (_, call) = request(&spans, "tools/call");
     assert_eq!(spans[&call.parent.unwrap()].name, "mcp.session");
@@ -275,7 +359,7 @@ async fn http_session_2025() {
         run(&capture, transport, Negotiation::Legacy).await;
     })
     .await;
-    check(&capture, "2025-11-25", true, true);
+    check(&capture, "2025-11-25", true, true, Some("tcp"));
 }
 
 #[tokio::test]
@@ -286,7 +370,7 @@ async fn http_requests_that_stand_alone_2026() {
         run(&capture, transport, Negotiation::Auto).await;
     })
     .await;
-    check(&capture, "2026-07-28", false, false);
+    check(&capture, "2026-07-28", false, false, Some("tcp"));
 }
 
 /// A server with a prompt and a tool that runs until it is cancelled
@@ -347,7 +431,7 @@ async fn a_prompt_names_itself_and_a_cancelled_request_says_so() {
             loop {
                 let spans = capture.spans.lock().unwrap().clone();
                 let (_, call) = request(&spans, "tools/call");
-                if field(call, "outcome").is_some() {
+                if field(call, "error.type").is_some() {
                     return;
                 }
                 drop(spans);
@@ -366,11 +450,16 @@ async fn a_prompt_names_itself_and_a_cancelled_request_says_so() {
         Some("greeting"),
         "{prompt:?}"
     );
-    assert_eq!(field(prompt, "outcome"), Some("ok"), "{prompt:?}");
+    assert_eq!(field(prompt, "otel.name"), Some("prompts/get greeting"));
+    assert!(field(prompt, "error.type").is_none(), "{prompt:?}");
     assert!(field(prompt, "gen_ai.tool.name").is_none(), "{prompt:?}");
     let (_, call) = request(&spans, "tools/call");
     assert_eq!(field(call, "gen_ai.tool.name"), Some("hang"), "{call:?}");
-    assert_eq!(field(call, "outcome"), Some("cancelled"), "{call:?}");
-    assert!(field(call, "rpc.jsonrpc.error_code").is_none(), "{call:?}");
-    assert!(field(call, "duration_us").is_some(), "{call:?}");
+    assert_eq!(field(call, "error.type"), Some("cancelled"), "{call:?}");
+    assert!(
+        field(call, "rpc.response.status_code").is_none(),
+        "{call:?}"
+    );
+    let (_, sent) = span_of(&spans, "tools/call", "client");
+    assert_eq!(field(sent, "error.type"), Some("cancelled"), "{sent:?}");
 }

@@ -115,7 +115,8 @@ fn the_official_python_client_through_an_auth_layer() {
     // application's HTTP request span (tower-http's TraceLayer).
     let nested = log.lines().any(|line| {
         line.contains("[request method=POST")
-            && line.contains("[mcp.request mcp.method.name=\"tools/call\"")
+            && line.contains("[mcp.request otel.name=\"tools/call\"")
+            && line.contains("otel.kind=\"server\" mcp.method.name=\"tools/call\"")
             && line.contains("gen_ai.tool.name=\"whoami\"")
             && line.contains("message=whoami")
     });

@@ -20,6 +20,7 @@ pub mod everything;
 mod input;
 mod output;
 mod subscribe;
+mod telemetry;
 pub mod transport;
 
 use std::process::ExitCode;
@@ -63,6 +64,8 @@ where
             return u8::try_from(e.exit_code()).unwrap_or(2);
         }
     };
+    // Before the runtime: the exporter's HTTP client has a runtime of its own.
+    let telemetry = telemetry::Telemetry::install();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -76,6 +79,7 @@ where
     let result = runtime.block_on(run(cli));
     // Stdin is read on a thread that cannot be interrupted: do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(500));
+    telemetry.finish();
     match result {
         Ok(()) => 0,
         Err(CliError::Reported) => CliError::Reported.status(),

@@ -148,6 +148,11 @@ impl Client {
                 .then(super::list_cache::ListCache::default),
         });
         let connected = negotiation::open(&setup, &service, transport).await?;
+        connected
+            .session
+            .peer()
+            .shared
+            .set_protocol_version(connected.version.as_str());
         Ok(Self {
             session: connected.session,
             offers: ServerOffers::new(&connected.server.capabilities),

@@ -58,7 +58,7 @@ impl HttpSession {
             forward,
         });
         let engine = acceptor.open(outlet.clone(), None)?;
-        crate::session::trace::record(engine.span(), "mcp.session.id", &id);
+        engine.set_session_id(&id);
         if shared {
             // Requests to the client are numbered apart per replica (20 bits
             // of its id above 32 bits of count: still exact as a JSON number

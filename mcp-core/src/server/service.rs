@@ -444,27 +444,19 @@ pub(super) fn dispatch(
 /// Names on the request's span what the request is about: its tool,
 /// prompt or resource.
 fn record_target(span: &tracing::Span, request: &ClientRequest) {
+    use crate::session::trace::{Target, record_target};
     if span.is_disabled() {
         return;
     }
-    match request {
-        ClientRequest::CallTool(r) => {
-            span.record("gen_ai.tool.name", r.params.name.as_str());
-        }
-        ClientRequest::GetPrompt(r) => {
-            span.record("gen_ai.prompt.name", r.params.name.as_str());
-        }
-        ClientRequest::ReadResource(r) => {
-            span.record("mcp.resource.uri", r.params.uri.as_str());
-        }
-        ClientRequest::Subscribe(r) => {
-            span.record("mcp.resource.uri", r.params.uri.as_str());
-        }
-        ClientRequest::Unsubscribe(r) => {
-            span.record("mcp.resource.uri", r.params.uri.as_str());
-        }
-        _ => {}
-    }
+    let target = match request {
+        ClientRequest::CallTool(r) => Target::Tool(&r.params.name),
+        ClientRequest::GetPrompt(r) => Target::Prompt(&r.params.name),
+        ClientRequest::ReadResource(r) => Target::Resource(&r.params.uri),
+        ClientRequest::Subscribe(r) => Target::Resource(&r.params.uri),
+        ClientRequest::Unsubscribe(r) => Target::Resource(&r.params.uri),
+        _ => return,
+    };
+    record_target(span, &target);
 }
 
 /// How a `tools/call` runs.
@@ -508,8 +500,13 @@ fn tool_call_mode(
 /// Names the session's revision and client on its span.
 fn record_client(state: &SessionState) {
     let span = &state.peer.shared.span;
+    if let Some(hello) = state.client.get() {
+        state
+            .peer
+            .shared
+            .set_protocol_version(hello.version.as_str());
+    }
     if let (false, Some(hello)) = (span.is_disabled(), state.client.get()) {
-        span.record("mcp.protocol.version", hello.version.as_str());
         span.record("mcp.client.name", hello.info.name.as_str());
     }
 }

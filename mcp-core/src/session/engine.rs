@@ -162,6 +162,12 @@ pub(crate) struct Shared {
     /// The session's `mcp.session` span (none for a request that stands
     /// alone; disabled when nobody listens).
     pub(crate) span: tracing::Span,
+    /// The transport's `network.transport` (`pipe`, `tcp`), if it has one.
+    network_transport: Option<&'static str>,
+    /// The Streamable HTTP session id, once known (for request spans).
+    session_id: OnceLock<Box<str>>,
+    /// The negotiated revision, once known (for request spans).
+    protocol_version: OnceLock<&'static str>,
 }
 
 /// Locks a mutex; a poisoned lock (a panic while held) still guards
@@ -260,7 +266,37 @@ impl Shared {
             transport_close: None,
             transport_done: None,
             span,
+            network_transport: None,
+            session_id: OnceLock::new(),
+            protocol_version: OnceLock::new(),
         }
+    }
+
+    /// Names the negotiated revision on the session's span and on the
+    /// spans of the requests that follow.
+    pub(crate) fn set_protocol_version(&self, version: &'static str) {
+        trace::record(&self.span, "mcp.protocol.version", version);
+        let _ = self.protocol_version.set(version);
+    }
+
+    /// Opens the span of request `id` of `method` on `side`, under
+    /// `parent` (the current span when that is none), with the session's
+    /// transport and id.
+    pub(crate) fn open_trace(
+        &self,
+        side: trace::Side,
+        parent: &tracing::Span,
+        id: &RequestId,
+        method: &str,
+    ) -> trace::RequestTrace {
+        let trace = trace::RequestTrace::open(side, parent, id, method, self.network_transport);
+        if let Some(session_id) = self.session_id.get() {
+            trace::record(&trace.span, "mcp.session.id", session_id);
+        }
+        if let Some(version) = self.protocol_version.get() {
+            trace::record(&trace.span, "mcp.protocol.version", version);
+        }
+        trace
     }
 
     /// Cancels request `id` of the peer, if in progress.
@@ -294,6 +330,7 @@ impl Session {
         service: Arc<dyn Service>,
         config: SessionConfig,
     ) -> Result<Self> {
+        let network_transport = transport.network_transport();
         let TransportHandle {
             inbound,
             outbound,
@@ -301,9 +338,13 @@ impl Session {
             done,
         } = transport.start()?;
         let span = trace::session(false);
+        if let Some(network_transport) = network_transport {
+            trace::record(&span, "network.transport", network_transport);
+        }
         let shared = Arc::new(Shared {
             transport_close: Some(close),
             transport_done: Some(done),
+            network_transport,
             ..Shared::new(Outbound::Channel(outbound), config, span.clone())
         });
         let peer = Peer {
@@ -421,11 +462,10 @@ impl Attached {
     ) -> Self {
         Self {
             // A root: the session outlives the HTTP request that opened it.
-            shared: Arc::new(Shared::new(
-                Outbound::Direct(sink),
-                config,
-                trace::session(true),
-            )),
+            shared: Arc::new(Shared {
+                network_transport: Some("tcp"),
+                ..Shared::new(Outbound::Direct(sink), config, trace::session(true))
+            }),
             service: Some(service),
         }
     }
@@ -435,11 +475,10 @@ impl Attached {
     /// transport: work the handler leaves running (a task) keeps its peer.
     pub(crate) fn alone(sink: Arc<dyn OutboundSink>, config: SessionConfig) -> Self {
         Self {
-            shared: Arc::new(Shared::new(
-                Outbound::Direct(sink),
-                config,
-                tracing::Span::none(),
-            )),
+            shared: Arc::new(Shared {
+                network_transport: Some("tcp"),
+                ..Shared::new(Outbound::Direct(sink), config, tracing::Span::none())
+            }),
             service: None,
         }
     }
@@ -463,9 +502,12 @@ impl Attached {
         lock(&self.shared.pending).contains_key(id)
     }
 
-    /// The session's `mcp.session` span.
-    pub(crate) fn span(&self) -> &tracing::Span {
-        &self.shared.span
+    /// Names the session: its `Mcp-Session-Id` on its span and on the
+    /// spans of its requests.
+    pub(crate) fn set_session_id(&self, id: &str) {
+        trace::record(&self.shared.span, "mcp.session.id", id);
+        trace::record(&self.shared.span, "network.transport", "tcp");
+        let _ = self.shared.session_id.set(id.into());
     }
 
     /// The session's service.

@@ -7,14 +7,17 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use tracing::Span;
+
 use super::engine::{PendingCall, Shared};
+use super::trace::{self, Outcome, Side};
 use crate::jsonrpc::{encode_notification, encode_request};
 use crate::schema::{
     CancelledNotification, CancelledNotificationParams, McpNotification, McpRequest,
     ProgressNotificationParams, ProgressToken, RequestId,
 };
 use crate::transport::{OutboundKind, OutboundMessage};
-use crate::{Error, Result};
+use crate::{Error, Result, telemetry};
 
 /// Called with each progress notification for a request.
 pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
@@ -113,13 +116,38 @@ impl Peer {
         self.shared.next_request_id()
     }
 
-    /// [`request_raw`](Self::request_raw) with the id given.
+    /// [`request_raw`](Self::request_raw) with the id given, in its client
+    /// span (a child of the current span).
     pub(crate) async fn request_raw_as<P: Serialize + ?Sized>(
         &self,
         id: RequestId,
         method: &str,
         params: &P,
         options: RequestOptions,
+    ) -> Result<Box<RawValue>> {
+        let trace = self
+            .shared
+            .open_trace(Side::Client, &Span::none(), &id, method);
+        let result = self
+            .exchange(id, method, params, options, &trace.span)
+            .await;
+        trace.finish(&match &result {
+            Ok(raw) => Outcome::Ok(raw.get()),
+            Err(Error::Rpc(error)) => Outcome::Error(error),
+            Err(error) => Outcome::Failed(error_type(error)),
+        });
+        result
+    }
+
+    /// Sends request `id` and waits for its answer; `span`: the request's
+    /// client span, whose trace context goes into the request's `_meta`.
+    async fn exchange<P: Serialize + ?Sized>(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+        span: &Span,
     ) -> Result<Box<RawValue>> {
         let shared = &self.shared;
         if let Some(reason) = shared.closed_reason() {
@@ -132,7 +160,7 @@ impl Peer {
             }
             None => (None, None),
         };
-        let text = encode_params(&id, method, params, progress_tx.is_some())?;
+        let text = encode_params(&id, method, params, progress_tx.is_some(), span)?;
         let (reply_tx, mut reply_rx) = oneshot::channel();
         shared.insert_pending(
             id.clone(),
@@ -194,7 +222,10 @@ impl Peer {
 
     /// Sends a notification with any params.
     pub async fn notify_raw<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> Result<()> {
-        let params = serde_json::value::to_raw_value(params)?;
+        let mut params = serde_json::value::to_raw_value(params)?;
+        if let Some(context) = telemetry::outgoing(&Span::current()) {
+            params = telemetry::inject(params, &context)?;
+        }
         let params = (params.get() != "null").then_some(&params);
         let text = encode_notification(method, params)?;
         self.send(text, OutboundKind::Notification).await
@@ -257,20 +288,39 @@ async fn recv_progress(
     }
 }
 
+/// What `error.type` says of a call that failed without an error answer.
+fn error_type(error: &Error) -> &'static str {
+    match error {
+        Error::Timeout { .. } => "timeout",
+        Error::Cancelled(_) => "cancelled",
+        Error::ConnectionClosed(_) => "connection_closed",
+        Error::Transport(_) => "transport",
+        _ => "_OTHER",
+    }
+}
+
 /// Encodes a request, adding `_meta.progressToken` (the request id) when
-/// progress is wanted.
+/// progress is wanted, and the trace context of `span` (or the one the task
+/// inherited) when there is one.
 fn encode_params<P: Serialize + ?Sized>(
     id: &RequestId,
     method: &str,
     params: &P,
     progress: bool,
+    span: &Span,
 ) -> Result<String> {
+    let params = serde_json::value::to_raw_value(params)?;
+    trace::record_outgoing_target(span, method, &params);
+    let context = telemetry::outgoing(span);
     if !progress {
-        let params = serde_json::value::to_raw_value(params)?;
+        let params = match &context {
+            Some(context) => telemetry::inject(params, context)?,
+            None => params,
+        };
         let params = (params.get() != "null").then_some(&params);
         return Ok(encode_request(id, method, params)?);
     }
-    let mut value = serde_json::to_value(params)?;
+    let mut value: serde_json::Value = serde_json::from_str(params.get())?;
     if value.is_null() {
         value = serde_json::Value::Object(serde_json::Map::new());
     }
@@ -288,6 +338,9 @@ fn encode_params<P: Serialize + ?Sized>(
             RequestId::String(s) => ProgressToken::String(s.clone()),
         };
         meta.insert("progressToken".into(), serde_json::to_value(token)?);
+    }
+    if let Some(context) = &context {
+        telemetry::insert(object, context);
     }
     Ok(encode_request(id, method, Some(&value))?)
 }

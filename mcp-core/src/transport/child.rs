@@ -161,6 +161,10 @@ impl ChildProcess {
 }
 
 impl Transport for ChildProcess {
+    fn network_transport(&self) -> Option<&'static str> {
+        Some("pipe")
+    }
+
     /// The same command, started again (the probe's fallback for servers
     /// that exit on an unknown first request).
     fn fresh(&self) -> Option<Self> {

@@ -159,6 +159,13 @@ pub trait Transport: Send + 'static {
     {
         None
     }
+
+    /// What OpenTelemetry's `network.transport` calls it: `pipe` for stdio
+    /// and a child process, `tcp` for HTTP; `None` (the default) for a
+    /// transport in the process.
+    fn network_transport(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 impl Transport for TransportHandle {

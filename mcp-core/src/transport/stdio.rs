@@ -36,6 +36,10 @@ impl Stdio {
 }
 
 impl Transport for Stdio {
+    fn network_transport(&self) -> Option<&'static str> {
+        Some("pipe")
+    }
+
     fn start(self) -> crate::Result<TransportHandle> {
         let (in_tx, in_rx) = mpsc::channel(CHANNEL_CAPACITY);
         let (out_tx, mut out_rx) = mpsc::channel(CHANNEL_CAPACITY);

@@ -43,8 +43,14 @@ impl Run {
 
 /// Runs `mcp ARGS…`, killing it if it takes longer than `limit`.
 pub(crate) fn mcp_within(limit: Duration, args: &[&str]) -> Run {
+    mcp_with_env(limit, args, &[])
+}
+
+/// [`mcp_within`] with these environment variables set.
+pub(crate) fn mcp_with_env(limit: Duration, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut child = Command::new(MCP)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -23,8 +23,9 @@ use crate::request_meta;
 use crate::schema::{
     CancelledNotificationParams, ProgressNotificationParams, ProgressToken, RequestId, methods,
 };
-use crate::session::trace::{Outcome, RequestTrace};
+use crate::session::trace::{Outcome, Side};
 use crate::session::{Peer, RequestContext};
+use crate::telemetry;
 use crate::transport::OutboundKind;
 
 /// The answer to a message over the transport's size limit.
@@ -154,7 +155,13 @@ pub(super) fn handle_request<R: ResultJson>(
     // parent. Every token of a request in progress is in `inflight`, and
     // closing the session cancels all of them.
     let cancel = CancellationToken::new();
-    let trace = RequestTrace::open(&shared.span, &id, &request.method);
+    let trace = shared.open_trace(Side::Server, &shared.span, &id, &request.method);
+    // The caller's trace context: the parent of the handler's span, and
+    // what the handler's own messages carry on.
+    let parent = telemetry::extract(request.params_text()).map(Arc::new);
+    if let Some(parent) = &parent {
+        telemetry::incoming(&trace.span, parent);
+    }
     let ctx = RequestContext {
         id: id.clone(),
         peer: Peer {
@@ -175,14 +182,17 @@ pub(super) fn handle_request<R: ResultJson>(
     // A handler that panics answers -32603 and the session goes on (the
     // panic is never unwound into the engine, nor polled again).
     let mut future = match catch_unwind(AssertUnwindSafe(|| start(request, ctx))) {
-        Ok(Ok(future)) => future,
+        Ok(Ok(future)) => match parent {
+            Some(parent) => Box::pin(telemetry::inherit(parent, future)),
+            None => future,
+        },
         Ok(Err(error)) => {
-            trace.finish(&Outcome::Error(error.code.0));
+            trace.finish(&Outcome::Error(&error));
             return Some(error_reply(Some(id), &error));
         }
         Err(panic) => {
             let error = panicked(&id, &*panic);
-            trace.finish(&Outcome::Error(error.code.0));
+            trace.finish(&Outcome::Error(&error));
             return Some(error_reply(Some(id), &error));
         }
     };
@@ -197,19 +207,19 @@ pub(super) fn handle_request<R: ResultJson>(
         Ok(first) => first,
         Err(panic) => {
             let error = panicked(&id, &*panic);
-            trace.finish(&Outcome::Error(error.code.0));
+            trace.finish(&Outcome::Error(&error));
             return Some(error_reply(Some(id), &error));
         }
     };
     drop(entered);
     if let Poll::Ready(outcome) = first {
         if shared.is_closed() {
-            trace.finish(&Outcome::Cancelled);
+            trace.finish(&Outcome::Failed("cancelled"));
             return None;
         }
         return Some(match outcome {
             Ok(result) => {
-                trace.finish(&Outcome::Ok);
+                trace.finish(&Outcome::Ok(result.json()));
                 Reply {
                     text: encode_result_json(&id, result.json()),
                     id: Some(id),
@@ -217,7 +227,7 @@ pub(super) fn handle_request<R: ResultJson>(
                 }
             }
             Err(error) => {
-                trace.finish(&Outcome::Error(error.code.0));
+                trace.finish(&Outcome::Error(&error));
                 error_reply(Some(id), &error)
             }
         });
@@ -244,20 +254,20 @@ pub(super) fn handle_request<R: ResultJson>(
         lock(&shared.inflight).remove(&id);
         let (text, kind) = match outcome {
             Some(Ok(result)) => {
-                trace.finish(&Outcome::Ok);
+                trace.finish(&Outcome::Ok(result.json()));
                 (
                     encode_result_json(&id, result.json()),
                     OutboundKind::Response,
                 )
             }
             Some(Err(error)) => {
-                trace.finish(&Outcome::Error(error.code.0));
+                trace.finish(&Outcome::Error(&error));
                 (encode_error(Some(&id), &error), OutboundKind::Response)
             }
             // No response: a transport that streams per request (HTTP) ends
             // the request's stream instead of leaving it open.
             None => {
-                trace.finish(&Outcome::Cancelled);
+                trace.finish(&Outcome::Failed("cancelled"));
                 (String::new(), OutboundKind::EndStream)
             }
         };

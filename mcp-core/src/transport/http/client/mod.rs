@@ -162,6 +162,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Transport for StreamableHttpClient {
+    fn network_transport(&self) -> Option<&'static str> {
+        Some("tcp")
+    }
+
     fn start(self) -> Result<TransportHandle> {
         let http = reqwest::Client::builder()
             .tcp_nodelay(true)
