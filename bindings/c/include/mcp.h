@@ -1028,6 +1028,67 @@ mcp_result mcp_client_server_info(const struct mcp_client *client,
 const char *mcp_client_protocol_version(const struct mcp_client *client);
 
 /**
+ * Lists every skill the server offers (`skills/list`, all pages):
+ * `*result_json` is `{"skills":[{"uri":…,"frontmatter":{…},"resources":…},…]}`.
+ * `MCP_ERR_CAPABILITY` if the server does not declare the skills
+ * extension (so for each function here).
+ *
+ * # Safety
+ * `client` is NULL or a live client; `options` is NULL or valid;
+ * `result_json` is NULL or points to writable memory for one `char *`.
+ */
+mcp_result mcp_client_list_skills(const struct mcp_client *client,
+                                  const struct mcp_call_options *options,
+                                  char **result_json);
+
+/**
+ * Looks up the skill at `uri` (`skills/get`, a `skill://…` URI):
+ * `*result_json` is its entry, `{"uri":…,"frontmatter":{…},"resources":…}`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `uri` is NULL or NUL-terminated;
+ * `options` is NULL or valid; `result_json` is NULL or points to writable
+ * memory for one `char *`.
+ */
+mcp_result mcp_client_get_skill(const struct mcp_client *client,
+                                const char *uri,
+                                const struct mcp_call_options *options,
+                                char **result_json);
+
+/**
+ * Loads the skill at `uri`: looks it up, reads its `SKILL.md` and verifies
+ * it against the entry. `*result_json` is
+ * `{"skill":{…entry…},"skillMd":"---\nname: …"}`. A file that does not
+ * match its entry (size, digest, frontmatter) is `MCP_ERR_PROTOCOL`, and
+ * nothing of it is written.
+ *
+ * # Safety
+ * As for `mcp_client_get_skill`.
+ */
+mcp_result mcp_client_load_skill(const struct mcp_client *client,
+                                 const char *uri,
+                                 const struct mcp_call_options *options,
+                                 char **result_json);
+
+/**
+ * Reads `file_uri`, one of the files of the skill at `skill_uri` (as its
+ * entry lists them), and verifies it against the entry: `*result_json` is
+ * `{"uri":…,"text":…}` for UTF-8 content, else `{"uri":…,"blob":"<base64>"}`
+ * (the forms of resource contents). A mismatch, or a file the entry does
+ * not list, is `MCP_ERR_PROTOCOL`.
+ *
+ * # Safety
+ * `client` is NULL or a live client; the URIs are NULL or NUL-terminated;
+ * `options` is NULL or valid; `result_json` is NULL or points to writable
+ * memory for one `char *`.
+ */
+mcp_result mcp_client_read_skill_file(const struct mcp_client *client,
+                                      const char *skill_uri,
+                                      const char *file_uri,
+                                      const struct mcp_call_options *options,
+                                      char **result_json);
+
+/**
  * Starts calling tool `name` as a task, with `arguments_json` (a JSON
  * object, NULL for none) and, when `ttl_ms` is positive, the lifetime the
  * task asks for. `*result_json` is `{"task":{"taskId":…,"status":"working",
@@ -1794,6 +1855,27 @@ mcp_result mcp_server_wait(const struct mcp_server *server, int64_t timeout_ms);
  * `server` is NULL or a live server.
  */
 mcp_result mcp_server_stop(const struct mcp_server *server);
+
+/**
+ * Serves the skills under `dir` (the skills extension,
+ * `io.modelcontextprotocol/skills`), in place of those served until now:
+ * every folder holding a `SKILL.md` is a skill named after the folder, with
+ * all the files under it. Clients list them with `skills/list`, get one
+ * with `skills/get` and read its files as resources; with
+ * `directory_read`, folders are listed with `resources/directory/read`.
+ * Before or while serving; while serving, clients are told that the
+ * resource list changed (the `resources` capability must have been
+ * declared when the server was first served, otherwise
+ * `MCP_ERR_CAPABILITY`). A skill that breaks the extension's rules (its
+ * frontmatter, name, limits), or a file or folder that cannot be read, is
+ * `MCP_ERR_INVALID_ARGUMENT` naming it, and nothing changes.
+ *
+ * # Safety
+ * `server` is NULL or a live server; `dir` is NULL or NUL-terminated.
+ */
+mcp_result mcp_server_set_skills_dir(const struct mcp_server *server,
+                                     const char *dir,
+                                     bool directory_read);
 
 /**
  * Copies `text` into a new string owned by the caller, to be freed with

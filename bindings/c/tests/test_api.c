@@ -1,9 +1,11 @@
 /*
  * The API without a peer: handle lifecycles, strings, result codes, the last
  * error, and every argument error (NULL, invalid JSON, invalid UTF-8, wrong
- * state). Usage: test_api FIXTURE_SERVER
+ * state), and loading a skills directory. Usage: test_api FIXTURE_SERVER
  */
 #include "harness.h"
+
+#include <sys/stat.h>
 
 #include "fixture.h"
 
@@ -418,6 +420,44 @@ static void test_server_serving_errors(void) {
     mcp_server_free(server);
 }
 
+/* Writes TEXT to DIR/REL, creating REL's folder. */
+static void write_file(const char *dir, const char *rel, const char *text) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    mkdir(path, 0700);
+    *slash = '/';
+    FILE *file = fopen(path, "w");
+    CHECK(file != NULL);
+    if (!file) return;
+    fputs(text, file);
+    fclose(file);
+}
+
+/* Serving a skills directory: loaded, refused with the skill named when
+   one breaks the rules (nothing changes), or when the directory is not. */
+static void test_server_skills(void) {
+    mcp_server *server = NULL;
+    CHECK_OK(mcp_server_new("s", "1", &server));
+    char dir[] = "/tmp/mcp-c-skills-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    write_file(dir, "notes/SKILL.md", "---\nname: notes\ndescription: Take notes.\n---\nBody\n");
+    CHECK_RC(mcp_server_set_skills_dir(NULL, dir, true), MCP_ERR_NULL_ARGUMENT);
+    CHECK_RC(mcp_server_set_skills_dir(server, NULL, true), MCP_ERR_NULL_ARGUMENT);
+    CHECK_OK(mcp_server_set_skills_dir(server, dir, true));
+    write_file(dir, "broken/SKILL.md", "---\nname: not-broken\ndescription: x\n---\n");
+    CHECK_RC(mcp_server_set_skills_dir(server, dir, false), MCP_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(mcp_last_error_message(), "not-broken");
+    CHECK_RC(mcp_server_set_skills_dir(server, "/nonexistent/skills", false),
+             MCP_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(mcp_last_error_message(), "/nonexistent/skills");
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    CHECK(system(command) == 0);
+    mcp_server_free(server);
+}
+
 static void test_context_null_arguments(void) {
     char *json = (char *)1;
     CHECK_RC(mcp_context_progress(NULL, 1, 2, NULL), MCP_ERR_NULL_ARGUMENT);
@@ -450,6 +490,7 @@ int main(int argc, char **argv) {
     RUN(test_connect_failures);
     RUN(test_server_registration_errors);
     RUN(test_server_serving_errors);
+    RUN(test_server_skills);
     RUN(test_context_null_arguments);
     return finish();
 }

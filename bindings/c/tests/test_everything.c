@@ -193,6 +193,40 @@ static void test_sampling_and_elicitation(void) {
     mcp_string_free(json);
 }
 
+/* The skills extension: the fixture catalog listed, one skill looked up,
+   its SKILL.md and another file read and verified; a file the skill does not
+   list and an unknown skill are clear errors. */
+static void test_skills(void) {
+    char *json = NULL;
+    CHECK_OK(mcp_client_list_skills(client, NULL, &json));
+    CHECK_CONTAINS(json, "\"skills\":[");
+    CHECK_CONTAINS(json, "skill://pdf-processing/SKILL.md");
+    CHECK_CONTAINS(json, "skill://release-notes/SKILL.md");
+    mcp_string_free(json);
+    CHECK_OK(mcp_client_get_skill(client, "skill://pdf-processing/SKILL.md", NULL, &json));
+    CHECK_CONTAINS(json, "\"name\":\"pdf-processing\"");
+    mcp_string_free(json);
+    CHECK_OK(mcp_client_load_skill(client, "skill://pdf-processing/SKILL.md", NULL, &json));
+    CHECK_CONTAINS(json, "\"skillMd\":\"---\\nname: pdf-processing");
+    mcp_string_free(json);
+    CHECK_OK(mcp_client_read_skill_file(client, "skill://pdf-processing/SKILL.md",
+                                        "skill://pdf-processing/references/FORMS.md", NULL,
+                                        &json));
+    CHECK_CONTAINS(json, "\"uri\":\"skill://pdf-processing/references/FORMS.md\",\"text\":");
+    mcp_string_free(json);
+    json = NULL;
+    CHECK_RC(mcp_client_read_skill_file(client, "skill://pdf-processing/SKILL.md",
+                                        "skill://pdf-processing/secret.txt", NULL, &json),
+             MCP_ERR_PROTOCOL);
+    CHECK(json == NULL);
+    CHECK_CONTAINS(mcp_last_error_message(), "secret.txt");
+    CHECK_RC(mcp_client_get_skill(client, "skill://no-such-skill/SKILL.md", NULL, &json),
+             MCP_ERR_RPC);
+    int64_t code = 0;
+    CHECK(mcp_last_error_rpc_code(&code) && code == -32602);
+    CHECK_RC(mcp_client_load_skill(client, NULL, NULL, &json), MCP_ERR_NULL_ARGUMENT);
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: %s PROTOCOL COMMAND [ARG...]\n", argv[0]);
@@ -228,6 +262,7 @@ int main(int argc, char **argv) {
        logging/setLevel. */
     if (legacy) RUN(test_logging);
     RUN(test_sampling_and_elicitation);
+    RUN(test_skills);
     mcp_client_free(client);
     return finish();
 }

@@ -585,7 +585,7 @@ fn fixture_skills_are_valid() {
             "skill://release-notes/SKILL.md"
         ]
     );
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/skills");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/everything/skill-files");
     let loaded = mcp_cli::everything::directory_skills(&dir).unwrap();
     for (a, b) in skills.skills().zip(loaded.skills()) {
         assert_eq!(

@@ -12,9 +12,16 @@ impl SkillCatalog {
     /// depth; folders in a skill belong to it) is a skill whose path is the
     /// folder's path from `dir`. Symbolic links and hidden entries (`.`
     /// first) are skipped. Fails on the first skill that breaks a rule
-    /// (see [`Skill::from_files`]) or on an I/O error.
+    /// (see [`Skill::from_files`]), or on a file or folder that cannot be
+    /// read ([`Error::InvalidArgument`] naming it).
     pub fn load_dir(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref();
+        if !dir.is_dir() {
+            return Err(Error::InvalidArgument(format!(
+                "the skills directory {} is not a readable directory",
+                dir.display()
+            )));
+        }
         let mut catalog = Self::new();
         let mut pending = vec![dir.to_path_buf()];
         while let Some(folder) = pending.pop() {
@@ -39,15 +46,20 @@ impl SkillCatalog {
 /// The visible entries of `folder` (no symbolic links): path and type.
 fn read_dir(folder: &Path) -> Result<Vec<(PathBuf, std::fs::FileType)>> {
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(folder)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
+    for entry in std::fs::read_dir(folder).map_err(unreadable(folder))? {
+        let entry = entry.map_err(unreadable(folder))?;
+        let kind = entry.file_type().map_err(unreadable(&entry.path()))?;
         if kind.is_symlink() || entry.file_name().to_string_lossy().starts_with('.') {
             continue;
         }
         out.push((entry.path(), kind));
     }
     Ok(out)
+}
+
+/// The error of a file or folder that cannot be read, naming it.
+fn unreadable(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |e| Error::InvalidArgument(format!("cannot read {}: {e}", path.display()))
 }
 
 /// `folder`'s path from `dir`, `/`-separated.
@@ -77,7 +89,7 @@ fn load_skill(folder: &Path, path: &str) -> Result<Skill> {
                 continue;
             }
             let too_many = files.len() >= SKILL_LIMITS.files_per_skill;
-            total = total.saturating_add(entry.metadata()?.len());
+            total = total.saturating_add(entry.metadata().map_err(unreadable(&entry))?.len());
             if too_many || total > SKILL_LIMITS.total_bytes {
                 // Refused before reading more of an oversized skill.
                 let problem = if too_many {
@@ -97,7 +109,7 @@ fn load_skill(folder: &Path, path: &str) -> Result<Skill> {
                 });
             }
             let rel = relative(folder, &entry)?;
-            files.push((rel, std::fs::read(&entry)?));
+            files.push((rel, std::fs::read(&entry).map_err(unreadable(&entry))?));
         }
     }
     Skill::from_files(path, files)
@@ -129,5 +141,11 @@ mod tests {
         assert!(err.to_string().contains("not-c"), "{err}");
         assert_eq!(err.kind(), crate::ErrorKind::InvalidArgument);
         std::fs::remove_dir_all(&dir).unwrap();
+        let err = SkillCatalog::load_dir(&dir).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::InvalidArgument);
+        assert!(
+            err.to_string().contains(&dir.display().to_string()),
+            "{err}"
+        );
     }
 }

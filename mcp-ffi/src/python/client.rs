@@ -418,6 +418,39 @@ impl ClientCore {
         self.spawn(|c| async move { json(&c.cancel_task(&task_id).await?) })
     }
 
+    /// Every entry of `skills/list` (all pages); finishes with a list of
+    /// entry dicts.
+    fn list_skills(&self) -> Call {
+        self.spawn(|c| async move { json(&c.list_all_skills().await?) })
+    }
+
+    /// `skills/get`; finishes with the entry dict of the skill at `uri`.
+    fn get_skill(&self, uri: String) -> Call {
+        self.spawn(|c| async move { json(&c.get_skill(&uri).await?) })
+    }
+
+    /// Looks up the skill at `uri` and reads its `SKILL.md`, verified
+    /// against the entry; finishes with `[entry dict, text]`.
+    fn load_skill(&self, uri: String) -> Call {
+        self.spawn(|c| async move {
+            let entry = c.get_skill(&uri).await?;
+            let loaded = c.load_skill(&entry).await?;
+            json(&(loaded.entry, loaded.skill_md))
+        })
+    }
+
+    /// Reads the file `file_uri` of the skill at `skill_uri`, verified
+    /// against the skill's entry; finishes with its bytes.
+    fn read_skill_file(&self, skill_uri: String, file_uri: String) -> Call {
+        self.spawn(|c| async move {
+            let entry = c.get_skill(&skill_uri).await?;
+            let bytes = c.read_skill_file(&entry, &file_uri).await?;
+            Ok(Box::new(move |py: Python<'_>| {
+                Ok(pyo3::types::PyBytes::new(py, &bytes).into_any().unbind())
+            }) as call::Convert)
+        })
+    }
+
     /// `prompts/get` with string arguments; finishes with the
     /// `GetPromptResult` dict.
     #[pyo3(signature = (name, arguments = None))]

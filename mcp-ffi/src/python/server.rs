@@ -377,6 +377,25 @@ impl ServerCore {
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
+    /// Serves the skills under `dir` (the skills extension) in place of
+    /// those served until now; clients are told when serving.
+    /// Failures are classified by their kind, as every face's are.
+    #[pyo3(signature = (dir, *, directory_read = true))]
+    fn set_skills_dir(
+        &self,
+        py: Python<'_>,
+        dir: std::path::PathBuf,
+        directory_read: bool,
+    ) -> PyResult<()> {
+        // Reading the files needs no GIL.
+        py.detach(|| mcp_core::skills::SkillCatalog::load_dir(&dir))
+            .and_then(|catalog| {
+                self.server
+                    .set_skills(catalog.directory_read(directory_read))
+            })
+            .map_err(|e| super::errors::to_pyerr(py, e.into()))
+    }
+
     /// Sends `notifications/resources/updated` to every session subscribed
     /// to `uri`; returns how many were told (0 before the server starts).
     fn notify_resource_updated(&self, uri: String) -> usize {

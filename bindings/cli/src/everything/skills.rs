@@ -1,5 +1,6 @@
 //! The everything server's skills (the skills extension): two fixture
-//! skills compiled in from `bindings/cli/fixtures/skills/`, or the skills of
+//! skills compiled in from `skill-files/` (beside this file, so
+//! that the published crate has them), or the skills of
 //! a directory (`mcp serve everything --skills DIR`), with
 //! `resources/directory/read` on.
 
@@ -14,11 +15,11 @@ const FIXTURES: &[(&str, &[(&str, &str)])] = &[
         &[
             (
                 "SKILL.md",
-                include_str!("../../fixtures/skills/pdf-processing/SKILL.md"),
+                include_str!("skill-files/pdf-processing/SKILL.md"),
             ),
             (
                 "references/FORMS.md",
-                include_str!("../../fixtures/skills/pdf-processing/references/FORMS.md"),
+                include_str!("skill-files/pdf-processing/references/FORMS.md"),
             ),
         ],
     ),
@@ -27,11 +28,11 @@ const FIXTURES: &[(&str, &[(&str, &str)])] = &[
         &[
             (
                 "SKILL.md",
-                include_str!("../../fixtures/skills/release-notes/SKILL.md"),
+                include_str!("skill-files/release-notes/SKILL.md"),
             ),
             (
                 "templates/notes.md",
-                include_str!("../../fixtures/skills/release-notes/templates/notes.md"),
+                include_str!("skill-files/release-notes/templates/notes.md"),
             ),
         ],
     ),

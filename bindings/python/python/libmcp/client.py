@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Union
 
 from ._client_base import (
     Callback,
@@ -28,6 +28,7 @@ from ._client_base import (
 from ._operations import _AsyncOperations, _SyncOperations
 from ._pending import Pending
 from .auth import OAuth
+from .skills import LoadedSkill, SkillEntry, _entries
 from .types import (
     CallToolResult,
     CancelTaskResult,
@@ -206,6 +207,31 @@ class Client(_AsyncOperations):
         """Cancels a task (``tasks/cancel``); returns the task as it is then."""
         return await Pending(self._c().cancel_task(task_id), CancelTaskResult.from_dict)
 
+    async def list_skills(self) -> List[SkillEntry]:
+        """Every skill the server offers (``skills/list``, all pages; the
+        skills extension). Reads no skill file. Raises
+        :class:`~libmcp.CapabilityNotSupported` if the server does not
+        declare the extension."""
+        return await Pending(self._c().list_skills(), _entries)
+
+    async def get_skill(self, uri: str) -> SkillEntry:
+        """The entry of the skill whose ``SKILL.md`` is at ``uri``
+        (``skills/get``)."""
+        return await Pending(self._c().get_skill(uri), SkillEntry.from_dict)
+
+    async def load_skill(self, uri: str) -> LoadedSkill:
+        """Looks up the skill at ``uri`` and reads its ``SKILL.md``, verified
+        against the entry (size, digest, frontmatter); raises
+        :class:`~libmcp.ProtocolError` on a mismatch."""
+        return await Pending(self._c().load_skill(uri), LoadedSkill._from_native)
+
+    async def read_skill_file(self, skill_uri: str, file_uri: str) -> bytes:
+        """Reads ``file_uri``, a file the entry of the skill at ``skill_uri``
+        lists, verified (size, digest); raises
+        :class:`~libmcp.ProtocolError` on a mismatch or a file the entry
+        does not list."""
+        return await Pending(self._c().read_skill_file(skill_uri, file_uri), bytes)
+
     async def get_prompt(self, name: str, arguments: Optional[Mapping[str, Any]] = None) -> GetPromptResult:
         """Renders a prompt (non-string arguments are sent as JSON)."""
         return await self._get_prompt(name, arguments)
@@ -327,6 +353,22 @@ class SyncClient(_SyncOperations):
     def cancel_task(self, task_id: str) -> CancelTaskResult:
         """See :meth:`Client.cancel_task`."""
         return Pending(self._c().cancel_task(task_id), CancelTaskResult.from_dict).result()
+
+    def list_skills(self) -> List[SkillEntry]:
+        """See :meth:`Client.list_skills`."""
+        return Pending(self._c().list_skills(), _entries).result()
+
+    def get_skill(self, uri: str) -> SkillEntry:
+        """See :meth:`Client.get_skill`."""
+        return Pending(self._c().get_skill(uri), SkillEntry.from_dict).result()
+
+    def load_skill(self, uri: str) -> LoadedSkill:
+        """See :meth:`Client.load_skill`."""
+        return Pending(self._c().load_skill(uri), LoadedSkill._from_native).result()
+
+    def read_skill_file(self, skill_uri: str, file_uri: str) -> bytes:
+        """See :meth:`Client.read_skill_file`."""
+        return Pending(self._c().read_skill_file(skill_uri, file_uri), bytes).result()
 
     def get_prompt(self, name: str, arguments: Optional[Mapping[str, Any]] = None) -> GetPromptResult:
         """See :meth:`Client.get_prompt`."""

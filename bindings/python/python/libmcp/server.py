@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import os
 from typing import (
     Any,
     AsyncContextManager,
@@ -410,6 +411,20 @@ class Server(Serving):
         """Tells every client subscribed to ``uri`` that it changed;
         returns how many were told."""
         return self._core.notify_resource_updated(uri)
+
+    # -- skills
+
+    def serve_skills(self, directory: Union[str, "os.PathLike[str]"], *, directory_read: bool = True) -> None:
+        """Serves the skills under ``directory`` (the skills extension,
+        ``io.modelcontextprotocol/skills``) in place of those served until
+        now, before or while the server runs (clients are told). Each folder
+        holding a ``SKILL.md`` is a skill named after the folder, with every
+        file under it; clients list them with ``skills/list`` and read their
+        files as resources (folders with ``resources/directory/read`` when
+        ``directory_read``). Raises :class:`~libmcp.InvalidArgument` naming
+        the skill that breaks the extension's rules (frontmatter, name,
+        limits) or the path that cannot be read; nothing changes then."""
+        self._core.set_skills_dir(os.fspath(directory), directory_read=directory_read)
 
     # -- prompts
 

@@ -8,6 +8,7 @@ pub mod calls;
 pub mod operations;
 pub mod setup;
 mod shapes;
+pub mod skills;
 pub mod tasks;
 
 use std::ffi::{c_char, c_void};

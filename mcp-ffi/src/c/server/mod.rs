@@ -3,6 +3,7 @@
 
 pub mod registry;
 pub mod serve;
+pub mod skills;
 
 use std::ffi::{c_char, c_void};
 use std::fmt;
