@@ -93,9 +93,7 @@ pub(crate) fn attached<R>(
     context: Option<&TraceContext>,
     f: impl FnOnce() -> R,
 ) -> R {
-    let detach = context
-        .zip(hooks())
-        .and_then(|(context, hooks)| attach(py, &hooks, context));
+    let detach = context.and_then(|context| attach(py, &*hooks()?, context));
     let result = f();
     if let Some(detach) = detach {
         if let Err(e) = detach.call0() {
