@@ -47,7 +47,7 @@ versions="/** The version of libmcp this header belongs to (mcp_version() gives 
 
 /** Initializes an mcp_call_options with its size set and every option at its
  * default: mcp_call_options options = MCP_CALL_OPTIONS_INIT; */
-#define MCP_CALL_OPTIONS_INIT {sizeof(mcp_call_options), 0, NULL, NULL, NULL}"
+#define MCP_CALL_OPTIONS_INIT {sizeof(mcp_call_options), 0, NULL, NULL, NULL, NULL, NULL}"
 config=$(mktemp)
 trap 'rm -f "$config"' EXIT
 {

@@ -2,7 +2,8 @@
 # The Python binding's test command: into the venv target/pyvenv it
 # installs pytest, the official MCP Python SDK (pinned to the version
 # tests/interop/setup.sh uses, for the interop tests), pydantic, FastAPI and
-# uvicorn (the ASGI tests mount the app in FastAPI), mypy (the package is
+# uvicorn (the ASGI tests mount the app in FastAPI), opentelemetry-api and
+# opentelemetry-sdk (the trace-context tests), mypy (the package is
 # checked with --strict), maturin and auditwheel; builds the release wheel with `maturin build --release` and
 # checks that it is an abi3 wheel with a manylinux tag that `auditwheel show`
 # agrees with (maturin itself refuses to tag a wheel whose extension needs
@@ -48,7 +49,9 @@ installed=$("$py" - "$mcp_version" <<'PY' 2>/dev/null || true
 import importlib.metadata as m, sys
 try:
     ok = m.version("mcp") == sys.argv[1] and all(
-        m.version(p) for p in ("pytest", "maturin", "auditwheel", "pydantic", "fastapi", "uvicorn", "mypy")
+        m.version(p)
+        for p in ("pytest", "maturin", "auditwheel", "pydantic", "fastapi", "uvicorn", "mypy",
+                  "opentelemetry-api", "opentelemetry-sdk")
     )
 except m.PackageNotFoundError:
     ok = False
@@ -56,9 +59,9 @@ print("yes" if ok else "no")
 PY
 )
 if [ "$installed" != "yes" ]; then
-    run "installing pytest, mcp==$mcp_version, pydantic, fastapi, uvicorn, mypy, $maturin_spec and auditwheel" \
+    run "installing pytest, mcp==$mcp_version, pydantic, fastapi, uvicorn, mypy, opentelemetry, $maturin_spec and auditwheel" \
         "$py" -m pip install --quiet --disable-pip-version-check pytest "mcp==$mcp_version" pydantic \
-        fastapi uvicorn mypy "$maturin_spec" auditwheel
+        fastapi uvicorn mypy opentelemetry-api opentelemetry-sdk "$maturin_spec" auditwheel
 fi
 
 # The package is typed (py.typed, _libmcp.pyi): it stays `mypy --strict` clean.

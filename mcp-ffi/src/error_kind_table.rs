@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use mcp_core::jsonrpc::{ErrorCode, RpcError};
+use mcp_core::skills::SkillProblem;
 use mcp_core::{Error, ErrorKind};
 
 use crate::c::error::{Failure, McpResult, enum_body};
@@ -178,6 +179,32 @@ fn table() -> Vec<Row> {
             K::RpcInvalidParams,
             MCP_ERR_RPC,
             "InvalidParams",
+            1,
+        ),
+        (
+            "Skill",
+            Error::Skill {
+                uri: "skill://a/SKILL.md".into(),
+                problem: SkillProblem::Name("m".into()),
+            },
+            K::InvalidArgument,
+            MCP_ERR_INVALID_ARGUMENT,
+            "InvalidArgument",
+            2,
+        ),
+        (
+            "Skill",
+            Error::Skill {
+                uri: "skill://a/SKILL.md".into(),
+                problem: SkillProblem::SizeMismatch {
+                    uri: "skill://a/SKILL.md".into(),
+                    expected: 2,
+                    actual: 3,
+                },
+            },
+            K::Protocol,
+            MCP_ERR_PROTOCOL,
+            "ProtocolError",
             1,
         ),
         (

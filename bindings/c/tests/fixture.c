@@ -182,6 +182,18 @@ static mcp_result client_info(void *ud, mcp_context *cx, const char *args, char 
     return relay(r, json, out);
 }
 
+/* The trace context its request carried: "traceparent=… tracestate=…"
+ * ("none" for either when absent). */
+static mcp_result trace_tool(void *ud, mcp_context *cx, const char *args, char **out) {
+    (void)ud, (void)args;
+    const char *parent = mcp_context_traceparent(cx);
+    const char *state = mcp_context_tracestate(cx);
+    char text[1024];
+    snprintf(text, sizeof text, "traceparent=%s tracestate=%s", parent ? parent : "none",
+             state ? state : "none");
+    return plain_result(out, text);
+}
+
 static mcp_result sleep_tool(void *ud, mcp_context *cx, const char *args, char **out) {
     (void)ud;
     enter();
@@ -407,6 +419,7 @@ mcp_server *fixture_server_new(void) {
         {"elicit", OBJECT, elicit},
         {"roots", OBJECT, roots},
         {"client_info", OBJECT, client_info},
+        {"trace", OBJECT, trace_tool},
         {"sleep", "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\"}}}",
          sleep_tool},
         {"pid", OBJECT, pid},

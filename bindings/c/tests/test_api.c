@@ -9,6 +9,8 @@
 
 #include "fixture.h"
 
+#include <stddef.h>
+
 static const char *fixture_path;
 
 /* An argument with invalid UTF-8. */
@@ -202,8 +204,12 @@ static void test_call_options_size(void) {
     CHECK(sized.struct_size == sizeof(mcp_call_options));
     /* Read, then refused because the client is not connected. */
     CHECK_RC(mcp_client_ping(c, &sized), MCP_ERR_INVALID_STATE);
+    /* The first version's (up to `cancel`, before the trace context):
+     * read. */
+    sized.struct_size = offsetof(mcp_call_options, traceparent);
+    CHECK_RC(mcp_client_ping(c, &sized), MCP_ERR_INVALID_STATE);
     /* Smaller than the first version's: refused. */
-    sized.struct_size = sizeof(mcp_call_options) - 1;
+    sized.struct_size = offsetof(mcp_call_options, traceparent) - 1;
     CHECK_RC(mcp_client_ping(c, &sized), MCP_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(mcp_last_error_message(), "smaller than sizeof(mcp_call_options)");
     /* Larger (a newer header with fields this library does not know):
@@ -463,6 +469,8 @@ static void test_context_null_arguments(void) {
     CHECK_RC(mcp_context_progress(NULL, 1, 2, NULL), MCP_ERR_NULL_ARGUMENT);
     CHECK_RC(mcp_context_log(NULL, "info", NULL, "m"), MCP_ERR_NULL_ARGUMENT);
     CHECK(!mcp_context_is_cancelled(NULL));
+    CHECK(mcp_context_traceparent(NULL) == NULL);
+    CHECK(mcp_context_tracestate(NULL) == NULL);
     CHECK_RC(mcp_context_create_message(NULL, "{}", &json), MCP_ERR_NULL_ARGUMENT);
     CHECK(json == NULL);
     CHECK_RC(mcp_context_elicit(NULL, "{}", &json), MCP_ERR_NULL_ARGUMENT);

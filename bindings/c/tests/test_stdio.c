@@ -17,6 +17,7 @@
 #include "test_stdio.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 
 const char *fixture_path;
@@ -81,6 +82,44 @@ static void test_ping(void) {
     mcp_call_options options = MCP_CALL_OPTIONS_INIT;
     options.timeout_ms = 5000;
     CHECK_OK(mcp_client_ping(client, &options));
+}
+
+/* A call's traceparent and tracestate (mcp_call_options) reach the server
+ * callback (mcp_context_traceparent/_tracestate); malformed ones are
+ * ignored, and options of the first layout (no trace fields) still work. */
+static void test_trace_context(void) {
+    const char *parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    mcp_call_options options = MCP_CALL_OPTIONS_INIT;
+    char *json = NULL;
+    options.traceparent = parent;
+    options.tracestate = "vendor=value,other=1";
+    CHECK_OK(mcp_client_call_tool(client, "trace", NULL, &options, &json));
+    CHECK_CONTAINS(json, "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 ");
+    CHECK_CONTAINS(json, "tracestate=vendor=value,other=1");
+    mcp_string_free(json);
+    CHECK_CALL(client, "trace", NULL, "traceparent=none tracestate=none");
+    /* A malformed tracestate is dropped, the traceparent kept. */
+    options.tracestate = "=no key";
+    CHECK_OK(mcp_client_call_tool(client, "trace", NULL, &options, &json));
+    CHECK_CONTAINS(json, "4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 tracestate=none");
+    mcp_string_free(json);
+    /* A malformed traceparent: as if none were given. */
+    const char *malformed[] = {"", "00-zz", "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+                               "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                               "\xff\xfe not UTF-8"};
+    options.tracestate = "vendor=value";
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        options.traceparent = malformed[i];
+        CHECK_OK(mcp_client_call_tool(client, "trace", NULL, &options, &json));
+        CHECK_CONTAINS(json, "traceparent=none tracestate=none");
+        mcp_string_free(json);
+    }
+    /* The first layout (a program built against a header without them). */
+    options.traceparent = parent;
+    options.struct_size = offsetof(mcp_call_options, traceparent);
+    CHECK_OK(mcp_client_call_tool(client, "trace", NULL, &options, &json));
+    CHECK_CONTAINS(json, "traceparent=none tracestate=none");
+    mcp_string_free(json);
 }
 
 static void test_list_tools(void) {
@@ -457,6 +496,7 @@ int main(int argc, char **argv) {
         RUN(test_elicitation);
         RUN(test_roots);
         RUN(test_client_info);
+        RUN(test_trace_context);
         mcp_client_free(client);
         seen.client = NULL;
         return finish();
@@ -475,6 +515,7 @@ int main(int argc, char **argv) {
     RUN(test_elicitation);
     RUN(test_roots);
     RUN(test_client_info);
+    RUN(test_trace_context);
     RUN(test_list_changed_reentrant);
     RUN(test_subscriptions);
     RUN(test_timeout);

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::error::{Failure, MCP_ERR_CANCELLED, McpResult};
 use super::ffi::{arg, boundary, boundary_or, to_json};
 use super::runtime::run;
+use super::trace::{RequestTrace, carried};
 
 /// The request a server callback is handling: pass it to `mcp_context_*` to
 /// report progress, send log messages, or ask the client for sampling,
@@ -27,6 +28,8 @@ pub struct Context {
     /// Cancelled once nobody waits for the callback's answer any more (its
     /// input-required round ended, or the server dropped the request).
     pub(crate) abandoned: CancellationToken,
+    /// The request's trace context, which its questions to the client carry.
+    pub(crate) trace: RequestTrace,
 }
 
 impl Context {
@@ -37,6 +40,7 @@ impl Context {
         question: impl Future<Output = mcp_core::Result<T>> + Send + 'static,
     ) -> Result<String, Failure> {
         let abandoned = self.abandoned.clone();
+        let question = carried(self.trace.context.clone(), question);
         run(&self.handle, None, |_| async move {
             tokio::select! {
                 result = question => to_json(&result?),
@@ -80,10 +84,13 @@ pub unsafe extern "C" fn mcp_context_progress(
         }
         let total = (!total.is_nan()).then_some(total);
         let cx = context.cx.clone();
-        run(&context.handle, None, |_| async move {
-            cx.progress(progress, total, message)
-                .await
-                .map_err(Failure::from)
+        let trace = context.trace.context.clone();
+        run(&context.handle, None, |_| {
+            carried(trace, async move {
+                cx.progress(progress, total, message)
+                    .await
+                    .map_err(Failure::from)
+            })
         })
     })
 }
@@ -111,10 +118,13 @@ pub unsafe extern "C" fn mcp_context_log(
         let logger = arg!(opt_str logger).map(str::to_string);
         let message = arg!(str message).to_string();
         let cx = context.cx.clone();
-        run(&context.handle, None, |_| async move {
-            cx.log(level, logger.as_deref(), Value::String(message))
-                .await
-                .map_err(Failure::from)
+        let trace = context.trace.context.clone();
+        run(&context.handle, None, |_| {
+            carried(trace, async move {
+                cx.log(level, logger.as_deref(), Value::String(message))
+                    .await
+                    .map_err(Failure::from)
+            })
         })
     })
 }

@@ -26,3 +26,4 @@ pub mod last_error;
 mod runtime;
 pub mod server;
 pub mod string;
+pub mod trace;

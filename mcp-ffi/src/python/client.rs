@@ -32,6 +32,7 @@ use super::call::{self, Call, Deliverer, OwnedRuntime, json, none};
 use super::convert::{from_py, object_from_py, to_py};
 use super::errors::Failure;
 use super::invoke::{Invoker, decode, invoke};
+use super::trace;
 
 /// Worker threads of a client's runtime.
 const CLIENT_WORKERS: usize = 1;
@@ -147,8 +148,9 @@ fn connect<T: mcp_core::transport::Transport>(
     let runtime = Arc::new(OwnedRuntime::new(CLIENT_WORKERS)?);
     let owned = runtime.clone();
     let delivered = deliver.clone();
+    let connected = trace::carried(builder.connect(transport));
     Ok(call::spawn(runtime.handle(), Some(&deliver), async move {
-        let client = builder.connect(transport).await?;
+        let client = connected.await?;
         let core = ClientCore {
             client: Arc::new(client),
             runtime: owned,
@@ -266,7 +268,8 @@ pub(crate) struct ClientCore {
 
 impl ClientCore {
     /// Runs a request on this client's runtime, delivering its outcome in
-    /// order with the client's callbacks.
+    /// order with the client's callbacks. The request carries the caller's
+    /// current OpenTelemetry context ([`trace::carried`]).
     pub(super) fn spawn<F, Fut>(&self, request: F) -> Call
     where
         F: FnOnce(Arc<Client>) -> Fut,
@@ -275,7 +278,7 @@ impl ClientCore {
         call::spawn(
             self.runtime.handle(),
             Some(&self.deliver),
-            request(self.client.clone()),
+            trace::carried(request(self.client.clone())),
         )
     }
 }

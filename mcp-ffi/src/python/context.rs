@@ -9,6 +9,7 @@ use tokio::runtime::Handle;
 
 use mcp_core::schema::{CreateMessageRequestParams, ElicitRequestParams, LoggingLevel};
 use mcp_core::server::Context;
+use mcp_core::telemetry::{TraceContext, current_trace_context};
 
 use super::call::{self, Call, json, none};
 use super::convert::{from_py, object_from_py, to_py};
@@ -21,23 +22,32 @@ use super::server::invalid;
 pub(crate) struct ServerContext {
     cx: Context,
     handle: Handle,
+    /// The request's trace context, for the handler's own requests.
+    trace: Option<TraceContext>,
 }
 
 impl ServerContext {
     /// The context of the handler of the request `cx` describes, on the
-    /// current runtime.
+    /// current runtime (called in the handler's task).
     pub(super) fn new(cx: Context) -> Self {
         Self {
             cx,
             handle: Handle::current(),
+            trace: current_trace_context(),
         }
     }
 
+    /// Runs one of the handler's requests on the runtime, carrying the
+    /// handler's current OpenTelemetry context, else the request's.
     fn spawn<F>(&self, future: F) -> Call
     where
         F: Future<Output = call::Outcome> + Send + 'static,
     {
-        call::spawn(&self.handle, None, future)
+        call::spawn(
+            &self.handle,
+            None,
+            super::trace::carried_or(self.trace.clone(), future),
+        )
     }
 }
 

@@ -164,7 +164,7 @@ impl GroupCore {
         call::spawn(
             self.runtime.handle(),
             Some(&self.deliver),
-            request(self.group.clone()),
+            super::trace::carried(request(self.group.clone())),
         )
     }
 }

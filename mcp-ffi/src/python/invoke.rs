@@ -3,7 +3,8 @@
 //! once. The request's future waits for that answer (spinning first when
 //! answers come quickly, [`super::spin`]), answers -32603 when the handler
 //! ended without answering, and cancels a coroutine handler when it is
-//! dropped first.
+//! dropped first. The handler is called with its request's trace context
+//! as Python's current OpenTelemetry context ([`super::trace::attached`]).
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -14,6 +15,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use mcp_core::jsonrpc::RpcError;
+use mcp_core::telemetry::current_trace_context;
 
 use super::context::ServerContext;
 use super::convert::from_py;
@@ -182,21 +184,23 @@ where
     let mut guard = CancelOnDrop(Some(slot.clone()));
     let mut unanswered = Unanswered(Some(slot.clone()));
     let handler = invoker.clone();
+    let trace = current_trace_context();
     let alone = super::handlers::submit(Box::new(move |py| {
         let responder = Responder { slot: slot.clone() };
-        let started = (|| -> PyResult<Option<Py<PyAny>>> {
-            let args = args(py)?;
-            let context = match context {
-                Some(context) => Py::new(py, context)?.into_any(),
-                None => py.None(),
-            };
-            let responder = Py::new(py, responder)?;
-            let cancel = handler
-                .callable
-                .bind(py)
-                .call1((args, context, responder))?;
-            Ok((!cancel.is_none()).then(|| cancel.unbind()))
-        })();
+        let started =
+            super::trace::attached(py, trace.as_ref(), || -> PyResult<Option<Py<PyAny>>> {
+                let args = args(py)?;
+                let context = match context {
+                    Some(context) => Py::new(py, context)?.into_any(),
+                    None => py.None(),
+                };
+                let responder = Py::new(py, responder)?;
+                let cancel = handler
+                    .callable
+                    .bind(py)
+                    .call1((args, context, responder))?;
+                Ok((!cancel.is_none()).then(|| cancel.unbind()))
+            });
         match started {
             Ok(None) => {}
             Ok(Some(cancel)) => {

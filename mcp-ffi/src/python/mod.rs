@@ -8,7 +8,9 @@
 //! hands their outcomes to Python ([`call`]), and adapts Python callables to
 //! `mcp-core`'s handler types ([`server`], [`client`]). Everything Pythonic
 //! (schemas from type hints, typed result objects, decorators, `async with`)
-//! lives in the pure-Python package.
+//! lives in the pure-Python package. OpenTelemetry trace context crosses
+//! the boundary in [`trace`]: a client call carries the caller's, a handler
+//! runs in its request's.
 //!
 //! # Runtimes
 //!
@@ -48,6 +50,7 @@ mod invoke;
 mod operations;
 mod server;
 mod spin;
+mod trace;
 mod uri;
 
 use pyo3::prelude::*;
@@ -72,6 +75,7 @@ fn libmcp_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(client::connect_http, module)?)?;
     module.add_function(wrap_pyfunction!(client::check_protocol, module)?)?;
     module.add_function(wrap_pyfunction!(gil::shutdown, module)?)?;
+    module.add_function(wrap_pyfunction!(trace::set_trace_hooks, module)?)?;
     module.add_class::<group::GroupCore>()?;
     module.add_function(wrap_pyfunction!(group::connect_group, module)?)?;
     module.add_function(wrap_pyfunction!(uri::uri_template_variables, module)?)?;

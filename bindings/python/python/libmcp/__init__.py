@@ -27,7 +27,7 @@ are in :mod:`libmcp.types`.
 
 import atexit as _atexit
 
-from . import _libmcp, auth, errors, skills, types
+from . import _libmcp, _telemetry, auth, errors, skills, types
 from ._libmcp import __version__
 from ._pending import Pending
 from .client import Client, ClientOptions, SyncClient

@@ -196,11 +196,7 @@ pub unsafe extern "C" fn mcp_client_notify(
         let params = params
             .map(|p| expect_object(p, "params_json"))
             .transpose()?;
-        let options = Options {
-            timeout: None,
-            progress: None,
-            cancel: None,
-        };
+        let options = Options::default();
         client.call(&options, |core, _| async move {
             core.peer()
                 .notify_raw(&method, &params)

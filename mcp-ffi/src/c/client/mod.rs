@@ -26,6 +26,7 @@ use mcp_core::schema::{
     ServerNotification, methods,
 };
 use mcp_core::session::RequestOptions;
+use mcp_core::telemetry::TraceContext;
 use mcp_core::transport::ChildProcess;
 use mcp_core::transport::http::StreamableHttpClient;
 use serde::de::DeserializeOwned;
@@ -42,6 +43,7 @@ use super::cstring::c_string_lossy;
 use super::error::{CallbackResult, Failure, MCP_ERR_CANCELLED, MCP_ERR_TIMEOUT, McpResult};
 use super::ffi::{arg, boundary, boundary_or, expect_object, take_handle, to_json};
 use super::runtime::{ProgressFn, ProgressSink, new_runtime, run, shut_down};
+use super::trace;
 
 /// Answers a request from the server: `sampling/createMessage` (given to
 /// `mcp_client_on_sampling`) or `elicitation/create` (given to
@@ -129,13 +131,37 @@ pub struct CallOptions {
     /// then fails with `MCP_ERR_CANCELLED` and the server is told. May be
     /// NULL; must stay valid until the call returns.
     pub cancel: *const CancelToken,
+    /// The W3C `traceparent` the request carries in its `_meta` (OpenTelemetry
+    /// trace context: `"00-<trace id>-<your span id>-<flags>"`), so that the
+    /// server's spans join your trace. May be NULL; a malformed value is
+    /// ignored. Added after the first layout (which ends at `cancel`): a
+    /// program built against a header without it passes that smaller
+    /// `struct_size`, which is accepted.
+    pub traceparent: *const c_char,
+    /// The W3C `tracestate` sent with `traceparent` (ignored without it, or
+    /// when malformed). May be NULL.
+    pub tracestate: *const c_char,
+}
+
+/// The first layout of `mcp_call_options` (up to `cancel`), which programs
+/// built against an older header pass.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CallOptionsFirst {
+    struct_size: usize,
+    timeout_ms: u64,
+    on_progress: ProgressCallback,
+    userdata: *mut c_void,
+    cancel: *const CancelToken,
 }
 
 /// What a call's options mean once read.
+#[derive(Default)]
 pub(crate) struct Options {
     timeout: Option<Duration>,
     progress: Option<ProgressFn>,
     cancel: Option<CancellationToken>,
+    trace: Option<TraceContext>,
 }
 
 /// Reads `mcp_call_options` (NULL: defaults).
@@ -145,24 +171,34 @@ pub(crate) struct Options {
 /// is its real size.
 pub(crate) unsafe fn read_options(options: *const CallOptions) -> Result<Options, Failure> {
     if options.is_null() {
-        return Ok(Options {
-            timeout: None,
-            progress: None,
-            cancel: None,
-        });
+        return Ok(Options::default());
     }
     // SAFETY: not NULL; every version of the struct starts with its size.
     let size = unsafe { options.cast::<usize>().read() };
-    // One layout so far; a larger struct (a newer header) starts with it,
-    // and the fields after it are ignored.
-    if size < std::mem::size_of::<CallOptions>() {
+    // A larger struct (a newer header) starts with this one, and the fields
+    // after it are ignored; a smaller one is the first layout.
+    let (options, trace) = if size >= std::mem::size_of::<CallOptions>() {
+        // SAFETY: valid and at least this large, as the caller guarantees.
+        let options = unsafe { options.read() };
+        // SAFETY: NULL or NUL-terminated, as the caller guarantees.
+        let trace = unsafe { trace::from_options(options.traceparent, options.tracestate) };
+        let first = CallOptionsFirst {
+            struct_size: options.struct_size,
+            timeout_ms: options.timeout_ms,
+            on_progress: options.on_progress,
+            userdata: options.userdata,
+            cancel: options.cancel,
+        };
+        (first, trace)
+    } else if size >= std::mem::size_of::<CallOptionsFirst>() {
+        // SAFETY: valid and at least the first layout's size.
+        (unsafe { options.cast::<CallOptionsFirst>().read() }, None)
+    } else {
         return Err(Failure::invalid(format!(
-            "`options->struct_size` is {size}, smaller than sizeof(mcp_call_options) ({}); start from MCP_CALL_OPTIONS_INIT",
-            std::mem::size_of::<CallOptions>()
+            "`options->struct_size` is {size}, smaller than sizeof(mcp_call_options) of any version ({}); start from MCP_CALL_OPTIONS_INIT",
+            std::mem::size_of::<CallOptionsFirst>()
         )));
-    }
-    // SAFETY: valid and at least this large, as the caller guarantees.
-    let options = unsafe { options.read() };
+    };
     let timeout = (options.timeout_ms > 0).then(|| Duration::from_millis(options.timeout_ms));
     let progress = options.on_progress.map(|callback| {
         let userdata = Userdata(options.userdata);
@@ -187,6 +223,7 @@ pub(crate) unsafe fn read_options(options: *const CallOptions) -> Result<Options
         timeout,
         progress,
         cancel,
+        trace,
     })
 }
 
@@ -465,8 +502,9 @@ impl Client {
     {
         let client = self.connected()?;
         let cancel = options.cancel.clone();
+        let trace = options.trace.clone();
         run(&self.handle, options.progress.as_ref(), |sink| {
-            let call = make(client, sink);
+            let call = trace::carried(trace, make(client, sink));
             async move {
                 let Some(cancel) = cancel else {
                     return call.await;

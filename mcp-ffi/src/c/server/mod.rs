@@ -35,6 +35,7 @@ use super::error::{
 use super::ffi::{arg, arg_opt_json, arg_str, boundary, boundary_or, take_handle};
 use super::http_options::HttpOptions;
 use super::runtime::{new_runtime, run, shut_down};
+use super::trace::RequestTrace;
 
 /// Answers `tools/call` for one tool.
 ///
@@ -269,6 +270,7 @@ async fn invoke(
     // callback's question to the client must then return, not wait forever.
     let abandoned = CancellationToken::new();
     let _abandon_on_drop = abandoned.clone().drop_guard();
+    let trace = RequestTrace::current();
     let task = tokio::task::spawn_blocking(move || {
         let Some(_running) = gate.enter() else {
             return Reply::refused("the server is shutting down");
@@ -277,6 +279,7 @@ async fn invoke(
             cx,
             handle,
             abandoned,
+            trace,
         };
         let params = c_string_lossy(&params);
         Reply::collect(|out| {
