@@ -2,9 +2,9 @@
 //! (`_meta`, the handler's parent) is mcp-core's ([`mcp_core::telemetry`]);
 //! this module only moves the two strings:
 //! - a call carries `mcp_call_options.traceparent` / `.tracestate`
-//!   ([`from_options`], [`carried`]);
+//!   (`from_options`, `carried`);
 //! - a server callback reads its request's with `mcp_context_traceparent` /
-//!   `mcp_context_tracestate` ([`RequestTrace`]), and the questions it asks
+//!   `mcp_context_tracestate` (`RequestTrace`), and the questions it asks
 //!   the client through its `mcp_context` carry them on.
 //!
 //! A malformed value is ignored (as if none were given), never an error.
