@@ -43,7 +43,7 @@ pub(crate) fn context_of(span: &Span) -> Option<TraceContext> {
 }
 
 /// Makes the caller's `context` the OpenTelemetry parent of `span` (which
-/// must not have started yet), with its baggage, and links the current span.
+/// must not have started yet), with its baggage.
 pub(crate) fn set_parent(span: &Span, context: &TraceContext) {
     let mut carrier = HashMap::with_capacity(3);
     carrier.insert("traceparent".to_string(), context.parent.to_string());
@@ -56,15 +56,7 @@ pub(crate) fn set_parent(span: &Span, context: &TraceContext) {
     let parent = TraceContextPropagator::new().extract(&carrier);
     let parent = BaggagePropagator::new().extract_with_context(&parent, &carrier);
     // Without an OpenTelemetry layer there is nothing to set.
-    if span.set_parent(parent).is_err() {
-        return;
-    }
-    // The ambient context (the HTTP request's span, the session's) is linked,
-    // as the conventions ask: the MCP parent comes from the message.
-    let ambient = Span::current().context().span().span_context().clone();
-    if ambient.is_valid() {
-        span.add_link(ambient);
-    }
+    let _ = span.set_parent(parent);
 }
 
 /// Renames `span`'s OpenTelemetry span (`tracing-opentelemetry` reads
