@@ -1,7 +1,8 @@
 //! One data-driven table that exercises every server method of the method
 //! table — `METHOD_TABLE`'s client requests and the extension method table —
 //! in both revisions (a 2025-11-25 session and 2026-07-28 requests that stand
-//! alone), over the in-memory pair, stdio (a real `mcp serve everything`)
+//! alone; the skills extension's methods in the session too), over the
+//! in-memory pair, stdio (a real `mcp serve everything`)
 //! and Streamable HTTP. The rows are an exhaustive `match` on the method
 //! enums, and the table is walked from `METHOD_TABLE`: a new method fails to
 //! compile until it has a row, and a method the walk reaches without one
@@ -55,6 +56,13 @@ impl Method {
             Self::Extension(m) => m.in_revision(version),
         }
     }
+}
+
+/// Whether a session answers `method` when the server declares its
+/// extension (one that needs no declaration per request: the skills
+/// extension's); every server here declares every extension.
+fn answered_in_session(method: ExtensionMethod) -> bool {
+    !method.spec().client_declares
 }
 
 /// Every client → server request of both tables.
@@ -172,8 +180,29 @@ fn row(method: Method, version: ProtocolVersion, tasks: &Tasks) -> Row {
                                   "resourceSubscriptions": ["test://static-text"]}})),
         },
         Method::Extension(m) => {
-            assert!(!session, "extension methods exist only per request");
+            assert!(
+                !session || answered_in_session(m),
+                "the tasks extension's methods exist only per request"
+            );
+            let skill = "skill://pdf-processing/SKILL.md";
             match m {
+                ExtensionMethod::SkillsList => Row::Call(json!({}), |r| {
+                    r["skills"].as_array().is_some_and(|s| {
+                        s.iter()
+                            .any(|e| e["uri"] == "skill://pdf-processing/SKILL.md")
+                    })
+                }),
+                ExtensionMethod::SkillsGet => Row::Call(json!({ "uri": skill }), |r| {
+                    r["skill"]["frontmatter"]["name"] == "pdf-processing"
+                }),
+                ExtensionMethod::DirectoryRead => {
+                    Row::Call(json!({"uri": "skill://pdf-processing/references"}), |r| {
+                        r["resources"].as_array().is_some_and(|a| {
+                            a.iter()
+                                .any(|e| e["uri"] == "skill://pdf-processing/references/FORMS.md")
+                        })
+                    })
+                }
                 ExtensionMethod::TasksGet => Row::Call(json!({"taskId": done}), |r| {
                     r["status"] == "completed" && text_is(&r["result"], "worked for 0 s")
                 }),
@@ -455,7 +484,9 @@ async fn walk(conn: &mut Conn, version: ProtocolVersion, transport: &str) -> usi
         {
             continue;
         }
-        if !method.in_revision(version) {
+        let in_session =
+            version == SESSION && matches!(method, Method::Extension(m) if answered_in_session(m));
+        if !method.in_revision(version) && !in_session {
             // A core name that is an extension method here is the
             // extension's row.
             let extension =
@@ -517,7 +548,16 @@ async fn every_method(mut conn: Conn, transport: &str) {
     let alone = walk(&mut conn, ALONE, transport).await;
     let session = walk(&mut conn, SESSION, transport).await;
     // Every method of each revision had its row run.
-    let count = |v: ProtocolVersion| methods().iter().filter(|m| m.in_revision(v)).count();
+    let count = |v: ProtocolVersion| {
+        methods()
+            .iter()
+            .filter(|m| {
+                m.in_revision(v)
+                    || (v == SESSION
+                        && matches!(m, Method::Extension(e) if answered_in_session(*e)))
+            })
+            .count()
+    };
     assert_eq!(alone, count(ALONE), "{transport}");
     assert_eq!(session, count(SESSION), "{transport}");
     conn.close().await;

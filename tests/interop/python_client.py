@@ -160,7 +160,18 @@ async def check_invalid_arguments(session: ClientSession, _init, __) -> None:
 async def check_resources(session: ClientSession, _init, __) -> None:
     listed = await session.list_resources()
     uris = [str(r.uri) for r in listed.resources]
-    expect_eq(uris, ["test://static-text", "test://static-binary", "test://watched-resource"], "resources")
+    # The skills' SKILL.md files are listed resources too (the skills extension).
+    expect_eq(
+        uris,
+        [
+            "test://static-text",
+            "test://static-binary",
+            "test://watched-resource",
+            "skill://pdf-processing/SKILL.md",
+            "skill://release-notes/SKILL.md",
+        ],
+        "resources",
+    )
     read = await session.read_resource("test://static-text")
     item = read.contents[0]
     expect(isinstance(item, types.TextResourceContents), f"not text: {item!r}")

@@ -60,9 +60,9 @@ pub fn test_server() -> Server {
     builder().build()
 }
 
-/// [`test_server`] with a prompt and completions too (the everything
-/// server's `test_prompt_with_arguments`), so that it answers every server
-/// method of the method table.
+/// [`test_server`] with a prompt, completions and a skill too (the
+/// everything server's `test_prompt_with_arguments` and `pdf-processing`),
+/// so that it answers every server method of both method tables.
 pub fn full_server() -> Server {
     builder()
         .prompt(
@@ -89,7 +89,25 @@ pub fn full_server() -> Server {
                 .collect();
             Ok(CompleteResultCompletion::new(values))
         })
+        .skills(skills())
         .build()
+}
+
+/// A skill at the path of the everything server's `pdf-processing`, with
+/// a folder, so that one skills row means the same thing in both.
+fn skills() -> mcp_core::skills::SkillCatalog {
+    let files = [
+        (
+            "SKILL.md",
+            "---\nname: pdf-processing\ndescription: Work with PDF files.\n---\nSee references/FORMS.md\n",
+        ),
+        ("references/FORMS.md", "# Forms\n"),
+    ];
+    let skill = mcp_core::skills::Skill::from_files("pdf-processing", files).unwrap();
+    mcp_core::skills::SkillCatalog::new()
+        .directory_read(true)
+        .with(skill)
+        .unwrap()
 }
 
 fn builder() -> ServerBuilder {
