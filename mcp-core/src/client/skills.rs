@@ -174,6 +174,20 @@ impl Client {
         Ok(bytes)
     }
 
+    /// [`load_skill`](Self::load_skill) of the skill at `uri`, looked up
+    /// first (`skills/get`): what a face without entry objects calls.
+    pub async fn load_skill_at(&self, uri: &str) -> Result<LoadedSkill> {
+        let entry = self.get_skill(uri).await?;
+        self.load_skill(&entry).await
+    }
+
+    /// [`read_skill_file`](Self::read_skill_file) of `file_uri`, a file of
+    /// the skill at `skill_uri`, looked up first (`skills/get`).
+    pub async fn read_skill_file_at(&self, skill_uri: &str, file_uri: &str) -> Result<Vec<u8>> {
+        let entry = self.get_skill(skill_uri).await?;
+        self.read_skill_file(&entry, file_uri).await
+    }
+
     /// The bytes `resources/read` gives for `uri` (text as UTF-8, a blob
     /// decoded).
     async fn read_bytes(&self, uri: &str) -> Result<Vec<u8>> {

@@ -436,8 +436,7 @@ impl ClientCore {
     /// against the entry; finishes with `[entry dict, text]`.
     fn load_skill(&self, uri: String) -> Call {
         self.spawn(|c| async move {
-            let entry = c.get_skill(&uri).await?;
-            let loaded = c.load_skill(&entry).await?;
+            let loaded = c.load_skill_at(&uri).await?;
             json(&(loaded.entry, loaded.skill_md))
         })
     }
@@ -446,8 +445,7 @@ impl ClientCore {
     /// against the skill's entry; finishes with its bytes.
     fn read_skill_file(&self, skill_uri: String, file_uri: String) -> Call {
         self.spawn(|c| async move {
-            let entry = c.get_skill(&skill_uri).await?;
-            let bytes = c.read_skill_file(&entry, &file_uri).await?;
+            let bytes = c.read_skill_file_at(&skill_uri, &file_uri).await?;
             Ok(Box::new(move |py: Python<'_>| {
                 Ok(pyo3::types::PyBytes::new(py, &bytes).into_any().unbind())
             }) as call::Convert)

@@ -86,8 +86,7 @@ pub unsafe extern "C" fn mcp_client_load_skill(
             result_json,
             SKILLS_GET,
             |core, uri| async move {
-                let entry = core.get_skill(&uri).await?;
-                let loaded = core.load_skill(&entry).await?;
+                let loaded = core.load_skill_at(&uri).await?;
                 Ok(json!({ "skill": loaded.entry, "skillMd": loaded.skill_md }))
             },
         )
@@ -119,8 +118,7 @@ pub unsafe extern "C" fn mcp_client_read_skill_file(
         let file = arg!(str file_uri).to_string();
         let options = arg!(call_options options);
         out.set(&client.call_json(&options, SKILLS_GET, |core| async move {
-            let entry = core.get_skill(&skill).await?;
-            let bytes = core.read_skill_file(&entry, &file).await?;
+            let bytes = core.read_skill_file_at(&skill, &file).await?;
             Ok(match String::from_utf8(bytes) {
                 Ok(text) => json!({ "uri": file, "text": text }),
                 Err(e) => json!({
